@@ -1,0 +1,308 @@
+/*
+ * intspect.c - the command line: options, the read loop, the summary.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "config.h"
+#include "../core/dissect.h"
+#include "../core/dump.h"
+#include "../core/registry.h"
+#include "../core/source.h"
+
+#define MAX_OPTIONS 64
+
+static struct isp_source *g_source;
+static volatile sig_atomic_t g_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	g_stop = 1;
+	isp_source_break(g_source);
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+"Usage: intspect [options] [-r FILE | -i IFACE]\n"
+"In-band Network Telemetry collector: decodes INT and telemetry reports.\n"
+"\n"
+"Input:\n"
+"  -r FILE               read a pcap/pcapng capture ('-' = standard input)\n"
+"  -i IFACE              capture live on IFACE\n"
+"  -f EXPR               BPF filter expression\n"
+"  -c COUNT              stop after COUNT packets\n"
+"Output:\n"
+"  --dump                one JSON object per packet with every attribute\n"
+"  -q, --quiet           no per-packet output; print packets/second at the end\n"
+"  --list-attributes     print every attribute with its type and meaning\n"
+"  --list-protocols      print every protocol, its origin and its options\n"
+"Plugins:\n"
+"  --plugin-dir DIR      load protocol plugins (*.so) from DIR\n"
+"  --no-builtin          register no built-in plugin (use with --plugin-dir)\n"
+"  -o PROTO.KEY=VALUE    protocol option, e.g. -o int.dscp=0x17 -o int.dialect=l4s\n"
+"                        -o int_report.udp-ports=32766,9555\n"
+"  -v, --verbose         more messages\n"
+"  -V, --version         print the version\n"
+"  -h, --help            this help\n");
+}
+
+struct cli {
+	const char *file, *iface, *filter, *plugin_dir;
+	unsigned long long count;
+	bool dump, quiet, list_attrs, list_protos, no_builtin, verbose;
+	const char *options[MAX_OPTIONS];
+	unsigned noptions;
+};
+
+static int parse_cli(int argc, char **argv, struct cli *c)
+{
+	enum { O_DUMP = 256, O_LIST_ATTRS, O_LIST_PROTOS, O_PLUGIN_DIR, O_NO_BUILTIN };
+	static const struct option longopts[] = {
+		{ "dump", no_argument, NULL, O_DUMP },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "list-attributes", no_argument, NULL, O_LIST_ATTRS },
+		{ "list-protocols", no_argument, NULL, O_LIST_PROTOS },
+		{ "plugin-dir", required_argument, NULL, O_PLUGIN_DIR },
+		{ "no-builtin", no_argument, NULL, O_NO_BUILTIN },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "r:i:f:c:o:qvVh", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'r': c->file = optarg; break;
+		case 'i': c->iface = optarg; break;
+		case 'f': c->filter = optarg; break;
+		case 'c': {
+			char *end;
+			c->count = strtoull(optarg, &end, 10);
+			if (*end || !*optarg) {
+				fprintf(stderr, "intspect: -c: '%s' is not a count\n", optarg);
+				return -1;
+			}
+			break;
+		}
+		case 'o':
+			if (c->noptions >= MAX_OPTIONS) {
+				fprintf(stderr, "intspect: more than %d -o options\n", MAX_OPTIONS);
+				return -1;
+			}
+			c->options[c->noptions++] = optarg;
+			break;
+		case 'q': c->quiet = true; break;
+		case 'v': c->verbose = true; break;
+		case 'V': printf("intspect %s\n", PACKAGE_VERSION); exit(0);
+		case 'h': usage(stdout); exit(0);
+		case O_DUMP: c->dump = true; break;
+		case O_LIST_ATTRS: c->list_attrs = true; break;
+		case O_LIST_PROTOS: c->list_protos = true; break;
+		case O_PLUGIN_DIR: c->plugin_dir = optarg; break;
+		case O_NO_BUILTIN: c->no_builtin = true; break;
+		default: usage(stderr); return -1;
+		}
+	}
+	if (optind < argc) {
+		/* tcpdump style: a trailing expression is the BPF filter */
+		static char expr[4096];
+		size_t n = 0;
+		for (int i = optind; i < argc; i++)
+			n += (size_t)snprintf(expr + n, n < sizeof(expr) ? sizeof(expr) - n : 0,
+					      "%s%s", i > optind ? " " : "", argv[i]);
+		if (n >= sizeof(expr)) {
+			fprintf(stderr, "intspect: filter expression too long\n");
+			return -1;
+		}
+		if (c->filter) {
+			fprintf(stderr, "intspect: give the filter with -f or as trailing words, not both\n");
+			return -1;
+		}
+		c->filter = expr;
+	}
+	if (c->file && c->iface) {
+		fprintf(stderr, "intspect: -r and -i exclude each other\n");
+		return -1;
+	}
+	return 0;
+}
+
+static struct isp_registry *build_registry(const struct cli *c)
+{
+	struct isp_registry *reg = isp_registry_new();
+	char err[512];
+
+	if (!reg) {
+		fprintf(stderr, "intspect: out of memory\n");
+		return NULL;
+	}
+	if (!c->no_builtin && isp_register_builtins(reg) < 0) {
+		fprintf(stderr, "intspect: built-in plugins failed to register\n");
+		goto fail;
+	}
+	if (c->plugin_dir) {
+		unsigned loaded, skipped;
+		if (isp_load_plugin_dir(reg, c->plugin_dir, &loaded, &skipped, err, sizeof(err)) < 0) {
+			fprintf(stderr, "intspect: %s\n", err);
+			goto fail;
+		}
+		if (c->verbose)
+			fprintf(stderr, "intspect: %u plugins loaded from %s, %u already built in\n",
+				loaded, c->plugin_dir, skipped);
+	}
+	if (isp_registry_finalize(reg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "intspect: %s\n", err);
+		goto fail;
+	}
+	for (unsigned i = 0; i < c->noptions; i++) {
+		if (isp_registry_option(reg, c->options[i], err, sizeof(err)) < 0) {
+			fprintf(stderr, "intspect: -o %s\n", err);
+			goto fail;
+		}
+	}
+	return reg;
+fail:
+	isp_registry_free(reg);
+	return NULL;
+}
+
+static void list_protocols(const struct isp_registry *reg)
+{
+	for (uint16_t i = 0; i < reg->nprotos; i++) {
+		const struct isp_proto_desc *d = reg->proto[i].desc;
+		printf("%-12s %-9s %s\n", d->name, reg->proto[i].origin, d->help ? d->help : "");
+		if (d->options_help) {
+			const char *s = d->options_help;
+			while (*s) {
+				const char *nl = strchr(s, '\n');
+				size_t n = nl ? (size_t)(nl - s) : strlen(s);
+				printf("    -o %s.%.*s\n", d->name, (int)n, s);
+				s += n + (nl != NULL);
+			}
+		}
+	}
+}
+
+static void print_summary(const struct isp_registry *reg, const struct isp_stats *st,
+			  double secs, bool rate)
+{
+	fprintf(stderr, "intspect: %llu packets (%llu bytes), %llu telemetry items, %llu malformed",
+		(unsigned long long)st->packets, (unsigned long long)st->bytes,
+		(unsigned long long)st->items, (unsigned long long)st->malformed_packets);
+	uint16_t int_id = isp_proto_id(reg, "int"), rep_id = isp_proto_id(reg, "int_report");
+	if (int_id != ISP_PROTO_NONE)
+		fprintf(stderr, ", int %llu", (unsigned long long)st->decoded[int_id]);
+	if (rep_id != ISP_PROTO_NONE)
+		fprintf(stderr, ", int_report %llu", (unsigned long long)st->decoded[rep_id]);
+	fputc('\n', stderr);
+	for (uint16_t i = 0; i < reg->nprotos; i++) {
+		for (unsigned v = ISP_ERR_TRUNCATED; v < ISP_VERDICT__COUNT; v++) {
+			if (st->malformed[i][v])
+				fprintf(stderr, "intspect: malformed %s: %s %llu\n",
+					reg->proto[i].desc->name, isp_verdict_name((enum isp_verdict)v),
+					(unsigned long long)st->malformed[i][v]);
+		}
+	}
+	if (rate) {
+		double pps = secs > 0 ? (double)st->packets / secs : 0;
+		fprintf(stderr, "intspect: %.3f s, %.0f packets/s (%.2f Mpps)\n", secs, pps, pps / 1e6);
+	}
+}
+
+static double now_sec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c = { 0 };
+	char err[512];
+	int rc = 0;
+
+	if (parse_cli(argc, argv, &c) < 0)
+		return 2;
+	struct isp_registry *reg = build_registry(&c);
+	if (!reg)
+		return 2;
+	if (c.list_attrs || c.list_protos) {
+		if (c.list_protos)
+			list_protocols(reg);
+		if (c.list_attrs)
+			isp_list_attributes(reg, stdout);
+		isp_registry_free(reg);
+		return 0;
+	}
+	if (!c.file && !c.iface) {
+		fprintf(stderr, "intspect: no input: give -r FILE or -i IFACE (see --help)\n");
+		isp_registry_free(reg);
+		return 2;
+	}
+
+	struct isp_source_opts so = { .file = c.file, .iface = c.iface, .filter = c.filter,
+				      .promisc = true };
+	g_source = isp_source_open(&so, err, sizeof(err));
+	if (!g_source) {
+		fprintf(stderr, "intspect: %s\n", err);
+		isp_registry_free(reg);
+		return 1;
+	}
+	uint16_t first = isp_source_first_proto(g_source, reg, err, sizeof(err));
+	if (first == ISP_PROTO_NONE) {
+		fprintf(stderr, "intspect: %s\n", err);
+		isp_source_close(g_source);
+		isp_registry_free(reg);
+		return 1;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	static char outbuf[1 << 20];
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+
+	static struct isp_stats st;
+	static struct isp_packet pkt;
+	unsigned digits = isp_source_ts_digits(g_source);
+	double t0 = now_sec();
+	while (!g_stop && (!c.count || st.packets < c.count)) {
+		int got = isp_source_next(g_source, &pkt.data, &pkt.caplen, &pkt.wirelen,
+					  &pkt.ts_ns, err, sizeof(err));
+		if (got == 0)
+			break;
+		if (got < 0) {
+			fprintf(stderr, "intspect: %s\n", err);
+			rc = 1;
+			break;
+		}
+		pkt.index = st.packets + 1;
+		isp_dissect(reg, &pkt, first, &st);
+		if (c.dump) {
+			do
+				isp_dump_packet(reg, &pkt, digits, stdout);
+			while (isp_dissect_next_report(reg, &pkt, &st));
+		} else {
+			while (isp_dissect_next_report(reg, &pkt, &st))
+				;
+		}
+	}
+	double secs = now_sec() - t0;
+	fflush(stdout);
+	uint64_t krecv, kdrop;
+	if (isp_source_kernel_stats(g_source, &krecv, &kdrop))
+		fprintf(stderr, "intspect: %llu packets received by the kernel, %llu dropped\n",
+			(unsigned long long)krecv, (unsigned long long)kdrop);
+	print_summary(reg, &st, secs, c.quiet);
+	isp_source_close(g_source);
+	isp_registry_free(reg);
+	return rc;
+}

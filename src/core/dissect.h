@@ -1,0 +1,39 @@
+/*
+ * dissect.h - runs the plugin chain over one packet.
+ *
+ * The chain starts at the protocol the capture's link type names and asks
+ * each decoder for the next one, until a decoder names none, a decoder fails
+ * (counted per protocol and reason) or ISP_MAX_LAYERS is reached. Nothing is
+ * copied or allocated: layers record offsets into the caller's buffer.
+ */
+#ifndef ISP_DISSECT_H
+#define ISP_DISSECT_H
+
+#include "registry.h"
+
+/* Per-worker counters; plain integers because one thread owns them. */
+struct isp_stats {
+	uint64_t packets;
+	uint64_t bytes;
+	uint64_t items;               /* packets + extra coalesced reports */
+	uint64_t malformed_packets;
+	uint64_t decoded[ISP_MAX_PROTOS];
+	uint64_t malformed[ISP_MAX_PROTOS][ISP_VERDICT__COUNT];
+};
+
+/* Dissect p (data, caplen, wirelen, ts_ns, index set by the caller) starting
+ * with protocol `first`. Returns the number of layers decoded. */
+unsigned isp_dissect(const struct isp_registry *reg, struct isp_packet *p,
+		     uint16_t first, struct isp_stats *st);
+
+/* For a packet that holds several coalesced telemetry reports: re-dissect
+ * the next one in place. false when there is none left. */
+bool isp_dissect_next_report(const struct isp_registry *reg,
+			     struct isp_packet *p, struct isp_stats *st);
+
+const char *isp_verdict_name(enum isp_verdict v);
+
+/* Merge counters (for multi-worker totals). */
+void isp_stats_add(struct isp_stats *to, const struct isp_stats *from);
+
+#endif

@@ -1,0 +1,277 @@
+/*
+ * plugin.h - the only interface between the core and protocol plugins.
+ *
+ * A plugin is one protocol in one file. It exports a registration function
+ * that fills an isp_proto_desc with designated initializers and hands it to
+ * isp_register_proto(). The same file links into the binary as a built-in
+ * and builds as a loadable .so (ISP_PLUGIN_ENTRY adds the .so entry point).
+ *
+ * Decoding is split in two so a packet pays only for what is used:
+ *  - decode(): finds the header, checks every length against the captured
+ *    bytes, records the few offsets its getters need in layer->st, and names
+ *    the next protocol. It never copies packet bytes and never allocates.
+ *  - attribute getters: read one attribute from the bytes on demand.
+ */
+#ifndef ISP_PLUGIN_H
+#define ISP_PLUGIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cursor.h"
+
+#define ISP_PLUGIN_ABI     1
+#define ISP_MAX_LAYERS     16   /* protocol layers kept per packet */
+#define ISP_MAX_PROTOS     64   /* registered protocols */
+#define ISP_MAX_HOPS       32   /* per-hop array capacity */
+#define ISP_PROTO_NONE     0xffff
+#define ISP_STR_MAX        256
+
+/* ---- values -------------------------------------------------------------- */
+
+enum isp_type {
+	ISP_T_U8, ISP_T_U16, ISP_T_U32, ISP_T_U64,
+	ISP_T_IPV4,         /* v.u holds the address in host order */
+	ISP_T_IPV6,         /* v.ip6, network order */
+	ISP_T_MAC,          /* v.mac */
+	ISP_T_STRING,       /* v.str, NUL-terminated */
+	ISP_T_TIMESTAMP,    /* v.u: nanoseconds since the epoch */
+	ISP_T__COUNT
+};
+
+/*
+ * One attribute value. Per-hop attributes fill v.arr[0..count) in path order
+ * (index 0 = first hop on the path, the switch nearest the INT source).
+ * `missing` marks elements whose wire value was all-ones ("unavailable");
+ * for a scalar, bit 0 marks the value itself unavailable.
+ */
+struct isp_value {
+	uint8_t type;           /* enum isp_type of one element */
+	uint8_t is_array;
+	uint8_t count;          /* elements in v.arr when is_array */
+	uint32_t missing;
+	union {
+		uint64_t u;
+		uint8_t ip6[16];
+		uint8_t mac[6];
+		char str[ISP_STR_MAX];
+		uint64_t arr[ISP_MAX_HOPS];
+	} v;
+};
+
+/* ---- packets and layers ------------------------------------------------- */
+
+/* Private parse state a decoder leaves for its getters: offsets and small
+ * decoded fields, never pointers (a layer may be copied). */
+union isp_layer_state {
+	uint8_t b[48];
+	uint16_t h[24];
+	uint32_t w[12];
+	uint64_t q[6];
+};
+
+struct isp_layer {
+	uint16_t proto;         /* registry id */
+	uint8_t instance;       /* 1 = outermost occurrence of this protocol */
+	uint8_t version;        /* protocol-defined (INT: header version) */
+	uint32_t off;           /* first byte of the header in the packet */
+	uint32_t len;           /* header length, set by decode() */
+	uint32_t end;           /* bytes at [off, end) belong to this layer and
+	                           what it encapsulates; end <= caplen */
+	union isp_layer_state st;
+};
+
+struct isp_packet {
+	const uint8_t *data;
+	uint32_t caplen;        /* bytes present in data */
+	uint32_t wirelen;       /* length on the wire */
+	uint64_t ts_ns;
+	uint64_t index;         /* 1-based position in the input */
+	uint8_t nlayers;
+	uint8_t report_index;   /* individual report within a coalesced packet */
+	uint8_t report_count;
+	uint8_t malformed;      /* enum isp_verdict of the failing layer, or 0 */
+	uint16_t malformed_proto;
+	uint8_t report_layer;   /* layer index of a coalescing report, or 0xff */
+	uint32_t report_next_off; /* where the next individual report starts */
+	struct isp_layer layer[ISP_MAX_LAYERS];
+};
+
+/* ---- decoding ------------------------------------------------------------ */
+
+/* Outcome of decode(). Errors are counted per protocol and reason, and
+ * the packet keeps the layers decoded before the failing one. */
+enum isp_verdict {
+	ISP_OK = 0,
+	ISP_NOT_MINE,           /* heuristic candidate rejected: try others */
+	ISP_ERR_TRUNCATED,      /* header runs past the captured bytes */
+	ISP_ERR_BAD_LENGTH,     /* a length field contradicts the data */
+	ISP_ERR_BAD_VERSION,    /* unknown version or type */
+	ISP_ERR_HOP_OVERFLOW,   /* more hops than ISP_MAX_HOPS, or than declared */
+	ISP_ERR_UNSUPPORTED,    /* valid but not decoded (e.g. a new option) */
+	ISP_ERR_DEPTH,          /* too many encapsulation layers */
+	ISP_VERDICT__COUNT
+};
+
+/* Dispatch tables a decoder can name its payload by. */
+enum isp_table {
+	ISP_TBL_ETHERTYPE,      /* also GRE protocol type, Geneve protocol type */
+	ISP_TBL_IPPROTO,
+	ISP_TBL_UDP_PORT,
+	ISP_TBL_TCP_PORT,
+	ISP_TBL_GPE_NEXT,       /* VXLAN-GPE next protocol */
+	ISP_TBL_LINKTYPE,       /* pcap LINKTYPE_*: what a capture or a report
+	                           starts with (1 Ethernet, 228 IPv4, 229 IPv6) */
+	ISP_TBL__COUNT
+};
+
+/* Where an INT header sits: decides the shim layout. */
+enum isp_carrier {
+	ISP_CARRIER_L4 = 0,     /* TCP/UDP payload */
+	ISP_CARRIER_GPE,        /* VXLAN-GPE next protocol = INT */
+	ISP_CARRIER_GENEVE,     /* Geneve option (class 0x0103) */
+	ISP_CARRIER_GRE,        /* GRE protocol type = INT */
+};
+
+struct isp_registry;
+
+/* Per-packet dissection context handed to decoders. */
+struct isp_dissect {
+	struct isp_packet *pkt;
+	const struct isp_registry *reg;
+	uint16_t next;          /* protocol to decode next (ISP_PROTO_NONE: stop) */
+	uint32_t next_off;      /* where it starts (default: this layer's end
+	                           of header, i.e. off + len) */
+	uint32_t next_end;      /* its region end (default: this layer's end) */
+	uint8_t ip_tos;         /* TOS/traffic class of the innermost IP so far */
+	uint8_t in_report;      /* inside a telemetry report's inner packet */
+	uint8_t carrier;        /* enum isp_carrier for an INT layer */
+	uint8_t carrier_next_tbl;  /* what follows an encapsulated INT header: */
+	uint32_t carrier_next_key; /*   table and key, */
+	uint32_t carrier_next_off; /*   where it starts (0: right after INT) */
+	uint16_t l4_sport, l4_dport;
+	uint8_t l4_is_tcp;
+};
+
+typedef enum isp_verdict (*isp_decode_fn)(struct isp_dissect *d,
+					  struct isp_layer *l);
+
+/* Heuristic recognition below a parent (e.g. INT by DSCP under UDP).
+ * Called before the port tables; must only look, never fail. */
+typedef bool (*isp_detect_fn)(const struct isp_dissect *d,
+			      const struct isp_layer *parent);
+
+typedef bool (*isp_get_fn)(const struct isp_packet *p,
+			   const struct isp_layer *l, uintptr_t arg,
+			   struct isp_value *out);
+
+/* Plugin options (e.g. "int.dscp=0x20/0x3c"): 0 on success, -1 with a
+ * message in err. Called before any packet, from one thread. */
+typedef int (*isp_option_fn)(const char *key, const char *value,
+			     char *err, size_t errlen);
+
+struct isp_attr_desc {
+	const char *name;       /* without the protocol prefix */
+	uint8_t type;           /* enum isp_type */
+	uint8_t per_hop;        /* value is an array */
+	isp_get_fn get;
+	uintptr_t arg;          /* passed to get: lets one getter serve many */
+	const char *help;
+};
+
+/* A static link below a parent: "udp port 4789 is vxlan". */
+struct isp_link {
+	uint8_t table;          /* enum isp_table */
+	uint32_t key;
+};
+
+#define ISP_MAX_LINKS 16
+
+struct isp_proto_desc {
+	const char *name;       /* MMT-style protocol name: "ip", "int", ... */
+	const char *help;
+	isp_decode_fn decode;
+	const struct isp_link *links;     /* terminated by .table = 0xff */
+	const char *const *detect_parents; /* NULL-terminated parent names */
+	isp_detect_fn detect;
+	const struct isp_attr_desc *attrs; /* terminated by .name = NULL */
+	isp_option_fn set_option;
+	const char *options_help;
+};
+
+#define ISP_LINKS_END { 0xff, 0 }
+
+/* ---- core services for plugins ------------------------------------------ */
+
+/* Register a protocol; returns its id or -1 (duplicate name, full). */
+int isp_register_proto(struct isp_registry *reg, const struct isp_proto_desc *d);
+
+/* Id of a registered protocol, or ISP_PROTO_NONE. */
+uint16_t isp_proto_id(const struct isp_registry *reg, const char *name);
+
+/* Set the next protocol from a dispatch table (ISP_PROTO_NONE if unknown). */
+void isp_next_by(struct isp_dissect *d, enum isp_table t, uint32_t key);
+
+/* Resolve a TCP/UDP payload: heuristics registered under `parent`, then the
+ * destination port, then the source port. */
+void isp_next_l4(struct isp_dissect *d, const struct isp_layer *parent);
+
+/* Innermost layer of protocol `proto` before layer index `before`. */
+const struct isp_layer *isp_layer_before(const struct isp_packet *p,
+					 uint16_t proto, unsigned before);
+
+/*
+ * Generic getter for a fixed header field: `size` bytes at `off` from the
+ * layer start, then `width` bits starting at MSB-first bit `first` of those
+ * bytes (width 0 = the whole load). Build the arg with ISP_FIELD().
+ * all_ones_missing marks the INT "unavailable" value.
+ */
+#define ISP_FIELD(off, size, first, width, type) \
+	((uintptr_t)(off) | (uintptr_t)(size) << 16 | (uintptr_t)(first) << 21 | \
+	 (uintptr_t)(width) << 28 | (uintptr_t)(type) << 35)
+#define ISP_FIELD_UNAVAIL ((uintptr_t)1 << 41)
+bool isp_get_field(const struct isp_packet *p, const struct isp_layer *l,
+		   uintptr_t arg, struct isp_value *out);
+
+/* Value helpers for getters. */
+static inline bool isp_val_scalar(struct isp_value *o, uint8_t type, uint64_t u)
+{
+	o->type = type;
+	o->is_array = 0;
+	o->count = 0;
+	o->missing = 0;
+	o->v.u = u;
+	return true;
+}
+
+static inline void isp_val_array(struct isp_value *o, uint8_t type)
+{
+	o->type = type;
+	o->is_array = 1;
+	o->count = 0;
+	o->missing = 0;
+}
+
+/* Bytes of layer l, from its header start to its region end. */
+static inline struct isp_cursor isp_layer_cursor(const struct isp_packet *p,
+						 const struct isp_layer *l)
+{
+	return isp_cursor_make(p->data + l->off, l->end - l->off);
+}
+
+/*
+ * Every plugin source ends with ISP_PLUGIN_ENTRY(fn): built into a .so it
+ * exports the common entry point the loader looks for.
+ */
+#ifdef ISP_BUILD_SHARED_PLUGIN
+#define ISP_PLUGIN_ENTRY(fn)                                              \
+	int isp_plugin_abi(void);                                         \
+	int isp_plugin_abi(void) { return ISP_PLUGIN_ABI; }               \
+	int isp_plugin_register(struct isp_registry *reg);                \
+	int isp_plugin_register(struct isp_registry *reg) { return fn(reg); }
+#else
+#define ISP_PLUGIN_ENTRY(fn)
+#endif
+
+#endif

@@ -1,0 +1,409 @@
+/*
+ * registry.c - protocol registration, dispatch tables, attribute names.
+ */
+#include "registry.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "meta.h"
+
+#define NO_PROTO 0xff
+
+struct isp_registry *isp_registry_new(void)
+{
+	struct isp_registry *reg = calloc(1, sizeof(*reg));
+
+	if (!reg)
+		return NULL;
+	memset(reg->table, NO_PROTO, sizeof(reg->table));
+	int id = isp_register_proto(reg, &isp_meta_desc);
+	reg->meta = (uint16_t)id;
+	return reg;
+}
+
+void isp_registry_free(struct isp_registry *reg)
+{
+	free(reg);
+}
+
+uint16_t isp_proto_id(const struct isp_registry *reg, const char *name)
+{
+	for (uint16_t i = 0; i < reg->nprotos; i++)
+		if (strcmp(reg->proto[i].desc->name, name) == 0)
+			return i;
+	return ISP_PROTO_NONE;
+}
+
+static bool valid_name(const char *s)
+{
+	if (!s || !*s)
+		return false;
+	for (; *s; s++)
+		if (!islower((unsigned char)*s) && !isdigit((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
+int isp_register_proto(struct isp_registry *reg, const struct isp_proto_desc *d)
+{
+	if (reg->nprotos >= ISP_MAX_PROTOS || !valid_name(d->name) ||
+	    isp_proto_id(reg, d->name) != ISP_PROTO_NONE)
+		return -1;
+	if (strcmp(d->name, "meta") != 0 && !d->decode)
+		return -1;
+
+	uint16_t id = reg->nprotos++;
+	struct isp_proto *p = &reg->proto[id];
+
+	p->desc = d;
+	p->origin = "built-in";
+	for (const struct isp_attr_desc *a = d->attrs; a && a->name; a++)
+		p->nattrs++;
+	for (const struct isp_link *k = d->links; k && k->table != 0xff; k++)
+		if (k->table < ISP_TBL__COUNT && k->key < 65536)
+			reg->table[k->table][k->key] = (uint8_t)id;
+	return id;
+}
+
+int isp_registry_link(struct isp_registry *reg, const char *proto,
+		      enum isp_table t, uint32_t key)
+{
+	uint16_t id = isp_proto_id(reg, proto);
+
+	if (id == ISP_PROTO_NONE || t >= ISP_TBL__COUNT || key > 65535)
+		return -1;
+	reg->table[t][key] = (uint8_t)id;
+	return 0;
+}
+
+int isp_registry_finalize(struct isp_registry *reg, char *err, size_t errlen)
+{
+	isp_meta_bind(reg);
+	for (uint16_t i = 0; i < reg->nprotos; i++)
+		reg->proto[i].nheur = 0;
+	for (uint16_t i = 0; i < reg->nprotos; i++) {
+		const struct isp_proto_desc *d = reg->proto[i].desc;
+
+		if (!d->detect || !d->detect_parents)
+			continue;
+		for (const char *const *pn = d->detect_parents; *pn; pn++) {
+			uint16_t parent = isp_proto_id(reg, *pn);
+
+			if (parent == ISP_PROTO_NONE)
+				continue; /* parent not loaded: nothing to attach to */
+			struct isp_proto *pp = &reg->proto[parent];
+			if (pp->nheur >= ISP_MAX_HEURISTICS) {
+				snprintf(err, errlen, "too many heuristic protocols under %s", *pn);
+				return -1;
+			}
+			pp->heur[pp->nheur++] = i;
+		}
+	}
+	return 0;
+}
+
+/* "P[,P...]" or "none": the ports that lead to protocol id, replacing its
+ * earlier ones in that table. */
+static int set_ports(struct isp_registry *reg, uint16_t id, enum isp_table t,
+		     const char *value, char *err, size_t errlen)
+{
+	uint16_t ports[64];
+	unsigned n = 0;
+
+	if (strcmp(value, "none") != 0) {
+		for (const char *s = value; *s;) {
+			char *end;
+			errno = 0;
+			unsigned long v = strtoul(s, &end, 0);
+			if (errno || end == s || v > 65535 || n >= 64 || (*end && *end != ',')) {
+				snprintf(err, errlen, "'%s': expected ports separated by commas, or none",
+					 value);
+				return -1;
+			}
+			ports[n++] = (uint16_t)v;
+			s = *end ? end + 1 : end;
+		}
+	}
+	for (unsigned k = 0; k < 65536; k++)
+		if (reg->table[t][k] == id)
+			reg->table[t][k] = NO_PROTO;
+	for (unsigned i = 0; i < n; i++)
+		reg->table[t][ports[i]] = (uint8_t)id;
+	return 0;
+}
+
+int isp_registry_option(struct isp_registry *reg, const char *assignment,
+			char *err, size_t errlen)
+{
+	const char *dot = strchr(assignment, '.');
+	const char *eq = strchr(assignment, '=');
+	char proto[32], key[64];
+
+	if (!dot || !eq || dot > eq || (size_t)(dot - assignment) >= sizeof(proto) ||
+	    (size_t)(eq - dot - 1) >= sizeof(key) || eq == dot + 1) {
+		snprintf(err, errlen, "option '%s' is not of the form proto.name=value",
+			 assignment);
+		return -1;
+	}
+	memcpy(proto, assignment, (size_t)(dot - assignment));
+	proto[dot - assignment] = 0;
+	memcpy(key, dot + 1, (size_t)(eq - dot - 1));
+	key[eq - dot - 1] = 0;
+
+	uint16_t id = isp_proto_id(reg, proto);
+	if (id == ISP_PROTO_NONE) {
+		snprintf(err, errlen, "option '%s': unknown protocol '%s'", assignment, proto);
+		return -1;
+	}
+	const struct isp_proto_desc *d = reg->proto[id].desc;
+	if (strcmp(key, "udp-ports") == 0 || strcmp(key, "tcp-ports") == 0)
+		return set_ports(reg, id, key[0] == 'u' ? ISP_TBL_UDP_PORT : ISP_TBL_TCP_PORT,
+				 eq + 1, err, errlen);
+	if (!d->set_option) {
+		snprintf(err, errlen, "option '%s': protocol '%s' has no options", assignment, proto);
+		return -1;
+	}
+	char perr[200] = "";
+	if (d->set_option(key, eq + 1, perr, sizeof(perr)) != 0) {
+		snprintf(err, errlen, "option '%s': %s", assignment, perr);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- dispatch ---- */
+
+void isp_next_by(struct isp_dissect *d, enum isp_table t, uint32_t key)
+{
+	uint8_t id = key < 65536 ? d->reg->table[t][key] : NO_PROTO;
+
+	d->next = id == NO_PROTO ? ISP_PROTO_NONE : id;
+}
+
+void isp_next_l4(struct isp_dissect *d, const struct isp_layer *parent)
+{
+	const struct isp_proto *pp = &d->reg->proto[parent->proto];
+
+	for (unsigned i = 0; i < pp->nheur; i++) {
+		const struct isp_proto_desc *c = d->reg->proto[pp->heur[i]].desc;
+		if (c->detect(d, parent)) {
+			d->next = pp->heur[i];
+			return;
+		}
+	}
+	enum isp_table t = d->l4_is_tcp ? ISP_TBL_TCP_PORT : ISP_TBL_UDP_PORT;
+	uint8_t id = d->reg->table[t][d->l4_dport];
+	if (id == NO_PROTO)
+		id = d->reg->table[t][d->l4_sport];
+	d->next = id == NO_PROTO ? ISP_PROTO_NONE : id;
+}
+
+/* ---- plugin .so loading ---- */
+
+int isp_load_plugin_dir(struct isp_registry *reg, const char *dir,
+			unsigned *loaded, unsigned *skipped,
+			char *err, size_t errlen)
+{
+	DIR *dp = opendir(dir);
+
+	*loaded = *skipped = 0;
+	if (!dp) {
+		snprintf(err, errlen, "plugin directory %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	struct dirent *de;
+	int rc = 0;
+	while ((de = readdir(dp)) != NULL) {
+		size_t n = strlen(de->d_name);
+		if (n < 4 || strcmp(de->d_name + n - 3, ".so") != 0)
+			continue;
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		if (!h) {
+			snprintf(err, errlen, "plugin %s: %s", path, dlerror());
+			rc = -1;
+			break;
+		}
+		int (*abi)(void) = (int (*)(void))dlsym(h, "isp_plugin_abi");
+		int (*reg_fn)(struct isp_registry *) =
+			(int (*)(struct isp_registry *))dlsym(h, "isp_plugin_register");
+		if (!abi || !reg_fn) {
+			snprintf(err, errlen, "plugin %s: not an intspect plugin "
+				 "(no isp_plugin_register)", path);
+			dlclose(h);
+			rc = -1;
+			break;
+		}
+		if (abi() != ISP_PLUGIN_ABI) {
+			snprintf(err, errlen, "plugin %s: ABI %d, this intspect needs %d",
+				 path, abi(), ISP_PLUGIN_ABI);
+			dlclose(h);
+			rc = -1;
+			break;
+		}
+		uint16_t before = reg->nprotos;
+		if (reg_fn(reg) < 0) {
+			/* already registered by a built-in: keep the built-in */
+			(*skipped)++;
+			if (reg->nprotos == before)
+				dlclose(h);
+			continue;
+		}
+		for (uint16_t i = before; i < reg->nprotos; i++)
+			reg->proto[i].origin = "plugin";
+		(*loaded)++;
+		/* the handle stays open for the life of the process */
+	}
+	closedir(dp);
+	return rc;
+}
+
+/* ---- attribute names ---- */
+
+static unsigned edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned row[64];
+
+	if (la >= 63 || lb >= 63)
+		return 99;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned prev = row[0];
+		row[0] = (unsigned)i;
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned cur = row[j];
+			unsigned best = prev + (a[i - 1] != b[j - 1]);
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			prev = cur;
+		}
+	}
+	return row[lb];
+}
+
+static void suggest(const struct isp_registry *reg, const char *want,
+		    char *out, size_t outlen)
+{
+	unsigned best = 4;
+	char full[128];
+
+	out[0] = 0;
+	for (uint16_t i = 0; i < reg->nprotos; i++) {
+		const struct isp_proto_desc *d = reg->proto[i].desc;
+		for (const struct isp_attr_desc *a = d->attrs; a && a->name; a++) {
+			snprintf(full, sizeof(full), "%s.%s", d->name, a->name);
+			unsigned dist = edit_distance(want, full);
+			if (dist < best) {
+				best = dist;
+				snprintf(out, outlen, "%s", full);
+			}
+		}
+	}
+}
+
+int isp_attr_lookup(const struct isp_registry *reg, const char *name,
+		    struct isp_attr_ref *ref, char *err, size_t errlen)
+{
+	char proto[32];
+	const char *dot = strchr(name, '.');
+
+	if (!dot || (size_t)(dot - name) >= sizeof(proto)) {
+		snprintf(err, errlen, "'%s' is not an attribute name (proto.attr)", name);
+		return -1;
+	}
+	memcpy(proto, name, (size_t)(dot - name));
+	proto[dot - name] = 0;
+	const char *attr = dot + 1;
+	unsigned instance = 0;
+	if (isdigit((unsigned char)*attr)) {
+		char *end;
+		unsigned long n = strtoul(attr, &end, 10);
+		if (*end != '.' || n == 0 || n > ISP_MAX_LAYERS) {
+			snprintf(err, errlen, "'%s': instance must be 1..%d as in proto.N.attr",
+				 name, ISP_MAX_LAYERS);
+			return -1;
+		}
+		instance = (unsigned)n;
+		attr = end + 1;
+	}
+	uint16_t id = isp_proto_id(reg, proto);
+	if (id != ISP_PROTO_NONE) {
+		const struct isp_proto_desc *d = reg->proto[id].desc;
+		for (uint16_t i = 0; d->attrs && d->attrs[i].name; i++) {
+			if (strcmp(d->attrs[i].name, attr) == 0) {
+				ref->proto = id;
+				ref->instance = (uint8_t)instance;
+				ref->attr = i;
+				return 0;
+			}
+		}
+	}
+	char hint[128], bare[160];
+	snprintf(bare, sizeof(bare), "%s.%s", proto, attr);
+	suggest(reg, bare, hint, sizeof(hint));
+	if (id == ISP_PROTO_NONE)
+		snprintf(err, errlen, "unknown protocol '%s' in '%s'%s%s%s", proto, name,
+			 hint[0] ? "; did you mean '" : "", hint, hint[0] ? "'?" : "");
+	else
+		snprintf(err, errlen, "unknown attribute '%s'%s%s%s", name,
+			 hint[0] ? "; did you mean '" : "", hint, hint[0] ? "'?" : "");
+	return -1;
+}
+
+const struct isp_layer *isp_attr_layer(const struct isp_packet *p,
+				       const struct isp_attr_ref *r)
+{
+	if (r->instance == 0) {
+		for (int i = p->nlayers - 1; i >= 0; i--)
+			if (p->layer[i].proto == r->proto)
+				return &p->layer[i];
+		return NULL;
+	}
+	for (unsigned i = 0; i < p->nlayers; i++)
+		if (p->layer[i].proto == r->proto && p->layer[i].instance == r->instance)
+			return &p->layer[i];
+	return NULL;
+}
+
+const struct isp_layer *isp_layer_before(const struct isp_packet *p,
+					 uint16_t proto, unsigned before)
+{
+	for (int i = (int)before - 1; i >= 0; i--)
+		if (p->layer[i].proto == proto)
+			return &p->layer[i];
+	return NULL;
+}
+
+bool isp_attr_get(const struct isp_registry *reg, const struct isp_packet *p,
+		  const struct isp_attr_ref *r, struct isp_value *out)
+{
+	const struct isp_attr_desc *a = isp_attr_desc_of(reg, r);
+
+	if (r->proto == reg->meta)
+		return a->get(p, NULL, a->arg, out);
+	const struct isp_layer *l = isp_attr_layer(p, r);
+	return l ? a->get(p, l, a->arg, out) : false;
+}
+
+const char *isp_type_name(enum isp_type t)
+{
+	static const char *const names[ISP_T__COUNT] = {
+		[ISP_T_U8] = "u8", [ISP_T_U16] = "u16", [ISP_T_U32] = "u32",
+		[ISP_T_U64] = "u64", [ISP_T_IPV4] = "ipv4", [ISP_T_IPV6] = "ipv6",
+		[ISP_T_MAC] = "mac", [ISP_T_STRING] = "string",
+		[ISP_T_TIMESTAMP] = "timestamp",
+	};
+	return (unsigned)t < ISP_T__COUNT ? names[t] : "?";
+}

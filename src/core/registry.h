@@ -1,0 +1,82 @@
+/*
+ * registry.h - protocols, their attributes and the dispatch tables.
+ *
+ * Filled once at start-up (built-ins, then .so plugins, then options) and
+ * read-only afterwards, so every worker can share it without locks.
+ */
+#ifndef ISP_REGISTRY_H
+#define ISP_REGISTRY_H
+
+#include "plugin.h"
+
+#define ISP_MAX_HEURISTICS 4
+
+struct isp_proto {
+	const struct isp_proto_desc *desc;
+	uint16_t nattrs;
+	uint8_t nheur;                        /* heuristic children */
+	uint16_t heur[ISP_MAX_HEURISTICS];
+	const char *origin;                   /* "built-in" or the .so path */
+};
+
+struct isp_registry {
+	uint16_t nprotos;
+	uint16_t meta;                        /* id of the "meta" pseudo-protocol */
+	struct isp_proto proto[ISP_MAX_PROTOS];
+	/* direct-indexed dispatch: protocol id or 0xff */
+	uint8_t table[ISP_TBL__COUNT][65536];
+};
+
+/* A resolved attribute name: "ip.2.src" -> {ip, instance 2, src}. */
+struct isp_attr_ref {
+	uint16_t proto;
+	uint8_t instance;                     /* 0 = innermost */
+	uint16_t attr;                        /* index in desc->attrs */
+};
+
+struct isp_registry *isp_registry_new(void);
+void isp_registry_free(struct isp_registry *reg);
+
+/* Register every built-in protocol plugin. 0 or -1. */
+int isp_register_builtins(struct isp_registry *reg);
+
+/* Load every *.so in dir; on error a message in err and -1. Protocols that
+ * are already registered (a built-in of the same name) are skipped and
+ * counted in *skipped. */
+int isp_load_plugin_dir(struct isp_registry *reg, const char *dir,
+			unsigned *loaded, unsigned *skipped,
+			char *err, size_t errlen);
+
+/* Resolve heuristic parents; call once after all registrations. */
+int isp_registry_finalize(struct isp_registry *reg, char *err, size_t errlen);
+
+/* Install one more dispatch entry, replacing any earlier one. */
+int isp_registry_link(struct isp_registry *reg, const char *proto,
+		      enum isp_table t, uint32_t key);
+
+/* Apply "proto.option=value". 0, or -1 with a message. */
+int isp_registry_option(struct isp_registry *reg, const char *assignment,
+			char *err, size_t errlen);
+
+/* Parse "proto.attr" or "proto.N.attr". 0, or -1 with a message (with a
+ * "did you mean" hint when a close name exists). */
+int isp_attr_lookup(const struct isp_registry *reg, const char *name,
+		    struct isp_attr_ref *ref, char *err, size_t errlen);
+
+static inline const struct isp_attr_desc *
+isp_attr_desc_of(const struct isp_registry *reg, const struct isp_attr_ref *r)
+{
+	return &reg->proto[r->proto].desc->attrs[r->attr];
+}
+
+/* Layer for a reference in a dissected packet, or NULL when absent. */
+const struct isp_layer *isp_attr_layer(const struct isp_packet *p,
+				       const struct isp_attr_ref *r);
+
+/* Fetch an attribute's value; false when the packet does not have it. */
+bool isp_attr_get(const struct isp_registry *reg, const struct isp_packet *p,
+		  const struct isp_attr_ref *r, struct isp_value *out);
+
+const char *isp_type_name(enum isp_type t);
+
+#endif

@@ -1,0 +1,185 @@
+/*
+ * source.c - libpcap-backed packet sources.
+ */
+#include "source.h"
+
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "registry.h"
+
+struct isp_source {
+	pcap_t *pc;
+	int linktype;
+	bool nano;
+	bool live;
+	volatile int stop;
+};
+
+static int apply_filter(struct isp_source *s, const char *filter, char *err, size_t errlen)
+{
+	struct bpf_program prog;
+
+	if (!filter || !*filter)
+		return 0;
+	if (pcap_compile(s->pc, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0) {
+		snprintf(err, errlen, "filter '%s': %s", filter, pcap_geterr(s->pc));
+		return -1;
+	}
+	int rc = pcap_setfilter(s->pc, &prog);
+	pcap_freecode(&prog);
+	if (rc < 0) {
+		snprintf(err, errlen, "filter '%s': %s", filter, pcap_geterr(s->pc));
+		return -1;
+	}
+	return 0;
+}
+
+static struct isp_source *open_live(struct isp_source *s, const struct isp_source_opts *o,
+				    char *err, size_t errlen)
+{
+	char ebuf[PCAP_ERRBUF_SIZE] = "";
+
+	s->pc = pcap_create(o->iface, ebuf);
+	if (!s->pc) {
+		snprintf(err, errlen, "%s: %s", o->iface, ebuf);
+		return NULL;
+	}
+	pcap_set_snaplen(s->pc, o->snaplen > 0 ? o->snaplen : 262144);
+	pcap_set_promisc(s->pc, o->promisc);
+	pcap_set_buffer_size(s->pc, (o->buffer_mb > 0 ? o->buffer_mb : 64) << 20);
+	pcap_set_immediate_mode(s->pc, 0);
+	pcap_set_timeout(s->pc, 100);
+	pcap_set_tstamp_precision(s->pc, PCAP_TSTAMP_PRECISION_NANO);
+	int rc = pcap_activate(s->pc);
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: %s", o->iface, pcap_geterr(s->pc));
+		return NULL;
+	}
+	s->nano = pcap_get_tstamp_precision(s->pc) == PCAP_TSTAMP_PRECISION_NANO;
+	s->live = true;
+	return s;
+}
+
+struct isp_source *isp_source_open(const struct isp_source_opts *o, char *err, size_t errlen)
+{
+	struct isp_source *s = calloc(1, sizeof(*s));
+	char ebuf[PCAP_ERRBUF_SIZE] = "";
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (o->iface) {
+		if (!open_live(s, o, err, errlen))
+			goto fail;
+	} else {
+		const char *f = o->file ? o->file : "-";
+		s->pc = pcap_open_offline_with_tstamp_precision(f, PCAP_TSTAMP_PRECISION_NANO, ebuf);
+		if (!s->pc) {
+			snprintf(err, errlen, "%s: %s", f, ebuf);
+			goto fail;
+		}
+		/* libpcap scales microsecond files to the precision asked for */
+		s->nano = pcap_get_tstamp_precision(s->pc) == PCAP_TSTAMP_PRECISION_NANO;
+	}
+	s->linktype = pcap_datalink(s->pc);
+	if (apply_filter(s, o->filter, err, errlen) < 0)
+		goto fail;
+	return s;
+fail:
+	isp_source_close(s);
+	return NULL;
+}
+
+uint16_t isp_source_first_proto(struct isp_source *s, const struct isp_registry *reg,
+				char *err, size_t errlen)
+{
+	int lt;
+
+	switch (s->linktype) {
+	case DLT_EN10MB: lt = 1; break;
+	case DLT_RAW:
+#ifdef DLT_IPV4
+	case DLT_IPV4:
+#endif
+		lt = 228;
+		break;
+#ifdef DLT_IPV6
+	case DLT_IPV6: lt = 229; break;
+#endif
+	default: lt = s->linktype; break;
+	}
+	uint8_t id = lt >= 0 && lt < 65536 ? reg->table[ISP_TBL_LINKTYPE][lt] : 0xff;
+	if (id == 0xff) {
+		snprintf(err, errlen, "link type %s (%d) is not supported",
+			 pcap_datalink_val_to_name(s->linktype) ? pcap_datalink_val_to_name(s->linktype) : "?",
+			 s->linktype);
+		return ISP_PROTO_NONE;
+	}
+	return id;
+}
+
+int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen,
+		    uint32_t *wirelen, uint64_t *ts_ns, char *err, size_t errlen)
+{
+	struct pcap_pkthdr *h;
+	const u_char *d;
+
+	for (;;) {
+		int rc = pcap_next_ex(s->pc, &h, &d);
+		if (rc == 1) {
+			*data = d;
+			*caplen = h->caplen;
+			*wirelen = h->len;
+			*ts_ns = (uint64_t)h->ts.tv_sec * 1000000000u +
+				 (uint64_t)h->ts.tv_usec * (s->nano ? 1u : 1000u);
+			return 1;
+		}
+		if (rc == 0) {          /* live timeout: nothing yet */
+			if (s->stop)
+				return 0;
+			continue;
+		}
+		if (rc == PCAP_ERROR_BREAK)
+			return 0;
+		snprintf(err, errlen, "read: %s", pcap_geterr(s->pc));
+		return -1;
+	}
+}
+
+unsigned isp_source_ts_digits(const struct isp_source *s)
+{
+	(void)s;
+	return 6;       /* microseconds, as tcpdump prints */
+}
+
+void isp_source_break(struct isp_source *s)
+{
+	if (s && s->pc) {
+		s->stop = 1;
+		pcap_breakloop(s->pc);
+	}
+}
+
+bool isp_source_kernel_stats(struct isp_source *s, uint64_t *recv, uint64_t *drop)
+{
+	struct pcap_stat st;
+
+	if (!s->live || pcap_stats(s->pc, &st) < 0)
+		return false;
+	*recv = st.ps_recv;
+	*drop = (uint64_t)st.ps_drop + st.ps_ifdrop;
+	return true;
+}
+
+void isp_source_close(struct isp_source *s)
+{
+	if (!s)
+		return;
+	if (s->pc)
+		pcap_close(s->pc);
+	free(s);
+}

@@ -1,0 +1,50 @@
+/*
+ * source.h - packet sources: capture files (pcap, pcapng, "-" for stdin)
+ * and live interfaces, through libpcap.
+ */
+#ifndef ISP_SOURCE_H
+#define ISP_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct isp_registry;
+
+struct isp_source_opts {
+	const char *file;       /* -r FILE, "-" = stdin */
+	const char *iface;      /* -i IFACE */
+	const char *filter;     /* BPF expression */
+	int snaplen;            /* live: bytes per packet (default 262144) */
+	int buffer_mb;          /* live: kernel buffer (default 64) */
+	bool promisc;
+};
+
+struct isp_source;
+
+/* Open a source; NULL with a message in err. */
+struct isp_source *isp_source_open(const struct isp_source_opts *o,
+				   char *err, size_t errlen);
+
+/* First protocol of the source's link type in reg, or ISP_PROTO_NONE with
+ * a message. */
+uint16_t isp_source_first_proto(struct isp_source *s, const struct isp_registry *reg,
+				char *err, size_t errlen);
+
+/* Next packet: 1 got one, 0 end of input, -1 error (message in err). The
+ * data stays valid until the next call. */
+int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen,
+		    uint32_t *wirelen, uint64_t *ts_ns, char *err, size_t errlen);
+
+/* Decimals the timestamps deserve: 9 for nanosecond captures, else 6. */
+unsigned isp_source_ts_digits(const struct isp_source *s);
+
+/* Ask a blocking live read to return (safe from a signal handler). */
+void isp_source_break(struct isp_source *s);
+
+/* Kernel counters of a live source: received, dropped. false for files. */
+bool isp_source_kernel_stats(struct isp_source *s, uint64_t *recv, uint64_t *drop);
+
+void isp_source_close(struct isp_source *s);
+
+#endif

@@ -1,0 +1,55 @@
+/*
+ * udp.c - UDP ("udp"). The payload is recognised by heuristics registered
+ * below udp (INT by DSCP), then by destination port, then by source port.
+ */
+#include "../../core/plugin.h"
+
+static enum isp_verdict udp_decode(struct isp_dissect *d, struct isp_layer *l)
+{
+	struct isp_cursor c = isp_layer_cursor(d->pkt, l);
+
+	if (!isp_cur_has(&c, 8))
+		return ISP_ERR_TRUNCATED;
+	unsigned len = isp_be16(c.p + 4);
+	if (len != 0) {         /* 0: jumbogram or offload, trust the capture */
+		if (len < 8)
+			return ISP_ERR_BAD_LENGTH;
+		if (len < c.left)
+			l->end = l->off + len;
+	}
+	l->len = 8;
+	d->l4_sport = isp_be16(c.p);
+	d->l4_dport = isp_be16(c.p + 2);
+	d->l4_is_tcp = 0;
+	d->carrier = ISP_CARRIER_L4;
+	isp_next_l4(d, l);
+	return ISP_OK;
+}
+
+static const struct isp_attr_desc udp_attrs[] = {
+	{ "src_port", ISP_T_U16, 0, isp_get_field, ISP_FIELD(0, 2, 0, 0, ISP_T_U16), "source port" },
+	{ "dst_port", ISP_T_U16, 0, isp_get_field, ISP_FIELD(2, 2, 0, 0, ISP_T_U16), "destination port" },
+	{ "len", ISP_T_U16, 0, isp_get_field, ISP_FIELD(4, 2, 0, 0, ISP_T_U16), "UDP length" },
+	{ "checksum", ISP_T_U16, 0, isp_get_field, ISP_FIELD(6, 2, 0, 0, ISP_T_U16), "checksum" },
+	{ 0 }
+};
+
+static const struct isp_link udp_links[] = {
+	{ ISP_TBL_IPPROTO, 17 },
+	ISP_LINKS_END
+};
+
+static const struct isp_proto_desc udp_desc = {
+	.name = "udp",
+	.help = "UDP",
+	.decode = udp_decode,
+	.links = udp_links,
+	.attrs = udp_attrs,
+};
+
+int isp_udp_register(struct isp_registry *reg);
+int isp_udp_register(struct isp_registry *reg)
+{
+	return isp_register_proto(reg, &udp_desc);
+}
+ISP_PLUGIN_ENTRY(isp_udp_register)

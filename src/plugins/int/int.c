@@ -1,0 +1,332 @@
+/*
+ * int.c - the "int" protocol: In-band Network Telemetry metadata carried in
+ * a packet (INT-MD v0.5, v1.0, v2.x; INT-MX), over TCP/UDP, VXLAN-GPE,
+ * Geneve and GRE. Registration, detection settings and attributes; the
+ * header parsing is in int_decode.c, the hop layouts in int_layout.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "int_state.h"
+
+struct int_config int_cfg = {
+	.ndscp = 1,
+	.dscp_value = { 0x20 },
+	.dscp_mask = { 0x3f },
+	.structural_in_reports = true,
+};
+
+/* ---- detection under TCP/UDP ---- */
+
+static bool int_detect(const struct isp_dissect *d, const struct isp_layer *parent)
+{
+	const struct isp_packet *p = d->pkt;
+	uint8_t dscp = d->ip_tos >> 2;
+
+	for (unsigned i = 0; i < int_cfg.ndscp; i++)
+		if ((dscp & int_cfg.dscp_mask[i]) == (int_cfg.dscp_value[i] & int_cfg.dscp_mask[i]))
+			return true;
+	uint32_t payload = parent->off + parent->len;
+	if (int_cfg.probe_marker_set && payload + 8 <= parent->end &&
+	    isp_be64(p->data + payload) == int_cfg.probe_marker)
+		return true;
+	/* Inside a telemetry report the payload is INT by construction when
+	 * its shim is well formed; DSCP there is whatever the sink saw. */
+	if (d->in_report && int_cfg.structural_in_reports && payload + 12 <= parent->end) {
+		uint8_t b0 = p->data[payload];
+		return b0 == 1 || b0 == 0x10 || b0 == 0x14 || b0 == 0x18 || b0 == 0x30;
+	}
+	return false;
+}
+
+static enum isp_verdict int_decode_layer(struct isp_dissect *d, struct isp_layer *l)
+{
+	return int_decode(d, l);
+}
+
+/* ---- options ---- */
+
+static int parse_u(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 0);
+	if (errno || end == s || v > max)
+		return -1;
+	*out = v;
+	return (int)(end - s);
+}
+
+static int int_set_option(const char *key, const char *value, char *err, size_t errlen)
+{
+	if (strcmp(key, "dscp") == 0) {
+		int_cfg.ndscp = 0;
+		if (strcmp(value, "none") == 0)
+			return 0;
+		for (const char *s = value; *s;) {
+			unsigned long v, m = 0x3f;
+			int used = parse_u(s, 0x3f, &v);
+			if (used <= 0 || int_cfg.ndscp >= INT_MAX_DSCP)
+				goto bad_dscp;
+			s += used;
+			if (*s == '/') {
+				used = parse_u(s + 1, 0xff, &m);
+				if (used <= 0)
+					goto bad_dscp;
+				s += used + 1;
+			}
+			int_cfg.dscp_value[int_cfg.ndscp] = (uint8_t)v;
+			int_cfg.dscp_mask[int_cfg.ndscp++] = (uint8_t)(m & 0x3f);
+			if (*s == ',')
+				s++;
+			else if (*s)
+				goto bad_dscp;
+		}
+		return 0;
+bad_dscp:
+		snprintf(err, errlen, "expected DSCP[/MASK][,...] with 6-bit values, or none");
+		return -1;
+	}
+	if (strcmp(key, "probe-marker") == 0) {
+		if (strcmp(value, "none") == 0) {
+			int_cfg.probe_marker_set = false;
+			return 0;
+		}
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(value, &end, 0);
+		if (errno || end == value || *end) {
+			snprintf(err, errlen, "expected a 64-bit number such as 0xaaaaaaaabbbbbbbb");
+			return -1;
+		}
+		int_cfg.probe_marker = v;
+		int_cfg.probe_marker_set = true;
+		return 0;
+	}
+	if (strcmp(key, "dialect") == 0) {
+		if (strcmp(value, "auto") == 0 || strcmp(value, "spec") == 0)
+			int_cfg.dialect = INT_DIALECT_AUTO;
+		else if (strcmp(value, "l4s") == 0)
+			int_cfg.dialect = INT_DIALECT_L4S;
+		else {
+			snprintf(err, errlen, "expected auto or l4s");
+			return -1;
+		}
+		return 0;
+	}
+	if (strcmp(key, "in-reports") == 0) {
+		if (strcmp(value, "structural") == 0)
+			int_cfg.structural_in_reports = true;
+		else if (strcmp(value, "detect") == 0)
+			int_cfg.structural_in_reports = false;
+		else {
+			snprintf(err, errlen, "expected structural or detect");
+			return -1;
+		}
+		return 0;
+	}
+	snprintf(err, errlen, "unknown option (known: dscp, probe-marker, dialect, "
+		 "in-reports, udp-ports, tcp-ports)");
+	return -1;
+}
+
+/* ---- attributes ---- */
+
+/* Per-hop attribute arg: bit | part << 8 | type << 16 */
+#define HOP(bit, part, type) ((uintptr_t)(bit) | (uintptr_t)(part) << 8 | (uintptr_t)(type) << 16)
+
+static bool int_hop_get(const struct isp_packet *p, const struct isp_layer *l,
+			uintptr_t arg, struct isp_value *o)
+{
+	struct int_state s;
+	unsigned bit = arg & 0xff;
+
+	int_state_load(l, &s);
+	/* v0.5 bit 6 is queue congestion, v1.0+ level-2 ports: one name each */
+	if (bit == 6 && ((arg >> 24) & 1) != (s.family == 0))
+		return false;
+	if (bit == 8 && s.family != 2)
+		return false;
+	return int_hops_read(p->data + l->off + s.stack_off, s.nhops, s.stride,
+			     (enum int_layout_kind)s.layout, s.bitmap, bit,
+			     (enum int_part)((arg >> 8) & 0xff), (uint8_t)((arg >> 16) & 0xff), o);
+}
+
+#define V05_ONLY ((uintptr_t)1 << 24)
+
+static bool int_latency_sum(const struct isp_packet *p, const struct isp_layer *l,
+			    uintptr_t arg, struct isp_value *o)
+{
+	struct isp_value hops;
+
+	(void)arg;
+	if (!int_hop_get(p, l, HOP(2, INT_PART_WHOLE, ISP_T_U32), &hops))
+		return false;
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < hops.count; i++)
+		if (!(hops.missing & (UINT32_C(1) << i)))
+			sum += hops.v.arr[i];
+	return isp_val_scalar(o, ISP_T_U64, sum);
+}
+
+enum {
+	S_VERSION, S_MODE, S_NUM_HOP, S_BITMAP, S_WIRE_BITMAP, S_HOP_ML,
+	S_REMAINING, S_MAX_HOP, S_E, S_M, S_D, S_C, S_SHIM_LEN, S_NPT,
+	S_ORIG_DSCP, S_ORIG_PORT, S_ORIG_PROTO, S_DOMAIN, S_DS_INSTR, S_DS_FLAGS,
+	S_TAIL_PROTO, S_TAIL_PORT, S_TAIL_DSCP, S_HOPML_MISMATCH, S_CARRIER,
+};
+
+static bool int_scalar(const struct isp_packet *p, const struct isp_layer *l,
+		       uintptr_t arg, struct isp_value *o)
+{
+	struct int_state s;
+	const uint8_t *tail;
+
+	int_state_load(l, &s);
+	switch (arg) {
+	case S_VERSION: return isp_val_scalar(o, ISP_T_U8, s.version);
+	case S_MODE: {
+		static const char *const modes[] = { "?", "md", "destination", "mx" };
+		isp_val_scalar(o, ISP_T_STRING, 0);
+		snprintf(o->v.str, sizeof(o->v.str), "%s", modes[s.mode & 3]);
+		return true;
+	}
+	case S_NUM_HOP: return isp_val_scalar(o, ISP_T_U8, s.nhops);
+	case S_BITMAP: return isp_val_scalar(o, ISP_T_U16, s.bitmap);
+	case S_WIRE_BITMAP: return isp_val_scalar(o, ISP_T_U16, s.wire_bitmap);
+	case S_HOP_ML: return s.family ? isp_val_scalar(o, ISP_T_U8, s.hop_ml) : false;
+	case S_REMAINING:
+		return s.family && s.mode != INT_MODE_MX ? isp_val_scalar(o, ISP_T_U8, s.hop_cnt) : false;
+	case S_MAX_HOP: return s.family == 0 ? isp_val_scalar(o, ISP_T_U8, s.max_hop_cnt) : false;
+	case S_E: return isp_val_scalar(o, ISP_T_U8, !!(s.flags & INT_F_E));
+	case S_M: return s.family ? isp_val_scalar(o, ISP_T_U8, !!(s.flags & INT_F_M)) : false;
+	case S_D: return s.family == 2 ? isp_val_scalar(o, ISP_T_U8, !!(s.flags & INT_F_D)) : false;
+	case S_C: return s.family < 2 ? isp_val_scalar(o, ISP_T_U8, !!(s.flags & INT_F_C)) : false;
+	case S_SHIM_LEN:
+		return s.carrier == ISP_CARRIER_GENEVE ? false : isp_val_scalar(o, ISP_T_U8, s.shim_len);
+	case S_NPT: return s.family == 2 ? isp_val_scalar(o, ISP_T_U8, s.npt) : false;
+	case S_ORIG_DSCP:
+		if (s.carrier != ISP_CARRIER_L4 || (s.family == 2 && s.npt != 0) || s.family == 0)
+			return false;
+		return isp_val_scalar(o, ISP_T_U8, s.family == 2 ? (s.shim_byte3 >> 2) & 0x3f
+							       : s.shim_byte3 >> 2);
+	case S_ORIG_PORT:
+		return s.family == 2 && s.npt == 1 ? isp_val_scalar(o, ISP_T_U16, s.shim_word1) : false;
+	case S_ORIG_PROTO:
+		return s.family == 2 && s.npt == 2 ? isp_val_scalar(o, ISP_T_U8, s.shim_byte3) : false;
+	case S_DOMAIN: return s.family == 2 ? isp_val_scalar(o, ISP_T_U16, s.domain_id) : false;
+	case S_DS_INSTR: return s.family == 2 ? isp_val_scalar(o, ISP_T_U16, s.ds_instruction) : false;
+	case S_DS_FLAGS: return s.family == 2 ? isp_val_scalar(o, ISP_T_U16, s.ds_flags) : false;
+	case S_TAIL_PROTO:
+	case S_TAIL_PORT:
+	case S_TAIL_DSCP:
+		if (!s.tail_off)
+			return false;
+		tail = p->data + l->off + s.tail_off;
+		if (arg == S_TAIL_PROTO)
+			return isp_val_scalar(o, ISP_T_U8, tail[0]);
+		if (arg == S_TAIL_PORT)
+			return isp_val_scalar(o, ISP_T_U16, isp_be16(tail + 1));
+		return isp_val_scalar(o, ISP_T_U8, tail[3] >> 2);
+	case S_HOPML_MISMATCH:
+		return isp_val_scalar(o, ISP_T_U8, !!(s.flags & INT_F_HOPML_MISMATCH));
+	case S_CARRIER: {
+		static const char *const carriers[] = { "l4", "vxlan_gpe", "geneve", "gre" };
+		isp_val_scalar(o, ISP_T_STRING, 0);
+		snprintf(o->v.str, sizeof(o->v.str), "%s", carriers[s.carrier & 3]);
+		return true;
+	}
+	}
+	return false;
+}
+
+#define SCALAR(n, t, a, h) { n, t, 0, int_scalar, a, h }
+#define PERHOP(n, t, bit, part, h) { n, t, 1, int_hop_get, HOP(bit, part, t), h }
+
+static const struct isp_attr_desc int_attrs[] = {
+	SCALAR("version", ISP_T_U8, S_VERSION, "instruction header version field (0 = v0.5, 1 = v1.0, 2 = v2.x)"),
+	SCALAR("mode", ISP_T_STRING, S_MODE, "md, mx or destination"),
+	SCALAR("carrier", ISP_T_STRING, S_CARRIER, "what carries INT: l4, vxlan_gpe, geneve, gre"),
+	SCALAR("num_hop", ISP_T_U8, S_NUM_HOP, "hops in the metadata stack"),
+	SCALAR("instruction_bits", ISP_T_U16, S_BITMAP, "instruction bitmap, MSB = bit 0 (canonical)"),
+	SCALAR("wire_instruction_bits", ISP_T_U16, S_WIRE_BITMAP, "instruction bitmap as written on the wire"),
+	SCALAR("hop_ml", ISP_T_U8, S_HOP_ML, "per-hop metadata length in words, as written (v1.0+)"),
+	SCALAR("remaining_hop_cnt", ISP_T_U8, S_REMAINING, "remaining hop count (v1.0+)"),
+	SCALAR("max_hop_cnt", ISP_T_U8, S_MAX_HOP, "maximum hop count (v0.5)"),
+	SCALAR("e_bit", ISP_T_U8, S_E, "hop count exceeded"),
+	SCALAR("m_bit", ISP_T_U8, S_M, "MTU exceeded (v1.0+)"),
+	SCALAR("d_bit", ISP_T_U8, S_D, "sink discards the packet (v2.x)"),
+	SCALAR("c_bit", ISP_T_U8, S_C, "copy flag (v0.5, v1.0)"),
+	SCALAR("shim_len", ISP_T_U8, S_SHIM_LEN, "shim Length field in words, as written"),
+	SCALAR("npt", ISP_T_U8, S_NPT, "next-protocol type of the v2.x shim"),
+	SCALAR("orig_dscp", ISP_T_U8, S_ORIG_DSCP, "original DSCP saved in the shim"),
+	SCALAR("orig_port", ISP_T_U16, S_ORIG_PORT, "original UDP destination port (v2.x NPT 1)"),
+	SCALAR("orig_proto", ISP_T_U8, S_ORIG_PROTO, "original IP protocol (v2.x NPT 2)"),
+	SCALAR("domain_id", ISP_T_U16, S_DOMAIN, "domain-specific ID (v2.x)"),
+	SCALAR("ds_instruction", ISP_T_U16, S_DS_INSTR, "domain-specific instruction bits (v2.x)"),
+	SCALAR("ds_flags", ISP_T_U16, S_DS_FLAGS, "domain-specific flags (v2.x)"),
+	SCALAR("tail_next_proto", ISP_T_U8, S_TAIL_PROTO, "v0.5 tail: next protocol"),
+	SCALAR("tail_dest_port", ISP_T_U16, S_TAIL_PORT, "v0.5 tail: original destination port"),
+	SCALAR("tail_dscp", ISP_T_U8, S_TAIL_DSCP, "v0.5 tail: original DSCP"),
+	SCALAR("hop_ml_mismatch", ISP_T_U8, S_HOPML_MISMATCH, "1 when HopML disagrees with the bitmap"),
+	{ "latency", ISP_T_U64, 0, int_latency_sum, 0, "sum of the available hop latencies" },
+	PERHOP("hop_switch_ids", ISP_T_U32, 0, INT_PART_WHOLE, "switch (node) ID per hop"),
+	PERHOP("hop_ingress_port_ids", ISP_T_U16, 1, INT_PART_HI, "level-1 ingress port per hop"),
+	PERHOP("hop_egress_port_ids", ISP_T_U16, 1, INT_PART_LO, "level-1 egress port per hop"),
+	PERHOP("hop_latencies", ISP_T_U32, 2, INT_PART_WHOLE, "hop latency per hop"),
+	PERHOP("hop_queue_ids", ISP_T_U8, 3, INT_PART_TOP8, "queue ID per hop"),
+	PERHOP("hop_queue_occups", ISP_T_U32, 3, INT_PART_LOW24, "queue occupancy per hop (24 bits)"),
+	PERHOP("hop_ingress_times", ISP_T_U64, 4, INT_PART_WHOLE, "ingress timestamp per hop (4 or 8 bytes)"),
+	PERHOP("hop_egress_times", ISP_T_U64, 5, INT_PART_WHOLE, "egress timestamp per hop (4 or 8 bytes)"),
+	{ "hop_lv2_ingress_port_ids", ISP_T_U32, 1, int_hop_get, HOP(6, INT_PART_HI, ISP_T_U32),
+	  "level-2 ingress port per hop (v1.0+)" },
+	{ "hop_lv2_egress_port_ids", ISP_T_U32, 1, int_hop_get, HOP(6, INT_PART_LO, ISP_T_U32),
+	  "level-2 egress port per hop (v1.0+)" },
+	{ "hop_congestion_queue_ids", ISP_T_U8, 1, int_hop_get, HOP(6, INT_PART_TOP8, ISP_T_U8) | V05_ONLY,
+	  "queue ID of the congestion word per hop (v0.5)" },
+	{ "hop_congestions", ISP_T_U32, 1, int_hop_get, HOP(6, INT_PART_LOW24, ISP_T_U32) | V05_ONLY,
+	  "queue congestion status per hop (v0.5, 24 bits)" },
+	PERHOP("hop_tx_utilizes", ISP_T_U32, 7, INT_PART_WHOLE, "egress port TX utilization per hop"),
+	PERHOP("hop_buffer_ids", ISP_T_U8, 8, INT_PART_TOP8, "buffer ID per hop (v2.x)"),
+	PERHOP("hop_buffer_occups", ISP_T_U32, 8, INT_PART_LOW24, "buffer occupancy per hop (v2.x, 24 bits)"),
+	PERHOP("hop_checksum_complements", ISP_T_U32, 15, INT_PART_WHOLE, "checksum complement per hop (v1.0+)"),
+	PERHOP("hop_l4s_mark", ISP_T_U16, INT_BIT_L4S, INT_PART_HI, "L4S: packets ECN-marked since the previous INT packet"),
+	PERHOP("hop_l4s_drop", ISP_T_U16, INT_BIT_L4S, INT_PART_LO, "L4S: packets dropped since the previous INT packet"),
+	{ 0 }
+};
+
+static const char *const int_parents[] = { "udp", "tcp", NULL };
+
+static const struct isp_link int_links[] = {
+	{ ISP_TBL_GPE_NEXT, 0x05 },     /* INT v0.5 over VXLAN-GPE */
+	{ ISP_TBL_GPE_NEXT, 0x08 },     /* v1.0 */
+	{ ISP_TBL_GPE_NEXT, 0x80 },     /* v2.0 */
+	{ ISP_TBL_GPE_NEXT, 0x82 },     /* v2.1 */
+	ISP_LINKS_END
+};
+
+static const struct isp_proto_desc int_desc = {
+	.name = "int",
+	.help = "In-band Network Telemetry metadata (INT-MD v0.5/v1.0/v2.x, INT-MX)",
+	.decode = int_decode_layer,
+	.links = int_links,
+	.detect_parents = int_parents,
+	.detect = int_detect,
+	.attrs = int_attrs,
+	.set_option = int_set_option,
+	.options_help =
+		"dscp=V[/M][,...]   DSCP values (6-bit) that mark INT over TCP/UDP (default 0x20/0x3f; none)\n"
+		"probe-marker=X     64-bit probe marker preceding the shim (v1.0; default none)\n"
+		"dialect=auto|l4s   l4s: p4-int-l4s per-hop layout (mark/drop word, stride from the bitmap)\n"
+		"in-reports=structural|detect  inside telemetry reports, recognise INT by its shim (default) or like live traffic\n",
+};
+
+int isp_int_register(struct isp_registry *reg);
+int isp_int_register(struct isp_registry *reg)
+{
+	return isp_register_proto(reg, &int_desc);
+}
+ISP_PLUGIN_ENTRY(isp_int_register)

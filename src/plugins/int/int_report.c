@@ -1,0 +1,369 @@
+/*
+ * int_report.c - the "int_report" protocol: telemetry reports v0.5, v1.0
+ * and v2.0 (int-formats.md §5), as an INT sink or a switch sends them to a
+ * collector. The report's inner packet continues through the same plugin
+ * chain, so inner ip.*, udp.*, tcp.* and int.* attributes are available;
+ * several v2.0 individual reports in one packet are handed out one by one
+ * (meta.report_index).
+ */
+#include <string.h>
+
+#include "int_layout.h"
+
+enum rep_kind { REP_V05, REP_V10, REP_V20 };
+
+/* Where the optional/local metadata of a report sits and how to read it. */
+struct rep_state {
+	uint8_t kind;
+	uint8_t nproto;         /* v0.5 NProto, v1.0 NProt, v2.0 InType */
+	uint8_t rep_type;       /* v2.0 */
+	uint8_t flags;          /* D Q F I, MSB first as 0x8 0x4 0x2 0x1 */
+	uint16_t ir_off;        /* v2.0 individual report header */
+	uint16_t md_off;        /* optional metadata (v1.0/v2.0) or local header (v0.5) */
+	uint16_t md_bits;       /* RepMdBits in INT bitmap positions */
+	uint16_t md_len;        /* bytes of metadata */
+	uint8_t v05_local;      /* v0.5: 1 drop header, 2 switch-local header */
+	uint8_t report_len;     /* v2.0 Report Length (words after word 0) */
+	uint8_t md_words;       /* v2.0 MD Length */
+	uint8_t count;          /* individual reports in the packet */
+	uint16_t inner_off;
+};
+
+_Static_assert(sizeof(struct rep_state) <= sizeof(union isp_layer_state), "fits");
+
+static void load(const struct isp_layer *l, struct rep_state *s)
+{
+	memcpy(s, l->st.b, sizeof(*s));
+}
+
+static enum isp_verdict short_verdict(const struct isp_packet *p)
+{
+	return p->caplen < p->wirelen ? ISP_ERR_TRUNCATED : ISP_ERR_BAD_LENGTH;
+}
+
+/* v1.0 RepMdBits (6 bits) to INT bitmap positions: ports 1, latency 2,
+ * queue 3, egress time 5, queue+drop reason 15, TX utilization 7. */
+static uint16_t v10_md_bits(unsigned rep)
+{
+	static const uint8_t bit_of[6] = { 1, 2, 3, 5, 15, 7 };
+	uint16_t bm = 0;
+
+	for (unsigned i = 0; i < 6; i++)
+		if (rep & (0x20u >> i))
+			bm |= isp_bit16(bit_of[i]);
+	return bm;
+}
+
+static enum isp_verdict decode_v05(struct isp_dissect *d, struct isp_layer *l,
+				   struct rep_state *s, const uint8_t *b, unsigned avail)
+{
+	uint32_t w0 = isp_be32(b);
+	unsigned hdr = 12;
+
+	s->kind = REP_V05;
+	s->nproto = (uint8_t)isp_bits32(w0, 4, 4);
+	s->flags = (uint8_t)(isp_bits32(w0, 8, 3) << 1);
+	switch (s->nproto) {
+	case 0: isp_next_by(d, ISP_TBL_LINKTYPE, 1); break;
+	case 1: s->v05_local = 1; hdr += 12; isp_next_by(d, ISP_TBL_LINKTYPE, 1); break;
+	case 2: s->v05_local = 2; hdr += 16; isp_next_by(d, ISP_TBL_LINKTYPE, 1); break;
+	case 4: isp_next_by(d, ISP_TBL_LINKTYPE, 228); break; /* Host-INT: IPv4 */
+	default: return ISP_ERR_UNSUPPORTED;
+	}
+	if (hdr > avail)
+		return short_verdict(d->pkt);
+	s->md_off = 12;
+	s->md_len = (uint16_t)(hdr - 12);
+	l->len = hdr;
+	return ISP_OK;
+}
+
+static enum isp_verdict decode_v10(struct isp_dissect *d, struct isp_layer *l,
+				   struct rep_state *s, const uint8_t *b, unsigned avail)
+{
+	uint32_t w0 = isp_be32(b);
+	unsigned hdr = isp_bits32(w0, 4, 4) * 4u;
+
+	s->kind = REP_V10;
+	s->nproto = (uint8_t)isp_bits32(w0, 8, 3);
+	s->md_bits = v10_md_bits(isp_bits32(w0, 11, 6));
+	s->flags = (uint8_t)(isp_bits32(w0, 23, 3) << 1);
+	if (hdr < 16 || hdr < 16 + 4u * isp_popcount16(s->md_bits))
+		return ISP_ERR_BAD_LENGTH;
+	if (hdr > avail)
+		return short_verdict(d->pkt);
+	s->md_off = 16;
+	s->md_len = (uint16_t)(hdr - 16);
+	l->len = hdr;
+	if (s->nproto > 2)
+		return ISP_ERR_UNSUPPORTED;
+	static const uint32_t link[3] = { 1, 228, 229 };
+	isp_next_by(d, ISP_TBL_LINKTYPE, link[s->nproto]);
+	return ISP_OK;
+}
+
+/* Bytes of the individual report at b (avail bytes left), or 0 if it does
+ * not fit. Report Length 0xff means "to the end of the payload". */
+static unsigned ir_size(const uint8_t *b, unsigned avail)
+{
+	if (avail < 4)
+		return 0;
+	unsigned words = b[1];
+	unsigned n = words == 0xff ? avail : 4 + words * 4u;
+	return n <= avail ? n : 0;
+}
+
+static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
+				   struct rep_state *s, const uint8_t *b, unsigned avail)
+{
+	struct isp_packet *p = d->pkt;
+
+	s->kind = REP_V20;
+	if (avail < 12)
+		return short_verdict(p);
+	unsigned off = 8;
+	if (p->report_index > 0) {
+		off = p->report_next_off - l->off;
+	} else {
+		/* count the coalesced reports once, on the first pass */
+		unsigned n = 0, o = 8;
+		while (o < avail && n < 255) {
+			unsigned sz = ir_size(b + o, avail - o);
+			if (!sz)
+				break;
+			n++;
+			o += sz;
+		}
+		if (n == 0)
+			return short_verdict(p);
+		p->report_count = (uint8_t)n;
+		p->report_layer = p->nlayers;
+	}
+	unsigned size = ir_size(b + off, avail - off);
+	if (!size)
+		return short_verdict(p);
+	p->report_next_off = l->off + off + size;
+	s->count = p->report_count;
+
+	const uint8_t *ir = b + off;
+	uint32_t w0 = isp_be32(ir);
+	s->ir_off = (uint16_t)off;
+	s->rep_type = (uint8_t)isp_bits32(w0, 0, 4);
+	s->nproto = (uint8_t)isp_bits32(w0, 4, 4);
+	s->report_len = (uint8_t)isp_bits32(w0, 8, 8);
+	s->md_words = (uint8_t)isp_bits32(w0, 16, 8);
+	s->flags = (uint8_t)isp_bits32(w0, 24, 4);
+
+	unsigned hdr = 4;
+	if (s->rep_type == 1) {
+		if (size < 12)
+			return ISP_ERR_BAD_LENGTH;
+		/* bit 0 (node ID) is reserved: the group header has it */
+		s->md_bits = isp_be16(ir + 4) & 0x7fff;
+		hdr = 12 + s->md_words * 4u;
+		s->md_off = (uint16_t)(off + 12);
+		s->md_len = (uint16_t)(s->md_words * 4u);
+		if (int_hop_size(INT_LAYOUT_V2, s->md_bits) > s->md_len)
+			return ISP_ERR_BAD_LENGTH;
+	} else if (s->rep_type != 0) {
+		return ISP_ERR_UNSUPPORTED;     /* IOAM and future types */
+	}
+	if (hdr > size)
+		return ISP_ERR_BAD_LENGTH;
+	s->inner_off = (uint16_t)(off + hdr);
+	l->len = off + hdr;
+	d->next_off = l->off + off + hdr;
+	d->next_end = l->off + off + size;
+	static const uint32_t link[6] = { 0, 0, 0, 1, 228, 229 };
+	if (s->nproto >= 3 && s->nproto <= 5)
+		isp_next_by(d, ISP_TBL_LINKTYPE, link[s->nproto]);
+	return ISP_OK;
+}
+
+static enum isp_verdict rep_decode(struct isp_dissect *d, struct isp_layer *l)
+{
+	struct isp_cursor c = isp_layer_cursor(d->pkt, l);
+	struct rep_state s;
+	enum isp_verdict v;
+
+	memset(&s, 0, sizeof(s));
+	if (!isp_cur_has(&c, 12))
+		return ISP_ERR_TRUNCATED;
+	switch (c.p[0] >> 4) {
+	case 0: v = decode_v05(d, l, &s, c.p, (unsigned)c.left); break;
+	case 1: v = decode_v10(d, l, &s, c.p, (unsigned)c.left); break;
+	case 2: v = decode_v20(d, l, &s, c.p, (unsigned)c.left); break;
+	default: return ISP_ERR_BAD_VERSION;
+	}
+	if (v != ISP_OK)
+		return v;
+	l->version = (uint8_t)(c.p[0] >> 4);
+	memcpy(l->st.b, &s, sizeof(s));
+	d->in_report = 1;
+	return ISP_OK;
+}
+
+/* ---- attributes ---- */
+
+enum {
+	R_VERSION, R_HW_ID, R_SEQ, R_NODE_ID, R_INGRESS_TIME, R_NPROTO, R_REP_TYPE,
+	R_D, R_Q, R_F, R_I, R_MD_BITS, R_DOMAIN, R_DS_MD_BITS, R_DS_MD_STATUS,
+	R_REPORT_LEN, R_MD_LEN, R_COUNT,
+	/* metadata fields: INT bit << 8 | part */
+	R_MD = 0x100,
+};
+
+#define MD(bit, part) (R_MD | (bit) << 8 | (part))
+
+/* v0.5 local headers: fixed offsets of the same meanings. */
+static bool v05_local(const uint8_t *h, unsigned kind, unsigned bit, unsigned part,
+		      struct isp_value *o, uint8_t type)
+{
+	/* drop header: switch 4, in 2, eg 2, queue 1, reason 1, pad 2
+	 * local header: switch 4, in 2, eg 2, queue 1 + occ 3, egress ts 4 */
+	bool na = false;
+	uint64_t v;
+
+	if (bit == 1)
+		v = int_read_part(h + 4, 4, (enum int_part)part, &na);
+	else if (bit == 3 && (part == INT_PART_TOP8 || kind == 2))
+		v = int_read_part(h + 8, 4, (enum int_part)part, &na);
+	else if (bit == 15 && kind == 1)
+		v = int_read_part(h + 8, 4, (enum int_part)part, &na);
+	else if (bit == 5 && kind == 2)
+		v = int_read_part(h + 12, 4, INT_PART_WHOLE, &na);
+	else
+		return false;
+	isp_val_scalar(o, type, v);
+	o->missing = na;
+	return true;
+}
+
+static bool rep_get(const struct isp_packet *p, const struct isp_layer *l,
+		    uintptr_t arg, struct isp_value *o)
+{
+	struct rep_state s;
+	const uint8_t *b = p->data + l->off;
+	const uint8_t *ir;
+
+	load(l, &s);
+	ir = b + s.ir_off;
+	if (arg >= R_MD) {
+		unsigned bit = (arg >> 8) & 0x1f, part = arg & 0xff;
+		uint8_t type = (uint8_t)(arg >> 16);
+		if (s.kind == REP_V05)
+			return s.v05_local && v05_local(b + 12, s.v05_local, bit, part, o, type);
+		if (!(s.md_bits & isp_bit16(bit)))
+			return false;
+		enum int_layout_kind k = s.kind == REP_V20 ? INT_LAYOUT_V2 : INT_LAYOUT_V10;
+		unsigned size = s.kind == REP_V10 ? 4 : int_field_size(k, bit);
+		unsigned fo = s.kind == REP_V10 ? 4u * isp_popcount16(s.md_bits & isp_bits_before16(bit))
+						: int_field_offset(k, s.md_bits, bit);
+		if (fo + size > s.md_len)
+			return false;
+		bool na;
+		isp_val_scalar(o, type, int_read_part(b + s.md_off + fo, size, (enum int_part)part, &na));
+		o->missing = na;
+		return true;
+	}
+	switch (arg) {
+	case R_VERSION: return isp_val_scalar(o, ISP_T_U8, s.kind == REP_V05 ? 0 : s.kind);
+	case R_HW_ID:
+		if (s.kind == REP_V20)
+			return isp_val_scalar(o, ISP_T_U8, isp_bits32(isp_be32(b), 4, 6));
+		return isp_val_scalar(o, ISP_T_U8, b[3] & 0x3f);
+	case R_SEQ:
+		if (s.kind == REP_V20)
+			return isp_val_scalar(o, ISP_T_U32, isp_bits32(isp_be32(b), 10, 22));
+		return isp_val_scalar(o, ISP_T_U32, isp_be32(b + (s.kind == REP_V05 ? 4 : 8)));
+	case R_NODE_ID:
+		if (s.kind == REP_V20)
+			return isp_val_scalar(o, ISP_T_U32, isp_be32(b + 4));
+		if (s.kind == REP_V10)
+			return isp_val_scalar(o, ISP_T_U32, isp_be32(b + 4));
+		return s.v05_local ? isp_val_scalar(o, ISP_T_U32, isp_be32(b + 12)) : false;
+	case R_INGRESS_TIME:
+		if (s.kind == REP_V20)
+			return false;
+		return isp_val_scalar(o, ISP_T_U32, isp_be32(b + (s.kind == REP_V05 ? 8 : 12)));
+	case R_NPROTO: return isp_val_scalar(o, ISP_T_U8, s.nproto);
+	case R_REP_TYPE: return s.kind == REP_V20 ? isp_val_scalar(o, ISP_T_U8, s.rep_type) : false;
+	case R_D: return isp_val_scalar(o, ISP_T_U8, !!(s.flags & 8));
+	case R_Q: return isp_val_scalar(o, ISP_T_U8, !!(s.flags & 4));
+	case R_F: return isp_val_scalar(o, ISP_T_U8, !!(s.flags & 2));
+	case R_I: return s.kind == REP_V20 ? isp_val_scalar(o, ISP_T_U8, s.flags & 1) : false;
+	case R_MD_BITS: return s.kind != REP_V05 ? isp_val_scalar(o, ISP_T_U16, s.md_bits) : false;
+	case R_DOMAIN:
+	case R_DS_MD_BITS:
+	case R_DS_MD_STATUS:
+		if (s.kind != REP_V20 || s.rep_type != 1)
+			return false;
+		return isp_val_scalar(o, ISP_T_U16, isp_be16(ir + (arg == R_DOMAIN ? 6 : arg == R_DS_MD_BITS ? 8 : 10)));
+	case R_REPORT_LEN: return s.kind == REP_V20 ? isp_val_scalar(o, ISP_T_U8, s.report_len) : false;
+	case R_MD_LEN: return s.kind == REP_V20 ? isp_val_scalar(o, ISP_T_U8, s.md_words) : false;
+	case R_COUNT: return isp_val_scalar(o, ISP_T_U8, s.kind == REP_V20 ? s.count : 1);
+	}
+	return false;
+}
+
+#define RA(n, t, a, h) { n, t, 0, rep_get, a, h }
+#define RM(n, t, bit, part, h) { n, t, 0, rep_get, MD(bit, part) | (uintptr_t)(t) << 16, h }
+
+static const struct isp_attr_desc rep_attrs[] = {
+	RA("version", ISP_T_U8, R_VERSION, "report version (0 = v0.5, 1 = v1.0, 2 = v2.0)"),
+	RA("hw_id", ISP_T_U8, R_HW_ID, "hardware ID of the reporting pipeline"),
+	RA("seq_num", ISP_T_U32, R_SEQ, "sequence number (22 bits in v2.0)"),
+	RA("node_id", ISP_T_U32, R_NODE_ID, "switch (node) ID of the reporter"),
+	RA("ingress_time", ISP_T_U32, R_INGRESS_TIME, "ingress timestamp (v0.5, v1.0)"),
+	RA("nproto", ISP_T_U8, R_NPROTO, "what follows: v0.5 NProto, v1.0 NProt, v2.0 InType"),
+	RA("rep_type", ISP_T_U8, R_REP_TYPE, "v2.0 report type (0 inner only, 1 INT, 2 IOAM)"),
+	RA("dropped", ISP_T_U8, R_D, "D flag: the packet was dropped"),
+	RA("congested_queue", ISP_T_U8, R_Q, "Q flag: congested queue"),
+	RA("tracked_flow", ISP_T_U8, R_F, "F flag: tracked flow"),
+	RA("intermediate", ISP_T_U8, R_I, "I flag: intermediate report (v2.0)"),
+	RA("md_bits", ISP_T_U16, R_MD_BITS, "metadata bits present, in INT bitmap positions"),
+	RA("domain_id", ISP_T_U16, R_DOMAIN, "domain-specific ID (v2.0)"),
+	RA("ds_md_bits", ISP_T_U16, R_DS_MD_BITS, "domain-specific metadata bits (v2.0)"),
+	RA("ds_md_status", ISP_T_U16, R_DS_MD_STATUS, "domain-specific metadata status (v2.0)"),
+	RA("report_length", ISP_T_U8, R_REPORT_LEN, "individual report length in words (v2.0)"),
+	RA("md_length", ISP_T_U8, R_MD_LEN, "metadata length in words (v2.0)"),
+	RA("report_count", ISP_T_U8, R_COUNT, "individual reports in this packet"),
+	RM("ingress_port", ISP_T_U16, 1, INT_PART_HI, "ingress port"),
+	RM("egress_port", ISP_T_U16, 1, INT_PART_LO, "egress port"),
+	RM("hop_latency", ISP_T_U32, 2, INT_PART_WHOLE, "hop latency"),
+	RM("queue_id", ISP_T_U8, 3, INT_PART_TOP8, "queue ID"),
+	RM("queue_occup", ISP_T_U32, 3, INT_PART_LOW24, "queue occupancy (24 bits)"),
+	RM("ingress_timestamp", ISP_T_U64, 4, INT_PART_WHOLE, "ingress timestamp from the metadata (v2.0, 8 bytes)"),
+	RM("egress_time", ISP_T_U64, 5, INT_PART_WHOLE, "egress timestamp"),
+	RM("lv2_ingress_port", ISP_T_U32, 6, INT_PART_HI, "level-2 ingress port (v2.0)"),
+	RM("lv2_egress_port", ISP_T_U32, 6, INT_PART_LO, "level-2 egress port (v2.0)"),
+	RM("tx_utilize", ISP_T_U32, 7, INT_PART_WHOLE, "egress port TX utilization"),
+	RM("buffer_id", ISP_T_U8, 8, INT_PART_TOP8, "buffer ID (v2.0)"),
+	RM("buffer_occup", ISP_T_U32, 8, INT_PART_LOW24, "buffer occupancy (v2.0, 24 bits)"),
+	RM("drop_queue_id", ISP_T_U8, 15, INT_PART_TOP8, "queue ID of a drop report"),
+	RM("drop_reason", ISP_T_U8, 15, INT_PART_BYTE1, "drop reason"),
+	{ 0 }
+};
+
+static const struct isp_link rep_links[] = {
+	{ ISP_TBL_UDP_PORT, 32766 }, { ISP_TBL_UDP_PORT, 54321 },
+	{ ISP_TBL_UDP_PORT, 6000 }, { ISP_TBL_UDP_PORT, 1234 },
+	{ ISP_TBL_UDP_PORT, 8090 }, { ISP_TBL_UDP_PORT, 9555 },
+	{ ISP_TBL_UDP_PORT, 5900 },
+	ISP_LINKS_END
+};
+
+static const struct isp_proto_desc rep_desc = {
+	.name = "int_report",
+	.help = "INT telemetry report v0.5, v1.0, v2.0 (group and coalesced individual reports)",
+	.decode = rep_decode,
+	.links = rep_links,
+	.attrs = rep_attrs,
+};
+
+int isp_int_report_register(struct isp_registry *reg);
+int isp_int_report_register(struct isp_registry *reg)
+{
+	return isp_register_proto(reg, &rep_desc);
+}
+ISP_PLUGIN_ENTRY(isp_int_report_register)

@@ -1,0 +1,79 @@
+/*
+ * int_state.h - what the INT decoder leaves in its layer for the getters,
+ * and the INT detection settings.
+ */
+#ifndef ISP_INT_STATE_H
+#define ISP_INT_STATE_H
+
+#include <string.h>
+
+#include "int_layout.h"
+
+enum int_mode { INT_MODE_MD = 1, INT_MODE_DST = 2, INT_MODE_MX = 3 };
+
+/* Offsets are relative to the layer start (which may hold a probe marker). */
+struct int_state {
+	uint16_t shim_off;
+	uint16_t md_off;        /* instruction header */
+	uint16_t stack_off;     /* first (= last-hop) block */
+	uint16_t tail_off;      /* v0.5 tail, 0 = none */
+	uint16_t bitmap;        /* canonical: MSB = bit 0 */
+	uint16_t wire_bitmap;   /* as on the wire (GEANT puts it in the low byte) */
+	uint16_t domain_id, ds_instruction, ds_flags;
+	uint8_t nhops;
+	uint8_t stride;         /* bytes per hop block as decoded */
+	uint8_t layout;         /* enum int_layout_kind */
+	uint8_t mode;           /* enum int_mode */
+	uint8_t family;         /* 0: v0.5, 1: v1.0, 2: v2.x (header layout) */
+	uint8_t version;        /* MD header version field as written */
+	uint8_t shim_len;       /* shim Length field as written */
+	uint8_t npt;
+	uint8_t shim_byte3;     /* v1.0 DSCP / v2 NPT payload */
+	uint16_t shim_word1;    /* v2 NPT=1 original port */
+	uint8_t hop_ml;         /* HopML (v1.0/v2) or InsCnt (v0.5), as written */
+	uint8_t hop_cnt;        /* RemainingHopCnt (v1.0/v2), TotalHopCnt (v0.5) */
+	uint8_t max_hop_cnt;    /* v0.5 */
+	uint8_t flags;          /* INT_F_* */
+	uint8_t carrier;
+	uint8_t probe;          /* a probe marker precedes the shim */
+};
+
+#define INT_F_D 0x01        /* discard (v2) */
+#define INT_F_E 0x02        /* hop count exceeded */
+#define INT_F_M 0x04        /* MTU exceeded */
+#define INT_F_C 0x08        /* copy (v0.5/v1.0) */
+#define INT_F_SWAPPED 0x10  /* bitmap was found in the low byte */
+#define INT_F_HOPML_MISMATCH 0x20 /* HopML disagrees with the bitmap */
+
+_Static_assert(sizeof(struct int_state) <= sizeof(union isp_layer_state),
+	       "int_state must fit a layer");
+
+static inline void int_state_load(const struct isp_layer *l, struct int_state *s)
+{
+	memcpy(s, l->st.b, sizeof(*s));
+}
+
+static inline void int_state_store(struct isp_layer *l, const struct int_state *s)
+{
+	memcpy(l->st.b, s, sizeof(*s));
+}
+
+/* Detection settings, set by options before any packet is read. */
+#define INT_MAX_DSCP 8
+enum int_dialect { INT_DIALECT_AUTO, INT_DIALECT_L4S };
+
+struct int_config {
+	unsigned ndscp;
+	uint8_t dscp_value[INT_MAX_DSCP], dscp_mask[INT_MAX_DSCP];
+	bool probe_marker_set;
+	uint64_t probe_marker;
+	uint8_t dialect;
+	bool structural_in_reports;
+};
+
+extern struct int_config int_cfg;
+
+/* Decode an INT header at l (carrier in d->carrier). */
+enum isp_verdict int_decode(struct isp_dissect *d, struct isp_layer *l);
+
+#endif
