@@ -209,11 +209,11 @@ enum {
 	R_VERSION, R_HW_ID, R_SEQ, R_NODE_ID, R_INGRESS_TIME, R_NPROTO, R_REP_TYPE,
 	R_D, R_Q, R_F, R_I, R_MD_BITS, R_DOMAIN, R_DS_MD_BITS, R_DS_MD_STATUS,
 	R_REPORT_LEN, R_MD_LEN, R_COUNT,
-	/* metadata fields: INT bit << 8 | part */
-	R_MD = 0x100,
 };
 
-#define MD(bit, part) (R_MD | (bit) << 8 | (part))
+/* metadata fields: flag | element type << 16 | INT bit << 8 | part */
+#define R_MD ((uintptr_t)1 << 30)
+#define MD(bit, part) (R_MD | (uintptr_t)(bit) << 8 | (uintptr_t)(part))
 
 /* v0.5 local headers: fixed offsets of the same meanings. */
 static bool v05_local(const uint8_t *h, unsigned kind, unsigned bit, unsigned part,
@@ -248,7 +248,7 @@ static bool rep_get(const struct isp_packet *p, const struct isp_layer *l,
 
 	load(l, &s);
 	ir = b + s.ir_off;
-	if (arg >= R_MD) {
+	if (arg & R_MD) {
 		unsigned bit = (arg >> 8) & 0x1f, part = arg & 0xff;
 		uint8_t type = (uint8_t)(arg >> 16);
 		if (s.kind == REP_V05)
@@ -283,8 +283,8 @@ static bool rep_get(const struct isp_packet *p, const struct isp_layer *l,
 			return isp_val_scalar(o, ISP_T_U32, isp_be32(b + 4));
 		return s.v05_local ? isp_val_scalar(o, ISP_T_U32, isp_be32(b + 12)) : false;
 	case R_INGRESS_TIME:
-		if (s.kind == REP_V20)
-			return false;
+		if (s.kind == REP_V20) /* v2.0 carries it as metadata bit 4 */
+			return rep_get(p, l, MD(4, INT_PART_WHOLE) | (uintptr_t)ISP_T_U64 << 16, o);
 		return isp_val_scalar(o, ISP_T_U32, isp_be32(b + (s.kind == REP_V05 ? 8 : 12)));
 	case R_NPROTO: return isp_val_scalar(o, ISP_T_U8, s.nproto);
 	case R_REP_TYPE: return s.kind == REP_V20 ? isp_val_scalar(o, ISP_T_U8, s.rep_type) : false;
@@ -314,7 +314,7 @@ static const struct isp_attr_desc rep_attrs[] = {
 	RA("hw_id", ISP_T_U8, R_HW_ID, "hardware ID of the reporting pipeline"),
 	RA("seq_num", ISP_T_U32, R_SEQ, "sequence number (22 bits in v2.0)"),
 	RA("node_id", ISP_T_U32, R_NODE_ID, "switch (node) ID of the reporter"),
-	RA("ingress_time", ISP_T_U32, R_INGRESS_TIME, "ingress timestamp (v0.5, v1.0)"),
+	RA("ingress_time", ISP_T_U64, R_INGRESS_TIME, "ingress timestamp (v0.5, v1.0 header; v2.0 metadata bit 4)"),
 	RA("nproto", ISP_T_U8, R_NPROTO, "what follows: v0.5 NProto, v1.0 NProt, v2.0 InType"),
 	RA("rep_type", ISP_T_U8, R_REP_TYPE, "v2.0 report type (0 inner only, 1 INT, 2 IOAM)"),
 	RA("dropped", ISP_T_U8, R_D, "D flag: the packet was dropped"),
@@ -333,7 +333,6 @@ static const struct isp_attr_desc rep_attrs[] = {
 	RM("hop_latency", ISP_T_U32, 2, INT_PART_WHOLE, "hop latency"),
 	RM("queue_id", ISP_T_U8, 3, INT_PART_TOP8, "queue ID"),
 	RM("queue_occup", ISP_T_U32, 3, INT_PART_LOW24, "queue occupancy (24 bits)"),
-	RM("ingress_timestamp", ISP_T_U64, 4, INT_PART_WHOLE, "ingress timestamp from the metadata (v2.0, 8 bytes)"),
 	RM("egress_time", ISP_T_U64, 5, INT_PART_WHOLE, "egress timestamp"),
 	RM("lv2_ingress_port", ISP_T_U32, 6, INT_PART_HI, "level-2 ingress port (v2.0)"),
 	RM("lv2_egress_port", ISP_T_U32, 6, INT_PART_LO, "level-2 egress port (v2.0)"),

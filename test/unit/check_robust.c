@@ -1,0 +1,136 @@
+/*
+ * check_robust.c - every prefix of every test capture, and every single-byte
+ * mutation of it, dissects without reading past the captured bytes (the
+ * suite runs under ASan+UBSan) and with every attribute fetched.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testlib.h"
+
+static void fetch_all(const struct isp_packet *p)
+{
+	const struct isp_registry *reg = tl_registry();
+	struct isp_value v;
+
+	for (uint16_t i = 0; i < reg->nprotos; i++) {
+		const struct isp_proto_desc *d = reg->proto[i].desc;
+		for (uint16_t a = 0; d->attrs && d->attrs[a].name; a++) {
+			for (uint8_t inst = 0; inst <= 2; inst++) {
+				struct isp_attr_ref r = { i, inst, a };
+				if (isp_attr_get(reg, p, &r, &v) && v.is_array)
+					ck_assert_uint_le(v.count, ISP_MAX_HOPS);
+			}
+		}
+	}
+}
+
+/* Dissect a private heap copy of exactly n bytes, so ASan sees any
+ * read past the end. */
+static void dissect_copy(const uint8_t *b, size_t n, uint32_t wirelen, struct isp_stats *st)
+{
+	uint8_t *copy = malloc(n ? n : 1);
+	struct isp_packet p;
+
+	ck_assert_ptr_nonnull(copy);
+	memcpy(copy, b, n);
+	memset(&p, 0, sizeof(p));
+	p.data = copy;
+	p.caplen = (uint32_t)n;
+	p.wirelen = wirelen;
+	p.index = 1;
+	isp_dissect(tl_registry(), &p, isp_proto_id(tl_registry(), "eth"), st);
+	do
+		fetch_all(&p);
+	while (isp_dissect_next_report(tl_registry(), &p, st));
+	free(copy);
+}
+
+static unsigned for_each_capture(void (*fn)(const uint8_t *, size_t))
+{
+	const char *top = getenv("top_srcdir") ? getenv("top_srcdir") : ".";
+	char dir[1024], path[2048], err[PCAP_ERRBUF_SIZE];
+	unsigned n = 0;
+
+	snprintf(dir, sizeof(dir), "%s/test/data", top);
+	DIR *dp = opendir(dir);
+	ck_assert_msg(dp != NULL, "no %s", dir);
+	struct dirent *de;
+	while ((de = readdir(dp)) != NULL) {
+		size_t len = strlen(de->d_name);
+		if (len < 5 || strcmp(de->d_name + len - 5, ".pcap") != 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		pcap_t *pc = pcap_open_offline(path, err);
+		ck_assert_msg(pc != NULL, "%s", err);
+		struct pcap_pkthdr *h;
+		const u_char *d;
+		unsigned k = 0;
+		while (pcap_next_ex(pc, &h, &d) == 1 && k++ < 64) {
+			fn(d, h->caplen);
+			n++;
+		}
+		pcap_close(pc);
+	}
+	closedir(dp);
+	return n;
+}
+
+static void prefixes(const uint8_t *b, size_t n)
+{
+	struct isp_stats st = { 0 };
+
+	for (size_t k = 0; k <= n; k++)
+		dissect_copy(b, k, (uint32_t)n, &st);
+	ck_assert_uint_eq(st.packets, n + 1);
+}
+
+START_TEST(every_prefix)
+{
+	ck_assert_uint_gt(for_each_capture(prefixes), 0);
+}
+END_TEST
+
+static void mutations(const uint8_t *b, size_t n)
+{
+	static const uint8_t values[] = { 0x00, 0xff, 0x01, 0x80, 0x7f, 0x10, 0x3f };
+	struct isp_stats st = { 0 };
+	uint8_t *m = malloc(n ? n : 1);
+
+	ck_assert_ptr_nonnull(m);
+	for (size_t i = 0; i < n; i++) {
+		for (size_t v = 0; v < sizeof(values); v++) {
+			memcpy(m, b, n);
+			m[i] = values[v];
+			dissect_copy(m, n, (uint32_t)n, &st);
+		}
+	}
+	free(m);
+}
+
+START_TEST(every_byte_mutated)
+{
+	ck_assert_uint_gt(for_each_capture(mutations), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("robust");
+	TCase *tc = tcase_create("bounds");
+
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, every_prefix);
+	tcase_add_test(tc, every_byte_mutated);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
