@@ -4,7 +4,8 @@
 Usage: jsoncheck.py EXPECT ACTUAL
 EXPECT holds one JSON object per expected output line (same order). Each key
 must be present in the actual object with an equal value, except the special
-key "absent": a list of keys that must NOT appear. A key "lines" in the first
+key "absent": a list of keys that must NOT appear, and "malformed": REASON,
+which the actual meta.malformed ("proto.REASON") must end with. A key "lines" in the first
 object, if present, is the exact number of output lines.
 """
 import json
@@ -26,6 +27,11 @@ def main():
         errors.append(f"expected at least {len(expect)} lines, got {len(actual)}")
     for i, (e, a) in enumerate(zip(expect, actual), 1):
         for k, v in e.items():
+            if k == "malformed":
+                got = a.get("meta.malformed", "")
+                if not got.endswith("." + v):
+                    errors.append(f"line {i}: meta.malformed = {got!r}, expected *.{v}")
+                continue
             if k == "absent":
                 for key in v:
                     if key in a:

@@ -95,9 +95,12 @@ enum hop_field {
 	HF_L4S_MARK, HF_L4S_DROP
 };
 
-static uint64_t hop_value(const struct ig_hop *h, enum hop_field f, unsigned ts_bytes,
-			  uint64_t *all_ones)
+static uint64_t hop_value(const struct ig_hop *h, enum hop_field f,
+			  const struct ig_item *it, uint64_t *all_ones)
 {
+	unsigned ts_bytes = it->ts_bytes;
+	bool l4s = it->l4s;
+
 	switch (f) {
 	case HF_SWITCH:   *all_ones = 0xFFFFFFFFu; return h->switch_id;
 	case HF_IN_PORT:  *all_ones = 0xFFFF;      return h->in_port;
@@ -111,8 +114,12 @@ static uint64_t hop_value(const struct ig_hop *h, enum hop_field f, unsigned ts_
 		*all_ones = ts_bytes == 8 ? UINT64_MAX : 0xFFFFFFFFu;
 		return ts_bytes == 8 ? v : (v & 0xFFFFFFFFu);
 	}
-	case HF_LV2_IN:   *all_ones = 0xFFFFFFFFu; return h->lv2_in;
-	case HF_LV2_EG:   *all_ones = 0xFFFFFFFFu; return h->lv2_eg;
+	case HF_LV2_IN:
+		*all_ones = l4s ? 0xFFFF : 0xFFFFFFFFu;
+		return l4s ? (h->lv2_in & 0xFFFF) : h->lv2_in;
+	case HF_LV2_EG:
+		*all_ones = l4s ? 0xFFFF : 0xFFFFFFFFu;
+		return l4s ? (h->lv2_eg & 0xFFFF) : h->lv2_eg;
 	case HF_TX:       *all_ones = 0xFFFFFFFFu; return h->tx_util;
 	case HF_BUF_ID:   *all_ones = 0xFF;        return h->buffer_id;
 	case HF_BUF_OCC:  *all_ones = 0xFFFFFF;    return h->buffer_occ;
@@ -130,7 +137,7 @@ static void kv_hops(struct expect_writer *w, const char *key,
 	out_key(w, key);
 	w->buf[w->len++] = '[';
 	for (unsigned h = 0; h < it->nhops; h++) {
-		uint64_t ones, v = hop_value(&it->hop[h], f, it->ts_bytes, &ones);
+		uint64_t ones, v = hop_value(&it->hop[h], f, it, &ones);
 		if (h)
 			w->buf[w->len++] = ',';
 		if (v == ones)
@@ -293,9 +300,10 @@ void expect_item(struct expect_writer *w, const struct ig_config *cfg,
 	out_u64(w, pkt_index);
 	if (in_report)
 		report_keys(w, cfg, it);
-	kv_addr(w, "ip.src", f->src, f->v6);
-	kv_addr(w, "ip.dst", f->dst, f->v6);
-	kv_u64(w, "ip.proto", f->proto);
+	/* IPv6 is its own protocol, as in MMT: ipv6.src, ipv6.next_header */
+	kv_addr(w, f->v6 ? "ipv6.src" : "ip.src", f->src, f->v6);
+	kv_addr(w, f->v6 ? "ipv6.dst" : "ip.dst", f->dst, f->v6);
+	kv_u64(w, f->v6 ? "ipv6.next_header" : "ip.proto", f->proto);
 	kv_u64(w, tcp ? "tcp.src_port" : "udp.src_port", f->sport);
 	kv_u64(w, tcp ? "tcp.dst_port" : "udp.dst_port", f->dport);
 	if (it->has_int)

@@ -69,6 +69,11 @@ static uint8_t *write_hop(uint8_t *p, const struct ig_config *cfg,
 			if (cfg->int_ver == IV_05 && !cfg->l4s) {
 				put32(p, h->v05_qcong);
 				p += 4;
+			} else if (cfg->l4s) {
+				/* p4-int-l4s writes 16-bit level-2 ports */
+				put16(p, (uint16_t)h->lv2_in);
+				put16(p + 2, (uint16_t)h->lv2_eg);
+				p += 4;
 			} else {
 				put32(p, h->lv2_in);
 				put32(p + 4, h->lv2_eg);

@@ -42,10 +42,12 @@ unsigned model_hop_words(enum ig_intver v, bool l4s, uint16_t bitmap)
 	for (unsigned b = 0; b <= last; b++) {
 		if (!(bitmap & (0x8000u >> b)))
 			continue;
-		if (b == 6 && (l4s || v >= IV_10))
+		if (b == 6 && l4s)
+			words += 1; /* p4-int-l4s: 16-bit level-2 ports */
+		else if (b == 6 && v >= IV_10)
 			words += 2; /* level-2 ingress + egress port IDs */
-		else if ((b == 4 || b == 5) && v >= IV_20 && !l4s)
-			words += 2; /* 8-byte timestamps */
+		else if ((b == 4 || b == 5) && (v >= IV_20 || l4s))
+			words += 2; /* 8-byte timestamps (the L4S switch too) */
 		else
 			words += 1;
 	}
@@ -188,7 +190,8 @@ void model_item(struct ig_model *m, struct ig_item *it, uint64_t ts_ns,
 	it->mx = cfg->format == FMT_MX;
 	it->bitmap = cfg->bitmap;
 	it->md_version = cfg->int_ver == IV_05 ? 0 : cfg->int_ver == IV_10 ? 1 : 2;
-	it->ts_bytes = (cfg->int_ver >= IV_20 && !cfg->l4s) ? 8 : 4;
+	it->ts_bytes = (cfg->int_ver >= IV_20 || cfg->l4s) ? 8 : 4;
+	it->l4s = cfg->l4s;
 	it->hop_words = (uint8_t)model_hop_words(cfg->int_ver, cfg->l4s, it->bitmap);
 	it->hop_ml = it->hop_words;
 	if (cfg->l4s && (it->bitmap & 0x00F0))

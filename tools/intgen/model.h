@@ -64,7 +64,8 @@ struct ig_item {
 	bool mx;                  /* INT-MX header only, no stack */
 	uint8_t md_version;       /* version field written in the MD header */
 	uint16_t bitmap;
-	uint8_t ts_bytes;         /* 4 (v0.5/v1.0/L4S) or 8 (v2.x) */
+	uint8_t ts_bytes;         /* 4 (v0.5/v1.0) or 8 (v2.x, L4S) */
+	bool l4s;                 /* p4-int-l4s layout (16-bit level-2 ports) */
 	unsigned nhops;
 	uint8_t hop_ml;           /* as written (L4S: real words - 1) */
 	uint8_t hop_words;        /* real per-hop words */
