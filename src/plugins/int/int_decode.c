@@ -284,7 +284,7 @@ enum isp_verdict int_decode(struct isp_dissect *d, struct isp_layer *l)
 		 * the Geneve decoder bounded the region to the option. */
 		unsigned len = l->end - l->off;
 		if (len < MD_V2_LEN)
-			return ISP_ERR_TRUNCATED;
+			return short_verdict(d->pkt);
 		s.mode = INT_MODE_MD;
 		s.md_off = 0;
 		s.stack_off = MD_V2_LEN;
@@ -300,8 +300,14 @@ enum isp_verdict int_decode(struct isp_dissect *d, struct isp_layer *l)
 		return ISP_OK;
 	}
 
-	if (!isp_cur_skip(&c, start) || !isp_cur_has(&c, SHIM_LEN))
-		return d->carrier == ISP_CARRIER_L4 && !s.probe ? ISP_NOT_MINE : ISP_ERR_TRUNCATED;
+	if (!isp_cur_skip(&c, start) || !isp_cur_has(&c, SHIM_LEN)) {
+		/* a DSCP-marked payload too short for a shim is not INT, unless
+		 * the capture cut it */
+		if (d->carrier == ISP_CARRIER_L4 && !s.probe &&
+		    d->pkt->caplen >= d->pkt->wirelen)
+			return ISP_NOT_MINE;
+		return ISP_ERR_TRUNCATED;
+	}
 
 	unsigned body;
 	uint32_t next_tbl, next_key = 0;

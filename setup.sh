@@ -1,0 +1,79 @@
+#!/bin/sh
+# setup.sh - install what intspect needs on Debian 12, build it, and run the
+# demo or the whole test suite. Idempotent: a second run installs nothing
+# and rebuilds only what changed.
+#
+#   ./setup.sh demo    decode the bundled captures (no external service)
+#   ./setup.sh test    the whole test suite: ASan+UBSan build and `make check`,
+#                      then the release build's allocation check
+#   ./setup.sh build   just the release build (build/rel)
+set -eu
+cd "$(dirname "$0")"
+top=$(pwd)
+jobs=$(nproc 2>/dev/null || echo 2)
+
+PACKAGES="autoconf automake libtool pkg-config make gcc clang libpcap-dev check \
+flex bison python3 valgrind libhiredis-dev librdkafka-dev"
+
+install_deps() {
+	missing=""
+	for p in $PACKAGES; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+			missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	echo "setup: installing$missing"
+	sudo=""
+	[ "$(id -u)" -ne 0 ] && sudo=sudo
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
+
+# build DIR [configure args...]: out-of-tree build under build/DIR
+build() {
+	dir=$1
+	shift
+	if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt configure ]; then
+		autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
+	fi
+	mkdir -p "build/$dir"
+	if [ ! -f "build/$dir/Makefile" ] || [ configure -nt "build/$dir/Makefile" ]; then
+		(cd "build/$dir" && "$top/configure" -q "$@")
+	fi
+	make -s -C "build/$dir" -j"$jobs" >/dev/null
+}
+
+run_demo() {
+	bin=build/rel/intspect
+	for f in test/data/report-v0.5-int-v0.5-tcp.pcap test/data/int-v2.1-md-udp.pcap; do
+		echo "== $bin -r $f --dump"
+		"$bin" -r "$f" --dump
+	done
+}
+
+run_tests() {
+	build asan --enable-sanitizers CFLAGS="-O1 -g"
+	status=0
+	make -C build/asan -j"$jobs" check >build/asan/check.out 2>&1 || status=$?
+	grep -E '^(PASS|FAIL|ERROR|XPASS|SKIP):' build/asan/check.out || true
+	for log in $(find build/asan/test -name '*.log' ! -name test-suite.log | sort); do
+		grep -h -E '^[0-9]+%: Checks:|passed, [0-9]+ failed' "$log" || true
+	done
+	if [ "$status" -ne 0 ]; then
+		cat build/asan/test-suite.log 2>/dev/null || cat build/asan/check.out
+	fi
+	build rel CFLAGS="-O2 -g"
+	TOP=$top sh test/alloc/run.sh build/rel || status=1
+	pass=$(grep -c '^PASS:' build/asan/check.out || true)
+	fail=$(grep -c -E '^(FAIL|ERROR|XPASS):' build/asan/check.out || true)
+	[ "$status" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
+	echo "$pass passed, $fail failed"
+	return "$status"
+}
+
+case "${1:-demo}" in
+demo) install_deps; build rel CFLAGS="-O2 -g"; run_demo ;;
+test) install_deps; run_tests ;;
+build) install_deps; build rel CFLAGS="-O2 -g" ;;
+*) echo "usage: $0 demo|test|build" >&2; exit 2 ;;
+esac

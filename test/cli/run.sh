@@ -1,0 +1,71 @@
+#!/bin/sh
+# Command-line behaviour: input kinds (pcapng, stdin), -c, BPF filters,
+# the malformed summary, plugins loaded as .so files, listings, errors.
+set -u
+src=${top_srcdir:-.}
+bld=${top_builddir:-.}
+bin=$bld/intspect
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { echo "ok $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+
+# pcapng and stdin give the same dump as the pcap
+"$bin" -r "$src/test/data/report-v0.5-int-v0.5-tcp.pcap" --dump >"$tmp/pcap.out" 2>/dev/null
+"$bin" -r "$src/test/data/report-v0.5.pcapng" --dump >"$tmp/ng.out" 2>/dev/null
+"$bin" -r - --dump <"$src/test/data/report-v0.5-int-v0.5-tcp.pcap" >"$tmp/stdin.out" 2>/dev/null
+check "pcapng equals pcap" cmp -s "$tmp/pcap.out" "$tmp/ng.out"
+check "stdin equals file" cmp -s "$tmp/pcap.out" "$tmp/stdin.out"
+check "dump is one line" test "$(wc -l <"$tmp/pcap.out")" -eq 1
+
+# .so plugins alone decode exactly like the built-ins
+plugdir=$bld/.libs
+if ls "$plugdir"/int.so >/dev/null 2>&1; then
+	for f in "$src"/test/data/*.pcap; do
+		"$bin" -r "$f" --dump >"$tmp/a" 2>/dev/null
+		"$bin" --no-builtin --plugin-dir "$plugdir" -r "$f" --dump >"$tmp/b" 2>"$tmp/err"
+		check "plugins as .so: $(basename "$f")" cmp -s "$tmp/a" "$tmp/b"
+	done
+	"$bin" --no-builtin --plugin-dir "$plugdir" --list-protocols >"$tmp/protos"
+	check "plugins report their origin" grep -q '^int  *plugin' "$tmp/protos"
+else
+	bad "no plugin .so in $plugdir"
+fi
+
+# -c, BPF filter (trailing expression and -f), counts in the summary
+"$bld/intgen" -o "$tmp/g.pcap" -n 50 --seed 3 --flows 4 2>/dev/null
+"$bin" -r "$tmp/g.pcap" -c 7 --dump >"$tmp/c.out" 2>/dev/null
+check "-c 7 stops after 7 packets" test "$(wc -l <"$tmp/c.out")" -eq 7
+"$bin" -r "$tmp/g.pcap" --dump udp and not udp >"$tmp/f.out" 2>/dev/null
+check "trailing BPF filter" test ! -s "$tmp/f.out"
+"$bin" -r "$tmp/g.pcap" -f udp -q 2>"$tmp/f.err" >/dev/null
+check "-f filter keeps matching packets" grep -q '^intspect: 50 packets' "$tmp/f.err"
+check "-q prints packets/s" grep -q 'packets/s' "$tmp/f.err"
+
+# malformed packets are counted per reason, the rest decoded
+"$bld/intgen" -o "$tmp/m.pcap" -e "$tmp/m.jsonl" -n 200 --seed 9 --hops 1-4 --malformed=0.3 2>/dev/null
+want=$(grep -c '"malformed"' "$tmp/m.jsonl")
+"$bin" -r "$tmp/m.pcap" -q 2>"$tmp/m.err" >/dev/null
+got=$(sed -n 's/.* \([0-9]*\) malformed.*/\1/p' "$tmp/m.err" | head -1)
+check "malformed count ($want) in the summary" test "$got" = "$want"
+check "malformed reasons listed" grep -q 'malformed int: truncated' "$tmp/m.err"
+
+# listings and errors
+"$bin" --list-attributes >"$tmp/attrs"
+check "--list-attributes lists per-hop arrays" grep -q '^int.hop_latencies  *u32\[\]' "$tmp/attrs"
+check "--list-attributes lists report fields" grep -q '^int_report.seq_num ' "$tmp/attrs"
+"$bin" -r /nonexistent.pcap 2>"$tmp/e1"; rc=$?
+check "missing file is an error" test "$rc" -ne 0
+check "missing file message" grep -q 'nonexistent.pcap' "$tmp/e1"
+"$bin" -o int.dscp=banana -r "$tmp/g.pcap" 2>"$tmp/e2"; rc=$?
+check "bad option exits 2" test "$rc" -eq 2
+check "bad option message" grep -q 'int.dscp=banana' "$tmp/e2"
+"$bin" 2>/dev/null; rc=$?
+check "no input exits 2" test "$rc" -eq 2
+"$bin" --plugin-dir /nonexistent -r "$tmp/g.pcap" 2>"$tmp/e3"; rc=$?
+check "bad plugin dir is an error" test "$rc" -ne 0
+
+echo "cli: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
