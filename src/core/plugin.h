@@ -265,11 +265,14 @@ static inline struct isp_cursor isp_layer_cursor(const struct isp_packet *p,
  * exports the common entry point the loader looks for.
  */
 #ifdef ISP_BUILD_SHARED_PLUGIN
+/* Modules build with -fvisibility=hidden: only these two are exported, so
+ * a module's internals never bind to the built-in copies in the binary. */
+#define ISP_PLUGIN_EXPORT __attribute__((visibility("default")))
 #define ISP_PLUGIN_ENTRY(fn)                                              \
-	int isp_plugin_abi(void);                                         \
-	int isp_plugin_abi(void) { return ISP_PLUGIN_ABI; }               \
-	int isp_plugin_register(struct isp_registry *reg);                \
-	int isp_plugin_register(struct isp_registry *reg) { return fn(reg); }
+	ISP_PLUGIN_EXPORT int isp_plugin_abi(void);                       \
+	ISP_PLUGIN_EXPORT int isp_plugin_abi(void) { return ISP_PLUGIN_ABI; } \
+	ISP_PLUGIN_EXPORT int isp_plugin_register(struct isp_registry *reg); \
+	ISP_PLUGIN_EXPORT int isp_plugin_register(struct isp_registry *reg) { return fn(reg); }
 #else
 #define ISP_PLUGIN_ENTRY(fn)
 #endif

@@ -735,6 +735,13 @@ START_TEST(test_tcp_odd_options)
 	EXPECT_U("tcp.wscale", 14);
 	EXPECT_ABSENT("tcp.ts_val");
 	EXPECT_ABSENT("tcp.mss");
+
+	/* an MSS option of the wrong length is not an MSS */
+	b.buf[t + 20 + 6] = 2;
+	b.buf[t + 20 + 7] = 3;
+	run(&b);
+	EXPECT_OK();
+	EXPECT_ABSENT("tcp.mss");
 }
 END_TEST
 
@@ -889,6 +896,30 @@ START_TEST(test_geneve_options)
 	EXPECT_U("geneve.vni", 7);
 	EXPECT_U("ip.src", IP_D);
 	EXPECT_STR("meta.proto_hierarchy", "eth.ip.udp.geneve.ip.udp");
+}
+END_TEST
+
+/* Opt Len is 6 bits: 32 words of options need its top bit. */
+START_TEST(test_geneve_long_options)
+{
+	static uint8_t big[124];
+	struct pkt b;
+
+	memset(big, 0x5c, sizeof big);
+	pkt_init(&b);
+	eth_ip4(&b, 0, 17, IP_A, IP_B);
+	pkt_udp(&b, 49154, 6081, 0);
+	size_t g = pkt_geneve(&b, false, false, 0x6558, 0x424242);
+	pkt_geneve_opt(&b, g, 0x0102, 0x11, big, sizeof big);   /* 1 + 31 words */
+	inner_eth_ip_udp(&b);
+	pkt_finish(&b);
+	ck_assert_uint_eq(b.buf[g], 32);
+	ck_assert_uint_eq(run(&b), 7);
+	EXPECT_OK();
+	EXPECT_U("geneve.opt_len", 32);
+	EXPECT_U("geneve.vni", 0x424242);
+	EXPECT_BYTES("eth.2.src", MAC_S2, 6);
+	ck_assert_uint_eq(pk.layer[3].len, 8 + 128);
 }
 END_TEST
 
@@ -1336,6 +1367,7 @@ static Suite *base_suite(void)
 	tcase_add_test(tc, test_vxlan);
 	tcase_add_test(tc, test_vxlan_gpe);
 	tcase_add_test(tc, test_geneve_options);
+	tcase_add_test(tc, test_geneve_long_options);
 	tcase_add_test(tc, test_geneve_int_option);
 	tcase_add_test(tc, test_gre_key_seq);
 	tcase_add_test(tc, test_gre_optional_absent);
