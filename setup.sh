@@ -63,9 +63,15 @@ run_tests() {
 		cat build/asan/test-suite.log 2>/dev/null || cat build/asan/check.out
 	fi
 	build rel CFLAGS="-O2 -g"
-	TOP=$top sh test/alloc/run.sh build/rel || status=1
-	pass=$(grep -c '^PASS:' build/asan/check.out || true)
-	fail=$(grep -c -E '^(FAIL|ERROR|XPASS):' build/asan/check.out || true)
+	sh test/alloc/run.sh build/rel >build/rel/alloc.out 2>&1 || status=1
+	cat build/rel/alloc.out
+	# one closing line over every test case: script cases and Check tests
+	counts=$(cat $(find build/asan/test -name '*.log' ! -name test-suite.log) build/rel/alloc.out 2>/dev/null |
+		awk '/^[0-9]+%: Checks:/ { gsub(",", ""); p += $3 - $5 - $7; f += $5 + $7 }
+		     / passed, [0-9]+ failed$/ { p += $(NF-3); f += $(NF-1) }
+		     END { printf "%d %d", p, f }')
+	pass=${counts% *}
+	fail=${counts#* }
 	[ "$status" -ne 0 ] && [ "$fail" -eq 0 ] && fail=1
 	echo "$pass passed, $fail failed"
 	return "$status"

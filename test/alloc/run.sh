@@ -24,7 +24,8 @@ for mode in -q --dump; do
 		echo "ok alloc $mode: $a allocations for 1,000 and for 100,000 packets"
 	else
 		echo "FAIL alloc $mode: $a allocations for 1,000 packets, $b for 100,000"
-		fail=1
+		fail=$((fail + 1))
 	fi
 done
+echo "alloc: $((2 - fail)) passed, $fail failed"
 exit $fail

@@ -99,16 +99,26 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* Values must be self-consistent whatever the bytes: trap otherwise, so
+/* Values must be self-consistent whatever the bytes: abort otherwise, so
  * the fuzzer reports more than memory errors. */
-static void check_value(const struct isp_attr_desc *a, const struct isp_value *v)
+static void check_value(const struct isp_registry *reg, uint16_t proto,
+			const struct isp_attr_desc *a, const struct isp_value *v)
 {
-	if (v->type != a->type || v->is_array != a->per_hop)
-		__builtin_trap();
-	if (v->is_array && v->count > ISP_MAX_HOPS)
-		__builtin_trap();
-	if (v->type == ISP_T_STRING && memchr(v->v.str, 0, sizeof v->v.str) == NULL)
-		__builtin_trap();
+	const char *why = NULL;
+
+	if (v->type != a->type)
+		why = "value type differs from the declared type";
+	else if (v->is_array != a->per_hop)
+		why = "array-ness differs from the declaration";
+	else if (v->is_array && v->count > ISP_MAX_HOPS)
+		why = "more elements than ISP_MAX_HOPS";
+	else if (v->type == ISP_T_STRING && memchr(v->v.str, 0, sizeof v->v.str) == NULL)
+		why = "string not NUL-terminated";
+	if (why) {
+		fprintf(stderr, "fuzz_dissect: %s.%s: %s (type %u, declared %u)\n",
+			reg->proto[proto].desc->name, a->name, why, v->type, a->type);
+		abort();
+	}
 }
 
 static volatile uint64_t sink;
@@ -124,7 +134,7 @@ static void fetch_all(const struct isp_registry *reg, const struct isp_packet *p
 				struct isp_attr_ref r = { .proto = i, .instance = inst, .attr = k };
 				if (!isp_attr_get(reg, p, &r, &v))
 					continue;
-				check_value(&attrs[k], &v);
+				check_value(reg, i, &attrs[k], &v);
 				sink += v.v.u + v.count;
 			}
 		}
@@ -136,11 +146,14 @@ static void fetch_all(const struct isp_registry *reg, const struct isp_packet *p
 static void check_layers(const struct isp_packet *p)
 {
 	if (p->nlayers > ISP_MAX_LAYERS)
-		__builtin_trap();
+		abort();
 	for (unsigned i = 0; i < p->nlayers; i++) {
 		const struct isp_layer *l = &p->layer[i];
-		if (l->off > l->end || l->end > p->caplen || l->len > l->end - l->off)
-			__builtin_trap();
+		if (l->off > l->end || l->end > p->caplen || l->len > l->end - l->off) {
+			fprintf(stderr, "fuzz_dissect: layer %u: off %u len %u end %u caplen %u\n",
+				i, l->off, l->len, l->end, p->caplen);
+			abort();
+		}
 	}
 }
 
@@ -163,8 +176,10 @@ static void dissect_as(const struct isp_registry *reg, const uint8_t *data,
 	fetch_all(reg, &p);
 	/* report_count is a uint8_t: more visits than that is a loop */
 	for (unsigned n = 0; isp_dissect_next_report(reg, &p, &st); n++) {
-		if (n > 256)
-			__builtin_trap();
+		if (n > 256) {
+			fprintf(stderr, "fuzz_dissect: endless coalesced reports\n");
+			abort();
+		}
 		check_layers(&p);
 		fetch_all(reg, &p);
 	}
@@ -179,8 +194,8 @@ static void dissect_all(const struct isp_registry *reg, const uint8_t *data, siz
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size > UINT16_MAX)
-		return 0;       /* a frame is at most 64 KiB; layer offsets are 16-bit */
+	if (size > 262144)
+		return 0;       /* the largest pcap snap length */
 	LLVMFuzzerInitialize(NULL, NULL);
 
 	dissect_all(regs[0], data, size);

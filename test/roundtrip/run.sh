@@ -12,12 +12,12 @@ fail=0 total=0 seed=1
 while IFS= read -r args; do
 	case "$args" in ''|'#'*) continue ;; esac
 	total=$((total + 1)); seed=$((seed + 1))
+	extra=""
+	case "$args" in *' | '*) extra=${args#* | }; args=${args%% | *} ;; esac
 	# shellcheck disable=SC2086
 	if ! "$bld/intgen" -o "$tmp/c.pcap" -e "$tmp/c.jsonl" -n "$n" --seed "$seed" $args 2>"$tmp/gen.err"; then
 		echo "FAIL intgen $args"; cat "$tmp/gen.err"; fail=$((fail + 1)); continue
 	fi
-	extra=""
-	case "$args" in *l4s*) extra="-o int.dialect=l4s" ;; esac
 	# shellcheck disable=SC2086
 	if ! "$bld/intspect" -r "$tmp/c.pcap" --dump $extra >"$tmp/out" 2>"$tmp/err"; then
 		echo "FAIL intspect on: $args"; cat "$tmp/err"; fail=$((fail + 1)); continue
