@@ -540,6 +540,38 @@ START_TEST(test_ipv6_fields_ext_headers)
 }
 END_TEST
 
+/* Routing, destination options and AH (whose length is in 4-byte units). */
+START_TEST(test_ipv6_more_ext_headers)
+{
+	static const uint8_t pad4[4] = { 1, 2, 0, 0 };  /* PadN of 4 */
+	struct pkt b;
+
+	pkt_init(&b);
+	eth_ip6(&b, 0, 0, 43);
+	pkt_u8(&b, 60);                         /* routing: next = dest. options */
+	pkt_u8(&b, 0);                          /* 8 bytes */
+	pkt_u8(&b, 4);                          /* type 4 (SRH), segments left 0 */
+	pkt_u8(&b, 0);
+	pkt_u32(&b, 0);
+	pkt_ipv6_opts(&b, 51, pad4, sizeof pad4);       /* 8 bytes */
+	pkt_u8(&b, 17);                         /* AH: next = UDP */
+	pkt_u8(&b, 4);                          /* (4 + 2) * 4 = 24 bytes */
+	pkt_u16(&b, 0);
+	pkt_u32(&b, 0x00001000);                /* SPI */
+	pkt_u32(&b, 1);                         /* sequence */
+	pkt_fill(&b, 0xcc, 12);                 /* ICV */
+	pkt_udp(&b, 3000, 3001, 0);
+	pkt_finish(&b);
+	ck_assert_uint_eq(run(&b), 3);
+	EXPECT_OK();
+	EXPECT_U("ipv6.next_header", 17);
+	EXPECT_U("ipv6.ext_len", 8 + 8 + 24);
+	EXPECT_U("udp.src_port", 3000);
+	EXPECT_U("udp.dst_port", 3001);
+	ck_assert_uint_eq(pk.layer[2].off, 14 + 40 + 40);
+}
+END_TEST
+
 START_TEST(test_ipv6_tclass_flow_bits)
 {
 	/* all-ones neighbours: a field read one bit off picks them up */
@@ -1295,6 +1327,24 @@ START_TEST(test_err_gre)
 }
 END_TEST
 
+/* More nested headers than ISP_MAX_LAYERS: counted against the layer that
+ * did not fit, keeping the ones that did. */
+START_TEST(test_err_too_deep)
+{
+	struct pkt b;
+
+	pkt_init(&b);
+	pkt_eth(&b, MAC_D, MAC_S, 0x8100);
+	for (unsigned i = 0; i < ISP_MAX_LAYERS; i++)
+		pkt_vlan(&b, 0, 0, i + 1, 0x8100);
+	pkt_fill(&b, 0, 4);
+	ck_assert_uint_eq(run(&b), ISP_MAX_LAYERS);
+	EXPECT_MALFORMED("vlan", ISP_ERR_DEPTH);
+	EXPECT_U("vlan.1.vid", 1);
+	EXPECT_U("vlan.vid", ISP_MAX_LAYERS - 1);
+}
+END_TEST
+
 /* Counters add up over several packets through one stats block. */
 START_TEST(test_counters_accumulate)
 {
@@ -1351,6 +1401,7 @@ static Suite *base_suite(void)
 
 	tc = tcase_create("ipv6");
 	tcase_add_test(tc, test_ipv6_fields_ext_headers);
+	tcase_add_test(tc, test_ipv6_more_ext_headers);
 	tcase_add_test(tc, test_ipv6_tclass_flow_bits);
 	tcase_add_test(tc, test_ipv6_later_fragment);
 	tcase_add_test(tc, test_ipv6_tcp_no_ext);
@@ -1385,6 +1436,7 @@ static Suite *base_suite(void)
 	tcase_add_test(tc, test_err_tunnels_truncated);
 	tcase_add_test(tc, test_err_geneve);
 	tcase_add_test(tc, test_err_gre);
+	tcase_add_test(tc, test_err_too_deep);
 	tcase_add_test(tc, test_counters_accumulate);
 	suite_add_tcase(s, tc);
 	return s;

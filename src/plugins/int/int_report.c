@@ -121,12 +121,18 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 	s->kind = REP_V20;
 	if (avail < 12)
 		return short_verdict(p);
-	unsigned off = 8;
-	if (p->report_index > 0) {
+	/* Only the outermost v2.0 report of a packet hands out its coalesced
+	 * reports one by one; a report nested in an inner packet is decoded
+	 * as a single report. */
+	bool owner = p->report_layer == 0xff || p->report_layer == p->nlayers;
+	unsigned off = 8, n = 0;
+	if (owner && p->report_index > 0) {
+		if (p->report_next_off < l->off + 8 || p->report_next_off - l->off >= avail)
+			return ISP_ERR_BAD_LENGTH;
 		off = p->report_next_off - l->off;
 	} else {
 		/* count the coalesced reports once, on the first pass */
-		unsigned n = 0, o = 8;
+		unsigned o = 8;
 		while (o < avail && n < 255) {
 			unsigned sz = ir_size(b + o, avail - o);
 			if (!sz)
@@ -136,14 +142,17 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 		}
 		if (n == 0)
 			return short_verdict(p);
-		p->report_count = (uint8_t)n;
-		p->report_layer = p->nlayers;
+		if (owner) {
+			p->report_count = (uint8_t)n;
+			p->report_layer = p->nlayers;
+		}
 	}
 	unsigned size = ir_size(b + off, avail - off);
 	if (!size)
 		return short_verdict(p);
-	p->report_next_off = l->off + off + size;
-	s->count = p->report_count;
+	if (owner)
+		p->report_next_off = l->off + off + size;
+	s->count = owner ? p->report_count : (uint8_t)n;
 
 	const uint8_t *ir = b + off;
 	uint32_t w0 = isp_be32(ir);
@@ -285,7 +294,7 @@ static bool rep_get(const struct isp_packet *p, const struct isp_layer *l,
 	case R_INGRESS_TIME:
 		if (s.kind == REP_V20) /* v2.0 carries it as metadata bit 4 */
 			return rep_get(p, l, MD(4, INT_PART_WHOLE) | (uintptr_t)ISP_T_U64 << 16, o);
-		return isp_val_scalar(o, ISP_T_U32, isp_be32(b + (s.kind == REP_V05 ? 8 : 12)));
+		return isp_val_scalar(o, ISP_T_U64, isp_be32(b + (s.kind == REP_V05 ? 8 : 12)));
 	case R_NPROTO: return isp_val_scalar(o, ISP_T_U8, s.nproto);
 	case R_REP_TYPE: return s.kind == REP_V20 ? isp_val_scalar(o, ISP_T_U8, s.rep_type) : false;
 	case R_D: return isp_val_scalar(o, ISP_T_U8, !!(s.flags & 8));

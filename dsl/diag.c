@@ -1,0 +1,171 @@
+/*
+ * diag.c - error records and their printing with carets.
+ */
+#include "diag.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void dsl_diags_init(struct dsl_diags *d)
+{
+	memset(d, 0, sizeof(*d));
+}
+
+void dsl_diags_free(struct dsl_diags *d)
+{
+	struct dsl_source *s = d->sources;
+
+	while (s) {
+		struct dsl_source *next = s->next;
+		free(s->file);
+		free(s->text);
+		free(s);
+		s = next;
+	}
+	free(d->v);
+	memset(d, 0, sizeof(*d));
+}
+
+void dsl_verror(struct dsl_diags *d, const struct dsl_loc *loc, const char *fmt, va_list ap)
+{
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 8;
+		struct dsl_diag *v = realloc(d->v, cap * sizeof(*v));
+		if (!v)
+			return;
+		d->v = v;
+		d->cap = cap;
+	}
+	struct dsl_diag *e = &d->v[d->n++];
+	if (loc)
+		e->loc = *loc;
+	else
+		memset(&e->loc, 0, sizeof(e->loc));
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+}
+
+void dsl_error(struct dsl_diags *d, const struct dsl_loc *loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	dsl_verror(d, loc, fmt, ap);
+	va_end(ap);
+}
+
+static struct dsl_source *add_source(struct dsl_diags *d, const char *name, char *text,
+				     size_t len)
+{
+	struct dsl_source *s = calloc(1, sizeof(*s));
+
+	if (!s || !(s->file = strdup(name))) {
+		free(s);
+		free(text);
+		return NULL;
+	}
+	s->text = text;
+	s->len = len;
+	s->next = d->sources;
+	d->sources = s;
+	return s;
+}
+
+struct dsl_source *dsl_source_mem(struct dsl_diags *d, const char *name,
+				  const char *text, size_t len)
+{
+	char *copy = malloc(len + 1);
+
+	if (!copy)
+		return NULL;
+	memcpy(copy, text, len);
+	copy[len] = 0;
+	return add_source(d, name, copy, len);
+}
+
+struct dsl_source *dsl_source_load(struct dsl_diags *d, const char *path,
+				   const struct dsl_source *includer,
+				   const struct dsl_loc *include_loc)
+{
+	FILE *f = fopen(path, "rb");
+
+	if (!f) {
+		dsl_error(d, include_loc, "cannot open '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	size_t cap = 4096, len = 0;
+	char *text = malloc(cap);
+	size_t got;
+	while (text && (got = fread(text + len, 1, cap - len - 1, f)) > 0) {
+		len += got;
+		if (len + 1 == cap) {
+			char *t = realloc(text, cap * 2);
+			if (!t) {
+				free(text);
+				text = NULL;
+				break;
+			}
+			text = t;
+			cap *= 2;
+		}
+	}
+	fclose(f);
+	if (!text) {
+		dsl_error(d, include_loc, "'%s': out of memory", path);
+		return NULL;
+	}
+	text[len] = 0;
+	struct dsl_source *s = add_source(d, path, text, len);
+	if (s) {
+		s->includer = includer;
+		if (include_loc)
+			s->include_loc = *include_loc;
+	}
+	return s;
+}
+
+static const struct dsl_source *find_source(const struct dsl_diags *d, const char *file)
+{
+	for (const struct dsl_source *s = d->sources; s; s = s->next)
+		if (file && strcmp(s->file, file) == 0)
+			return s;
+	return NULL;
+}
+
+static void print_line(const struct dsl_source *s, const struct dsl_loc *loc, FILE *out)
+{
+	const char *p = s->text, *end = s->text + s->len;
+
+	for (int line = 1; line < loc->line && p < end; p++)
+		if (*p == '\n')
+			line++;
+	if (p >= end && loc->line > 1)
+		return;
+	const char *eol = memchr(p, '\n', (size_t)(end - p));
+	if (!eol)
+		eol = end;
+	fprintf(out, "  %.*s\n  ", (int)(eol - p), p);
+	for (int c = 1; c < loc->col && p + c - 1 < eol; c++)
+		fputc(p[c - 1] == '\t' ? '\t' : ' ', out);
+	fputc('^', out);
+	for (int c = loc->col + 1; c < loc->end_col && p + c - 1 < eol; c++)
+		fputc('~', out);
+	fputc('\n', out);
+}
+
+void dsl_print_diags(const struct dsl_diags *d, FILE *out)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		const struct dsl_diag *e = &d->v[i];
+		const struct dsl_source *s = find_source(d, e->loc.file);
+		for (const struct dsl_source *inc = s; inc && inc->includer; inc = inc->includer)
+			fprintf(out, "In file included from %s:%d:%d\n", inc->include_loc.file,
+				inc->include_loc.line, inc->include_loc.col);
+		if (e->loc.file)
+			fprintf(out, "%s:%d:%d: error: %s\n", e->loc.file, e->loc.line, e->loc.col, e->msg);
+		else
+			fprintf(out, "error: %s\n", e->msg);
+		if (s && e->loc.line > 0)
+			print_line(s, &e->loc, out);
+	}
+}

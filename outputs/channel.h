@@ -1,0 +1,163 @@
+/*
+ * channel.h - output channels: where encoded records go.
+ *
+ * A record is encoded once (JSON or CSV text, one line, no trailing
+ * newline) by the engine and handed to every channel of its report with
+ * isp_channel_submit(). Each channel owns a bounded queue and a thread:
+ * submit never blocks the packet path (unless the channel's policy is
+ * "block", allowed for file input only) and never drops silently — every
+ * record is counted as queued, then delivered or dropped.
+ *
+ * A channel type is a vtable (isp_channel_ops) registered by name: "stdout",
+ * "file" here; "redis", "kafka", "socket" plug in the same way. The
+ * contract a type implements is written down in outputs/README.md; the
+ * helpers a type's open uses to check its keys are in outputs/kv.h.
+ */
+#ifndef ISP_CHANNEL_H
+#define ISP_CHANNEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One configuration key of an output section, with its position in the
+ * config file so a channel can report "file:line:col: message". */
+struct isp_kv {
+	const char *key;
+	const char *value;      /* text as written (strings unquoted) */
+	int line, col;
+};
+
+enum isp_drop_policy { ISP_DROP_NEWEST, ISP_DROP_OLDEST, ISP_BLOCK };
+
+/* The generic keys, parsed by isp_channel_open (defaults in brackets). */
+struct isp_channel_params {
+	bool enable;                    /* [true] */
+	size_t queue_records;           /* [65536] records waiting, batch excluded */
+	size_t queue_bytes;             /* [64 MiB] bytes of the queue's ring */
+	enum isp_drop_policy policy;    /* [drop-newest] */
+	size_t batch;                   /* [256] most records per write_batch */
+	unsigned flush_ms;              /* [100] flush at least this often */
+	unsigned shutdown_ms;           /* [5000] delivery deadline at close */
+	bool csv;                       /* format = csv [json] */
+};
+
+struct isp_channel;
+
+struct isp_channel_cfg {
+	const char *name;       /* what rules name in output-channel = {...} */
+	const char *type;       /* "stdout", "file", ... */
+	const struct isp_kv *kv;
+	size_t nkv;
+	const char *file;       /* config file name, for messages */
+	int line, col;          /* where the section starts (0: unknown) */
+
+	/* Set by isp_channel_open in the copy it gives the type's open
+	 * (callers leave them zero): kv then holds only the type's own keys,
+	 * the generic ones having been consumed. */
+	const struct isp_channel_params *params;
+	struct isp_channel *channel;    /* for isp_channel_add_*() */
+};
+
+/* A record as queued: text plus what some channels route by. In a batch
+ * given to write_batch, report, key and text are NUL-terminated. */
+struct isp_record {
+	const char *report;     /* report name (NULL: "") */
+	const char *key;        /* partition/group key text ("" or NULL if none) */
+	size_t key_len;
+	const char *text;       /* encoded record, no newline */
+	size_t len;
+};
+
+/* Counters, readable at any time (relaxed atomics inside). At any time
+ * queued == delivered + dropped + queue_depth (exactly so once the
+ * channel is quiet or closed; a read racing a submit may lag by one). */
+struct isp_channel_stats {
+	uint64_t queued;        /* handed to submit (including those it dropped) */
+	uint64_t delivered;     /* accepted by write_batch */
+	uint64_t acked;         /* acknowledged by the service (Kafka) */
+	uint64_t retried;       /* records offered again after a short write_batch */
+	uint64_t dropped;       /* lost: queue full, evicted, too big, disabled,
+				 * or undelivered at the close deadline */
+	uint64_t reconnects;    /* reported by the type (reopen, reconnect) */
+	uint64_t queue_depth;   /* waiting now, including the batch being written */
+};
+
+/*
+ * Channel type. Methods run on the channel's own thread, except open and
+ * close (caller's thread). write_batch returns how many records of the
+ * batch it has delivered; fewer means "retry the rest later" (the queue
+ * keeps them and counts the retry). The rest is offered again, first and in
+ * the same order, so a type may remember a record it wrote in part.
+ * write_batch and flush must return in bounded time (use timeouts):
+ * close waits for them. flush and close may be NULL.
+ */
+struct isp_channel_ops {
+	const char *type;
+	/* Validate cfg and set up; -1 with "line:col: message"-ready text in
+	 * err and *bad_kv = index of the offending key in cfg->kv (or -1).
+	 * cfg and its strings live only during the call. */
+	int (*open)(void **state, const struct isp_channel_cfg *cfg,
+		    int *bad_kv, char *err, size_t errlen);
+	size_t (*write_batch)(void *state, const struct isp_record *recs, size_t n);
+	/* Called at least every flush-ms, busy or idle, and once before close:
+	 * push out buffered data, check connections, rotate, poll. */
+	int (*flush)(void *state);
+	void (*close)(void *state);
+};
+
+/* Register a channel type (built-ins are registered by isp_channels_init).
+ * ops must outlive every channel of the type. -1 if the name is taken or
+ * the table is full. Thread-safe. */
+int isp_channel_register_type(const struct isp_channel_ops *ops);
+/* Register "stdout" and "file"; idempotent, thread-safe, and implied by
+ * isp_channel_open. */
+void isp_channels_init(void);
+
+/*
+ * Create a channel from an output section. Generic keys every channel
+ * accepts: enable (true|false), queue-records (default 65536), queue-bytes
+ * (default 64 MiB; suffixes k, M, G), drop-policy
+ * (drop-newest|drop-oldest|block), batch (records per write, default 256),
+ * flush-ms (default 100), shutdown-ms (flush deadline at exit, default
+ * 5000), format (json|csv). The other keys go to the type's open. A channel
+ * with enable = false opens nothing and drops (counts) what it is given.
+ * Returns NULL with a message (prefixed "file:line:col: ") in err.
+ */
+struct isp_channel *isp_channel_open(const struct isp_channel_cfg *cfg,
+				     char *err, size_t errlen);
+
+const char *isp_channel_name(const struct isp_channel *ch);
+bool isp_channel_wants_csv(const struct isp_channel *ch);
+bool isp_channel_enabled(const struct isp_channel *ch);
+
+/*
+ * Queue a copy of the record (r and its strings may be reused on return).
+ * Never blocks unless the policy is ISP_BLOCK. Returns false when the
+ * record was dropped (counted). Thread-safe; not after close has begun.
+ */
+bool isp_channel_submit(struct isp_channel *ch, const struct isp_record *r);
+
+void isp_channel_get_stats(const struct isp_channel *ch, struct isp_channel_stats *st);
+
+/* For types: count service acknowledgements and reconnections. */
+void isp_channel_add_acked(struct isp_channel *ch, uint64_t n);
+void isp_channel_add_reconnects(struct isp_channel *ch, uint64_t n);
+
+/*
+ * Shutdown. isp_channel_shutdown starts it and returns at once: the thread
+ * delivers what is queued until the queue is empty or shutdown-ms has
+ * passed, then counts the rest as dropped (so several channels can drain
+ * in parallel). isp_channel_drain also waits for that; the counters then
+ * are final (queue_depth 0) and stay readable. Both are idempotent; no
+ * submit may run during or after them.
+ */
+void isp_channel_shutdown(struct isp_channel *ch);
+void isp_channel_drain(struct isp_channel *ch);
+
+/* Deliver what is queued, waiting at most shutdown-ms (counted from the
+ * first shutdown/drain/close), then stop the thread and free everything;
+ * what could not be delivered is counted as dropped. NULL is a no-op. */
+void isp_channel_close(struct isp_channel *ch);
+
+#endif

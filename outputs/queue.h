@@ -1,0 +1,98 @@
+/*
+ * queue.h - a channel's bounded multi-producer, single-consumer record
+ * queue.
+ *
+ * Records are copied into one contiguous byte ring owned by the queue (no
+ * allocation per record), bounded by a record count and by the ring's
+ * size. Producers are the engine's worker threads; the consumer is the
+ * channel thread, which moves a batch out of the ring into its own staging
+ * buffer (isp_qbatch) so that producers, drop-oldest eviction included,
+ * never touch records being written. A mutex guards the ring: uncontended
+ * it costs a few tens of nanoseconds, and correctness of eviction and
+ * blocking is simple to see; the consumer holds it only to copy a batch.
+ *
+ * Counting: every push counts `queued`; every record the queue refuses or
+ * evicts counts `dropped`. The consumer counts delivered/retried itself.
+ */
+#ifndef ISP_OUTPUTS_QUEUE_H
+#define ISP_OUTPUTS_QUEUE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "channel.h"
+
+/* A channel's counters; see struct isp_channel_stats. queue_depth is not
+ * stored: it is queued - delivered - dropped. */
+struct isp_counters {
+	_Atomic uint64_t queued, delivered, acked, retried, dropped, reconnects;
+};
+
+/* The consumer's batch: records copied out of the ring. recs[i] point into
+ * buf and stay valid until the next isp_queue_take on this batch. */
+struct isp_qbatch {
+	unsigned char *buf;
+	size_t cap;                     /* bytes of buf */
+	struct isp_record *recs;
+	size_t n;                       /* records in recs */
+	size_t max;                     /* capacity of recs (the batch size) */
+};
+
+struct isp_queue;
+
+/* Smallest ring accepted (queue-bytes); smaller values are raised to it. */
+#define ISP_QUEUE_MIN_BYTES 1024
+
+/*
+ * New empty queue. max_bytes is rounded down to the ring's alignment;
+ * `cnt` (owned by the caller, zeroed) receives queued/dropped counts.
+ * NULL when out of memory.
+ */
+struct isp_queue *isp_queue_new(size_t max_records, size_t max_bytes,
+				enum isp_drop_policy policy,
+				struct isp_counters *cnt);
+/* Free the queue (no thread may be using it). */
+void isp_queue_free(struct isp_queue *q);
+
+/*
+ * Producer: copy r into the ring. When it does not fit (record count or
+ * bytes), drop-newest refuses it, drop-oldest evicts the oldest waiting
+ * records (not the consumer's batch) until it fits, block waits for room.
+ * A record larger than the ring, or pushed once the queue is dead
+ * (isp_queue_kill), is refused. Returns false when r was dropped.
+ */
+bool isp_queue_push(struct isp_queue *q, const struct isp_record *r);
+
+/* Consumer batch: allocate/free (max = batch size). -1 out of memory. */
+int isp_qbatch_init(struct isp_qbatch *b, size_t max, size_t max_bytes);
+void isp_qbatch_free(struct isp_qbatch *b);
+
+/*
+ * Consumer: wait until records are waiting, the queue is kicked, or the
+ * CLOCK_MONOTONIC time `until_ns` passes; then move up to b->max records
+ * (oldest first) into b, replacing its previous content. Returns the
+ * number moved (b->n); 0 on timeout, on a kick with nothing waiting, or
+ * when b cannot grow to hold the first record (it is then left queued).
+ */
+size_t isp_queue_take(struct isp_queue *q, struct isp_qbatch *b, int64_t until_ns);
+
+/*
+ * Consumer: sleep until `until_ns` (CLOCK_MONOTONIC); when `wake_on_kick`
+ * return early once the queue is kicked.
+ */
+void isp_queue_sleep(struct isp_queue *q, int64_t until_ns, bool wake_on_kick);
+
+/* Wake the consumer for good (shutdown): take no longer waits when the
+ * queue is empty and sleep(wake_on_kick) returns at once. */
+void isp_queue_kick(struct isp_queue *q);
+
+/* Consumer, at shutdown: drop (count) everything waiting, refuse every
+ * later push and release blocked producers. Returns the number dropped. */
+size_t isp_queue_kill(struct isp_queue *q);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+int64_t isp_now_ns(void);
+
+#endif

@@ -1,0 +1,112 @@
+/*
+ * expr.h - compiled rule expressions and their evaluation on a packet.
+ *
+ * The rule compiler turns `where`, `select` arguments and the like into
+ * small trees of `struct cx` whose attribute leaves name a *slot*: one slot
+ * per distinct attribute of the whole rule set. A packet's slots are
+ * fetched lazily, at most once per packet (a generation counter marks them
+ * stale), so a packet pays only for the attributes its rules reach.
+ *
+ * Values inside expressions (struct xval): integers (int64), floats,
+ * IPv4/IPv6/MAC addresses, strings. A timestamp attribute's value is in
+ * microseconds since the epoch (as MMT-Probe counts). A per-hop attribute
+ * used without an index stands for "the current hop" inside any()/all()
+ * and inside aggregations, which run once per hop.
+ */
+#ifndef ISP_FILTERS_EXPR_H
+#define ISP_FILTERS_EXPR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../core/registry.h"
+
+enum xkind { XK_NONE, XK_INT, XK_FLOAT, XK_ADDR4, XK_ADDR6, XK_MAC, XK_STR };
+
+struct xval {
+	uint8_t k;              /* enum xkind */
+	union {
+		int64_t i;
+		double f;
+		uint32_t a4;
+		uint8_t a6[16];
+		const char *s;
+	} u;
+};
+
+enum cx_op {
+	CX_CONST, CX_ATTR, CX_PRESENT,
+	CX_EQ, CX_NE, CX_LT, CX_LE, CX_GT, CX_GE,
+	CX_ADD, CX_SUB, CX_MUL, CX_DIV, CX_MOD,
+	CX_AND, CX_OR, CX_NOT, CX_NEG, CX_IN, CX_ANY, CX_ALL,
+};
+
+#define CX_HOP_CURRENT (-1)     /* per-hop attribute: the hop being visited */
+#define CX_SCALAR (-2)          /* scalar attribute */
+
+struct cx {
+	uint8_t op;             /* enum cx_op */
+	uint8_t prefix;         /* CX_CONST address: prefix length, 255 = none */
+	int16_t slot;           /* CX_ATTR, CX_PRESENT */
+	int16_t index;          /* CX_ATTR: hop index, CX_HOP_CURRENT or CX_SCALAR */
+	int16_t hop_slot;       /* CX_ANY/CX_ALL: a per-hop slot that sets the hop count */
+	struct xval k;          /* CX_CONST */
+	struct cx *a, *b;
+	struct cx **args;       /* CX_IN */
+	uint16_t nargs;
+};
+
+/* Per-worker cache of attribute values for the current packet. */
+struct slot {
+	uint32_t gen;
+	bool present;
+	struct isp_value v;
+};
+
+struct slot_cache {
+	const struct isp_registry *reg;
+	const struct isp_attr_ref *refs;
+	unsigned n;
+	struct slot *s;
+	uint32_t gen;
+};
+
+struct cx_ctx {
+	struct slot_cache *sc;
+	const struct isp_packet *pkt;
+	int hop;                /* hop being visited, or -1 */
+};
+
+int slot_cache_init(struct slot_cache *sc, const struct isp_registry *reg,
+		    const struct isp_attr_ref *refs, unsigned n);
+void slot_cache_free(struct slot_cache *sc);
+
+/* Start a new packet: every slot becomes stale. */
+static inline void slot_cache_next(struct slot_cache *sc)
+{
+	if (++sc->gen == 0) {   /* wrapped: make every slot stale for real */
+		for (unsigned i = 0; i < sc->n; i++)
+			sc->s[i].gen = 0;
+		sc->gen = 1;
+	}
+}
+
+/* The slot's value for the current packet, or NULL when absent. */
+const struct isp_value *slot_get(struct slot_cache *sc, const struct isp_packet *p,
+				 unsigned slot);
+
+/* Element `hop` (or the scalar when index is CX_SCALAR) as an xval. */
+bool xval_from_value(const struct isp_value *v, int hop, struct xval *out);
+
+/* Evaluate; false when the value is missing (an absent attribute). */
+bool cx_eval(const struct cx *e, struct cx_ctx *c, struct xval *out);
+
+/* Boolean evaluation: missing is false. */
+bool cx_true(const struct cx *e, struct cx_ctx *c);
+
+/* Numeric view of a value (addresses and strings are not numbers). */
+bool xval_number(const struct xval *v, double *f);
+
+void cx_free(struct cx *e);
+
+#endif
