@@ -13,7 +13,7 @@ top=$(pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
 
 PACKAGES="autoconf automake libtool pkg-config make gcc clang libpcap-dev check \
-flex bison python3 valgrind libhiredis-dev librdkafka-dev"
+flex bison python3 valgrind libxxhash-dev libhiredis-dev librdkafka-dev"
 
 install_deps() {
 	missing=""

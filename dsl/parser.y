@@ -171,6 +171,31 @@ config
 		s[f->nsections++] = $2;
 		f->sections = s;
 	  }
+	| config kv sep
+	  {
+		/* top-level `key = value` (MMT's probe-id, thread-nb, ...) go to
+		 * one "global" section */
+		struct cfg_file *f = ps->cfg;
+		struct cfg_section *g = NULL;
+		for (size_t i = 0; i < f->nsections; i++)
+			if (strcmp(f->sections[i]->type, "global") == 0 && !f->sections[i]->name)
+				g = f->sections[i];
+		if (!g) {
+			g = calloc(1, sizeof(*g));
+			struct cfg_section **s = g ? realloc(f->sections, (f->nsections + 1) * sizeof(*s)) : NULL;
+			if (!g || !s || !(g->type = strdup("global"))) {
+				if (s) f->sections = s;
+				cfg_section_free(g); cfg_kv_free($2); OOM(0);
+			}
+			g->loc = $2->loc;
+			s[f->nsections++] = g;
+			f->sections = s;
+		}
+		struct cfg_kv **kvs = realloc(g->kvs, (g->nkvs + 1) * sizeof(*kvs));
+		if (!kvs) { cfg_kv_free($2); OOM(0); }
+		kvs[g->nkvs++] = $2;
+		g->kvs = kvs;
+	  }
 	| config INCLUDE STRING
 	  {
 		struct cfg_value *v = value(ps, CV_STRING, $3, &@3);

@@ -107,6 +107,9 @@ int isp_kv_check_known(const struct isp_channel_cfg *cfg,
 
 		nearest(isp_channel_generic_keys, k, &best, &bestd);
 		nearest(known, k, &best, &bestd);
+		/* Two edits turn "path" into "batch": not a near miss. */
+		if (2 * bestd >= strlen(k))
+			best = NULL;
 		*bad_kv = (int)i;
 		append(err, errlen, &off, "unknown key '%s' for a%s %s output",
 		       k, strchr("aeiou", cfg->type[0]) ? "n" : "", cfg->type);

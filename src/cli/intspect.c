@@ -13,6 +13,9 @@
 #include "../core/dump.h"
 #include "../core/registry.h"
 #include "../core/source.h"
+#include "../filters/engine.h"
+#include "../../dsl/compile.h"
+#include "../../outputs/channel.h"
 
 #define MAX_OPTIONS 64
 
@@ -37,6 +40,10 @@ static void usage(FILE *out)
 "  -i IFACE              capture live on IFACE\n"
 "  -f EXPR               BPF filter expression\n"
 "  -c COUNT              stop after COUNT packets\n"
+"Rules:\n"
+"  -C, --config FILE     run the report rules of FILE (event-report, query-report,\n"
+"                        outputs; see dsl/README.md)\n"
+"  -T, --check-config FILE  check FILE and exit (0 when it is valid)\n"
 "Output:\n"
 "  --dump                one JSON object per packet with every attribute\n"
 "  -q, --quiet           no per-packet output; print packets/second at the end\n"
@@ -53,7 +60,7 @@ static void usage(FILE *out)
 }
 
 struct cli {
-	const char *file, *iface, *filter, *plugin_dir;
+	const char *file, *iface, *filter, *plugin_dir, *config, *check_config;
 	unsigned long long count;
 	bool dump, quiet, list_attrs, list_protos, no_builtin, verbose;
 	const char *options[MAX_OPTIONS];
@@ -65,6 +72,8 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 	enum { O_DUMP = 256, O_LIST_ATTRS, O_LIST_PROTOS, O_PLUGIN_DIR, O_NO_BUILTIN };
 	static const struct option longopts[] = {
 		{ "dump", no_argument, NULL, O_DUMP },
+		{ "config", required_argument, NULL, 'C' },
+		{ "check-config", required_argument, NULL, 'T' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "list-attributes", no_argument, NULL, O_LIST_ATTRS },
 		{ "list-protocols", no_argument, NULL, O_LIST_PROTOS },
@@ -77,7 +86,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "r:i:f:c:o:qvVh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "r:i:f:c:o:C:T:qvVh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'r': c->file = optarg; break;
 		case 'i': c->iface = optarg; break;
@@ -99,6 +108,8 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 			c->options[c->noptions++] = optarg;
 			break;
 		case 'q': c->quiet = true; break;
+		case 'C': c->config = optarg; break;
+		case 'T': c->check_config = optarg; break;
 		case 'v': c->verbose = true; break;
 		case 'V': printf("intspect %s\n", PACKAGE_VERSION); exit(0);
 		case 'h': usage(stdout); exit(0);
@@ -216,6 +227,60 @@ static void print_summary(const struct isp_registry *reg, const struct isp_stats
 	}
 }
 
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Open the channels the rules use and the engine; -1 after a message. */
+static int open_rules(const struct isp_program *prog, const struct isp_registry *reg,
+		      struct isp_channel ***channels, struct isp_engine **engine)
+{
+	char err[512];
+
+	isp_channels_init();
+	*channels = calloc(prog->nchannels ? prog->nchannels : 1, sizeof(**channels));
+	if (!*channels)
+		return -1;
+	for (unsigned i = 0; i < prog->nchannels; i++) {
+		if (!prog->channels[i].used)
+			continue;
+		(*channels)[i] = isp_channel_open(&prog->channels[i].cfg, err, sizeof(err));
+		if (!(*channels)[i]) {
+			fprintf(stderr, "%s\n", err);
+			goto fail;
+		}
+	}
+	*engine = isp_engine_new(prog, reg, *channels, err, sizeof(err));
+	if (!*engine) {
+		fprintf(stderr, "intspect: %s\n", err);
+		goto fail;
+	}
+	return 0;
+fail:
+	for (unsigned i = 0; i < prog->nchannels; i++)
+		if ((*channels)[i])
+			isp_channel_close((*channels)[i]);
+	free(*channels);
+	*channels = NULL;
+	return -1;
+}
+
+static void close_rules(const struct isp_program *prog, struct isp_channel **channels,
+			struct isp_engine *engine)
+{
+	isp_engine_free(engine);
+	for (unsigned i = 0; prog && channels && i < prog->nchannels; i++) {
+		if (!channels[i])
+			continue;
+		isp_channel_close(channels[i]);  /* flushes within its deadline */
+	}
+	free(channels);
+}
+
 static double now_sec(void)
 {
 	struct timespec ts;
@@ -243,8 +308,38 @@ int main(int argc, char **argv)
 		isp_registry_free(reg);
 		return 0;
 	}
+	struct isp_program *prog = NULL;
+	if (c.check_config || c.config) {
+		struct dsl_diags diags;
+		dsl_diags_init(&diags);
+		prog = isp_compile_file(&diags, reg, c.check_config ? c.check_config : c.config);
+		dsl_print_diags(&diags, stderr);
+		dsl_diags_free(&diags);
+		if (!prog) {
+			isp_registry_free(reg);
+			return 2;
+		}
+		if (c.check_config) {
+			printf("%s: %u event reports, %u query reports, %u attributes, %u channels: ok\n",
+			       c.check_config, prog->nevents, prog->nqueries, prog->nslots,
+			       prog->nchannels);
+			isp_program_free(prog);
+			isp_registry_free(reg);
+			return 0;
+		}
+		/* the input section, unless the command line says otherwise */
+		if (!c.file && !c.iface && prog->input_source) {
+			if (prog->input_mode && strcmp(prog->input_mode, "live") == 0)
+				c.iface = prog->input_source;
+			else
+				c.file = prog->input_source;
+		}
+		if (!c.filter)
+			c.filter = prog->input_filter;
+	}
 	if (!c.file && !c.iface) {
 		fprintf(stderr, "intspect: no input: give -r FILE or -i IFACE (see --help)\n");
+		isp_program_free(prog);
 		isp_registry_free(reg);
 		return 2;
 	}
@@ -254,6 +349,7 @@ int main(int argc, char **argv)
 	g_source = isp_source_open(&so, err, sizeof(err));
 	if (!g_source) {
 		fprintf(stderr, "intspect: %s\n", err);
+		isp_program_free(prog);
 		isp_registry_free(reg);
 		return 1;
 	}
@@ -261,8 +357,17 @@ int main(int argc, char **argv)
 	if (first == ISP_PROTO_NONE) {
 		fprintf(stderr, "intspect: %s\n", err);
 		isp_source_close(g_source);
+		isp_program_free(prog);
 		isp_registry_free(reg);
 		return 1;
+	}
+	struct isp_channel **channels = NULL;
+	struct isp_engine *engine = NULL;
+	if (prog && open_rules(prog, reg, &channels, &engine) < 0) {
+		isp_source_close(g_source);
+		isp_program_free(prog);
+		isp_registry_free(reg);
+		return 2;
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -279,6 +384,11 @@ int main(int argc, char **argv)
 					  &pkt.ts_ns, err, sizeof(err));
 		if (got == 0)
 			break;
+		if (got == 2) {         /* live and idle: let windows close */
+			if (engine)
+				isp_engine_tick(engine, wall_ns());
+			continue;
+		}
 		if (got < 0) {
 			fprintf(stderr, "intspect: %s\n", err);
 			rc = 1;
@@ -286,15 +396,15 @@ int main(int argc, char **argv)
 		}
 		pkt.index = st.packets + 1;
 		isp_dissect(reg, &pkt, first, &st);
-		if (c.dump) {
-			do
+		do {
+			if (c.dump)
 				isp_dump_packet(reg, &pkt, digits, stdout);
-			while (isp_dissect_next_report(reg, &pkt, &st));
-		} else {
-			while (isp_dissect_next_report(reg, &pkt, &st))
-				;
-		}
+			if (engine)
+				isp_engine_packet(engine, &pkt);
+		} while (isp_dissect_next_report(reg, &pkt, &st));
 	}
+	if (engine)
+		isp_engine_finish(engine);
 	double secs = now_sec() - t0;
 	fflush(stdout);
 	uint64_t krecv, kdrop;
@@ -302,7 +412,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "intspect: %llu packets received by the kernel, %llu dropped\n",
 			(unsigned long long)krecv, (unsigned long long)kdrop);
 	print_summary(reg, &st, secs, c.quiet);
+	if (engine)
+		isp_engine_print_stats(engine, stderr);
+	close_rules(prog, channels, engine);
 	isp_source_close(g_source);
+	isp_program_free(prog);
 	isp_registry_free(reg);
 	return rc;
 }

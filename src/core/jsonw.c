@@ -119,6 +119,12 @@ void jsonw_u64(struct jsonw *w, uint64_t v)
 	jsonw_raw(w, b, utoa(v, b));
 }
 
+void jsonw_value_text(struct jsonw *w, const char *s, size_t n)
+{
+	sep(w);
+	jsonw_raw(w, s, n);
+}
+
 void jsonw_null(struct jsonw *w)
 {
 	sep(w);

@@ -29,6 +29,8 @@ void jsonw_array_end(struct jsonw *w);
 void jsonw_key3(struct jsonw *w, const char *a, const char *b, const char *c);
 void jsonw_u64(struct jsonw *w, uint64_t v);
 void jsonw_null(struct jsonw *w);
+/* A value already in JSON text (a number, an array built elsewhere). */
+void jsonw_value_text(struct jsonw *w, const char *s, size_t n);
 void jsonw_string(struct jsonw *w, const char *s);
 /* Seconds with `digits` decimals from nanoseconds. */
 void jsonw_time(struct jsonw *w, uint64_t ns, unsigned digits);

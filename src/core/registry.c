@@ -267,7 +267,7 @@ int isp_load_plugin_dir(struct isp_registry *reg, const char *dir,
 
 /* ---- attribute names ---- */
 
-static unsigned edit_distance(const char *a, const char *b)
+unsigned isp_edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);
 	unsigned row[64];
@@ -304,7 +304,7 @@ static void suggest(const struct isp_registry *reg, const char *want,
 		const struct isp_proto_desc *d = reg->proto[i].desc;
 		for (const struct isp_attr_desc *a = d->attrs; a && a->name; a++) {
 			snprintf(full, sizeof(full), "%s.%s", d->name, a->name);
-			unsigned dist = edit_distance(want, full);
+			unsigned dist = isp_edit_distance(want, full);
 			if (dist < best) {
 				best = dist;
 				snprintf(out, outlen, "%s", full);

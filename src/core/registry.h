@@ -79,4 +79,8 @@ bool isp_attr_get(const struct isp_registry *reg, const struct isp_packet *p,
 
 const char *isp_type_name(enum isp_type t);
 
+/* Levenshtein distance of two short words (99 past 62 characters): for
+ * "did you mean" hints. */
+unsigned isp_edit_distance(const char *a, const char *b);
+
 #endif

@@ -128,7 +128,7 @@ int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen
 	struct pcap_pkthdr *h;
 	const u_char *d;
 
-	for (;;) {
+	{
 		int rc = pcap_next_ex(s->pc, &h, &d);
 		if (rc == 1) {
 			*data = d;
@@ -138,11 +138,8 @@ int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen
 				 (uint64_t)h->ts.tv_usec * (s->nano ? 1u : 1000u);
 			return 1;
 		}
-		if (rc == 0) {          /* live timeout: nothing yet */
-			if (s->stop)
-				return 0;
-			continue;
-		}
+		if (rc == 0)            /* live timeout: nothing yet */
+			return s->stop ? 0 : 2;
 		if (rc == PCAP_ERROR_BREAK)
 			return 0;
 		snprintf(err, errlen, "read: %s", pcap_geterr(s->pc));

@@ -31,7 +31,8 @@ struct isp_source *isp_source_open(const struct isp_source_opts *o,
 uint16_t isp_source_first_proto(struct isp_source *s, const struct isp_registry *reg,
 				char *err, size_t errlen);
 
-/* Next packet: 1 got one, 0 end of input, -1 error (message in err). The
+/* Next packet: 1 got one, 0 end of input, 2 nothing yet (live: a read
+ * timeout, a chance to do periodic work), -1 error (message in err). The
  * data stays valid until the next call. */
 int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen,
 		    uint32_t *wirelen, uint64_t *ts_ns, char *err, size_t errlen);

@@ -1,0 +1,672 @@
+/*
+ * compile.c - sections of a config file to a program: input, output
+ * sections (channels), event reports, query reports, globals. Keys are
+ * checked against a table per section, so a misspelt key is an error with
+ * a hint, never silently ignored.
+ */
+#include "compile.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+/* ---- value helpers ---- */
+
+static const struct cfg_kv *find_kv(const struct cfg_section *s, const char *key)
+{
+	const struct cfg_kv *found = NULL;
+
+	for (size_t i = 0; i < s->nkvs; i++)
+		if (strcmp(s->kvs[i]->key, key) == 0)
+			found = s->kvs[i];      /* the last one wins, as in MMT */
+	return found;
+}
+
+static bool check_keys(struct compiler *c, const struct cfg_section *s,
+		       const char *const *known, const char *what)
+{
+	bool ok = true;
+
+	for (size_t i = 0; i < s->nkvs; i++) {
+		const char *k = s->kvs[i]->key;
+		bool found = false;
+		for (const char *const *n = known; *n; n++)
+			found |= strcmp(*n, k) == 0;
+		if (found)
+			continue;
+		const char *hint = closest_word(k, known);
+		dsl_error(c->d, &s->kvs[i]->loc, "unknown key '%s' in %s%s%s%s", k, what,
+			  hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+		ok = false;
+	}
+	return ok;
+}
+
+static bool get_bool(struct compiler *c, const struct cfg_kv *kv, bool *out)
+{
+	const struct cfg_value *v = kv->value;
+
+	if (v->kind != CV_LIST && v->text) {
+		if (strcmp(v->text, "true") == 0 || strcmp(v->text, "yes") == 0 ||
+		    strcmp(v->text, "1") == 0) {
+			*out = true;
+			return true;
+		}
+		if (strcmp(v->text, "false") == 0 || strcmp(v->text, "no") == 0 ||
+		    strcmp(v->text, "0") == 0) {
+			*out = false;
+			return true;
+		}
+	}
+	dsl_error(c->d, &v->loc, "'%s' expects true or false", kv->key);
+	return false;
+}
+
+static bool get_number(struct compiler *c, const struct cfg_kv *kv, double min, double max,
+		       double *out)
+{
+	const struct cfg_value *v = kv->value;
+	char *end;
+
+	if (v->kind == CV_LIST || !v->text)
+		goto bad;
+	errno = 0;
+	double d = strtod(v->text, &end);
+	if (errno || end == v->text || *end)
+		goto bad;
+	if (d < min || d > max) {
+		dsl_error(c->d, &v->loc, "'%s' must be between %g and %g", kv->key, min, max);
+		return false;
+	}
+	*out = d;
+	return true;
+bad:
+	dsl_error(c->d, &v->loc, "'%s' expects a number", kv->key);
+	return false;
+}
+
+static bool get_string(struct compiler *c, const struct cfg_kv *kv, const char **out)
+{
+	if (kv->value->kind == CV_LIST) {
+		dsl_error(c->d, &kv->value->loc, "'%s' expects one value, not a list", kv->key);
+		return false;
+	}
+	*out = kv->value->text;
+	return true;
+}
+
+/* A list value; a single value counts as a list of one. */
+static size_t list_items(const struct cfg_value *v, const struct cfg_value *const **items)
+{
+	static const struct cfg_value *one[1];
+
+	if (v->kind == CV_LIST) {
+		*items = (const struct cfg_value *const *)v->items;
+		return v->nitems;
+	}
+	one[0] = v;
+	*items = one;
+	return 1;
+}
+
+static bool attr_list(struct compiler *c, const struct cfg_kv *kv, int **slots,
+		      char ***names, unsigned *n, bool allow_index)
+{
+	const struct cfg_value *const *items;
+	size_t count = list_items(kv->value, &items);
+
+	*slots = calloc(count ? count : 1, sizeof(**slots));
+	if (names)
+		*names = calloc(count ? count : 1, sizeof(**names));
+	if (!*slots || (names && !*names))
+		return false;
+	*n = 0;
+	for (size_t i = 0; i < count; i++) {
+		const struct cfg_value *it = items[i];
+		if (it->kind == CV_LIST || !it->text) {
+			dsl_error(c->d, &it->loc, "'%s' expects attribute names", kv->key);
+			return false;
+		}
+		if (!allow_index && strchr(it->text, '[')) {
+			dsl_error(c->d, &it->loc, "'%s' takes whole attributes, without [i]", kv->key);
+			return false;
+		}
+		int slot = compile_slot(c, it->text, &it->loc, NULL, NULL);
+		if (slot < 0)
+			return false;
+		(*slots)[*n] = slot;
+		if (names && !((*names)[*n] = strdup(it->text)))
+			return false;
+		(*n)++;
+	}
+	return true;
+}
+
+/* ---- channels ---- */
+
+static const char *const channel_types[] = { "stdout", "file", "redis", "kafka", "socket", NULL };
+
+static bool is_output_section(const struct cfg_section *s, char *type, size_t len)
+{
+	size_t n = strlen(s->type);
+
+	if (n <= 7 || strcmp(s->type + n - 7, "-output") != 0)
+		return false;
+	snprintf(type, len, "%.*s", (int)(n - 7), s->type);
+	return true;
+}
+
+static bool add_channel(struct compiler *c, const struct cfg_section *s, const char *type,
+			const char *file)
+{
+	struct isp_program *p = c->prog;
+	bool known = false;
+
+	for (const char *const *t = channel_types; *t; t++)
+		known |= strcmp(*t, type) == 0;
+	if (!known) {
+		const char *hint = closest_word(type, channel_types);
+		dsl_error(c->d, &s->loc, "unknown output type '%s'%s%s%s", s->type,
+			  hint ? "; did you mean '" : "", hint ? hint : "", hint ? "-output'?" : "");
+		return false;
+	}
+	const char *name = s->name ? s->name : type;
+	for (unsigned i = 0; i < p->nchannels; i++) {
+		if (strcmp(p->channels[i].cfg.name, name) == 0) {
+			dsl_error(c->d, &s->loc, "a channel named '%s' is already defined", name);
+			return false;
+		}
+	}
+	struct program_channel *ch = realloc(p->channels, (p->nchannels + 1) * sizeof(*ch));
+	if (!ch)
+		return false;
+	p->channels = ch;
+	ch = &p->channels[p->nchannels++];
+	memset(ch, 0, sizeof(*ch));
+	struct isp_kv *kv = calloc(s->nkvs ? s->nkvs : 1, sizeof(*kv));
+	if (!kv)
+		return false;
+	for (size_t i = 0; i < s->nkvs; i++) {
+		const struct cfg_kv *k = s->kvs[i];
+		kv[i].key = k->key;
+		kv[i].value = k->value->kind == CV_LIST ? "" : k->value->text;
+		kv[i].line = k->loc.line;
+		kv[i].col = k->loc.col;
+		if (k->subkey) {        /* property "name" = value: pass "name" as the key */
+			kv[i].key = k->subkey;
+		}
+	}
+	ch->cfg.name = name;
+	ch->cfg.type = strcmp(type, "stdout") == 0 ? "stdout" : type;
+	ch->cfg.kv = kv;
+	ch->cfg.nkv = s->nkvs;
+	ch->cfg.file = file;
+	return true;
+}
+
+/* output-channel = {redis, file}: names of output sections, or a type
+ * whose section has no name; stdout needs no section. */
+static bool channel_list(struct compiler *c, const struct cfg_kv *kv, int **out, unsigned *n)
+{
+	struct isp_program *p = c->prog;
+	const struct cfg_value *const *items;
+	size_t count = kv ? list_items(kv->value, &items) : 0;
+
+	*n = 0;
+	*out = calloc(count ? count : 1, sizeof(**out));
+	if (!*out)
+		return false;
+	if (count == 0) {
+		items = NULL;
+	}
+	for (size_t i = 0; i < count; i++) {
+		const char *name = items[i]->text;
+		int found = -1;
+		for (unsigned k = 0; name && k < p->nchannels; k++)
+			if (strcmp(p->channels[k].cfg.name, name) == 0)
+				found = (int)k;
+		if (found < 0 && name && strcmp(name, "stdout") == 0) {
+			struct cfg_section fake = { .type = (char *)"stdout-output", .loc = items[i]->loc };
+			if (!add_channel(c, &fake, "stdout", items[i]->loc.file))
+				return false;
+			found = (int)p->nchannels - 1;
+		}
+		if (found < 0) {
+			dsl_error(c->d, &items[i]->loc, "no output section for channel '%s' "
+				  "(add e.g. %s-output { ... })", name ? name : "?", name ? name : "file");
+			return false;
+		}
+		p->channels[found].used = true;
+		(*out)[(*n)++] = found;
+	}
+	if (*n == 0) {          /* no channel named: standard output */
+		int found = -1;
+		for (unsigned k = 0; k < p->nchannels; k++)
+			if (strcmp(p->channels[k].cfg.type, "stdout") == 0)
+				found = (int)k;
+		if (found < 0) {
+			struct cfg_section fake = { .type = (char *)"stdout-output" };
+			if (kv)
+				fake.loc = kv->loc;
+			if (!add_channel(c, &fake, "stdout", NULL))
+				return false;
+			found = (int)p->nchannels - 1;
+		}
+		p->channels[found].used = true;
+		(*out)[(*n)++] = found;
+	}
+	return true;
+}
+
+static bool format_of(struct compiler *c, const struct cfg_kv *kv, enum rec_format *out,
+		      bool allow_template)
+{
+	const char *f;
+
+	if (!kv)
+		return true;
+	if (!get_string(c, kv, &f))
+		return false;
+	if (strcasecmp(f, "json") == 0) {
+		*out = FMT_JSON;
+	} else if (strcasecmp(f, "csv") == 0) {
+		*out = FMT_CSV;
+	} else if (allow_template && strchr(f, '"')) {
+		*out = FMT_TEMPLATE;
+	} else {
+		dsl_error(c->d, &kv->value->loc, "'%s' expects json or csv%s", kv->key,
+			  allow_template ? " (or a template such as '{\"src\": \"ip.src\"}')" : "");
+		return false;
+	}
+	return true;
+}
+
+/* MMT's output-format template: every quoted attribute name is replaced
+ * by the attribute's value (JSON-encoded). */
+static bool compile_template(struct compiler *c, const struct cfg_kv *kv, struct erule *r)
+{
+	const char *t = kv->value->text;
+	size_t cap = 8;
+	const char *lit = t;
+
+	r->tmpl = calloc(cap, sizeof(*r->tmpl));
+	if (!r->tmpl)
+		return false;
+	for (const char *q = strchr(t, '"'); q; q = strchr(q + 1, '"')) {
+		const char *end = strchr(q + 1, '"');
+		if (!end)
+			break;
+		char name[128];
+		size_t n = (size_t)(end - q - 1);
+		struct isp_attr_ref ref;
+		char err[200];
+		if (n < sizeof(name)) {
+			memcpy(name, q + 1, n);
+			name[n] = 0;
+			if (strchr(name, '.') && isp_attr_lookup(c->reg, name, &ref, err, sizeof(err)) == 0) {
+				if (r->ntmpl + 2 > cap) {
+					cap *= 2;
+					struct tmpl_part *np = realloc(r->tmpl, cap * sizeof(*np));
+					if (!np)
+						return false;
+					r->tmpl = np;
+				}
+				int slot = compile_slot(c, name, &kv->value->loc, NULL, NULL);
+				if (slot < 0)
+					return false;
+				r->tmpl[r->ntmpl].text = strndup(lit, (size_t)(q - lit));
+				r->tmpl[r->ntmpl].slot = slot;
+				r->ntmpl++;
+				lit = end + 1;
+			}
+		}
+		q = end;
+	}
+	if (r->ntmpl + 1 > cap) {
+		struct tmpl_part *np = realloc(r->tmpl, (cap + 1) * sizeof(*np));
+		if (!np)
+			return false;
+		r->tmpl = np;
+	}
+	r->tmpl[r->ntmpl].text = strdup(lit);
+	r->tmpl[r->ntmpl].slot = -1;
+	r->ntmpl++;
+	return true;
+}
+
+/* ---- reports ---- */
+
+static void free_erule(struct erule *r)
+{
+	free(r->name);
+	cx_free(r->where);
+	free(r->delta_slots);
+	free(r->key_slots);
+	free(r->attr_slots);
+	for (unsigned k = 0; r->attr_names && k < r->nattr; k++)
+		free(r->attr_names[k]);
+	free(r->attr_names);
+	for (unsigned k = 0; k < r->ntmpl; k++)
+		free(r->tmpl[k].text);
+	free(r->tmpl);
+	free(r->channels);
+}
+
+static bool section_enabled(struct compiler *c, const struct cfg_section *s, bool *enabled)
+{
+	const struct cfg_kv *kv = find_kv(s, "enable");
+
+	*enabled = true;        /* unlike MMT (false), a rule written is a rule wanted */
+	return !kv || get_bool(c, kv, enabled);
+}
+
+static bool compile_event(struct compiler *c, const struct cfg_section *s)
+{
+	static const char *const keys[] = {
+		"enable", "event", "delta-cond", "attributes", "output-channel", "output-format",
+		"where", "delta-key", "delta-band", "delta-threshold", "keepalive-ms", "max-keys", NULL
+	};
+	struct isp_program *p = c->prog;
+	bool ok = check_keys(c, s, keys, "an event-report");
+	bool enabled;
+
+	if (!s->name) {
+		dsl_error(c->d, &s->loc, "an event-report needs a name: event-report NAME { ... }");
+		return false;
+	}
+	if (!section_enabled(c, s, &enabled))
+		return false;
+	struct erule r = { .event_slot = -1, .threshold = -1, .max_keys = 65536,
+			   .format = p->default_format };
+	const struct cfg_kv *kv;
+	if ((kv = find_kv(s, "event"))) {
+		const char *name;
+		if (get_string(c, kv, &name))
+			r.event_slot = compile_slot(c, name, &kv->value->loc, NULL, NULL);
+		ok &= r.event_slot >= 0;
+	}
+	if ((kv = find_kv(s, "where")))
+		ok &= compile_where(c, kv->value, &r.where);
+	if ((kv = find_kv(s, "delta-cond")))
+		ok &= attr_list(c, kv, &r.delta_slots, NULL, &r.ndelta, false);
+	if ((kv = find_kv(s, "delta-key")))
+		ok &= attr_list(c, kv, &r.key_slots, NULL, &r.nkey, false);
+	if ((kv = find_kv(s, "attributes")))
+		ok &= attr_list(c, kv, &r.attr_slots, &r.attr_names, &r.nattr, false);
+	double d;
+	if ((kv = find_kv(s, "delta-band")) && (ok &= get_number(c, kv, 1e-9, 1e18, &d)))
+		r.band = d;
+	if ((kv = find_kv(s, "delta-threshold")) && (ok &= get_number(c, kv, 0, 1e18, &d)))
+		r.threshold = d;
+	if ((kv = find_kv(s, "keepalive-ms")) && (ok &= get_number(c, kv, 1, 1e12, &d)))
+		r.keepalive_ns = (uint64_t)(d * 1e6);
+	if ((kv = find_kv(s, "max-keys")) && (ok &= get_number(c, kv, 1, 1 << 26, &d)))
+		r.max_keys = (unsigned)d;
+	if ((r.band > 0 || r.threshold >= 0) && r.ndelta == 0) {
+		dsl_error(c->d, &s->loc, "delta-band and delta-threshold need a delta-cond");
+		ok = false;
+	}
+	if (r.event_slot < 0 && !r.where && ok) {
+		dsl_error(c->d, &s->loc, "an event-report needs an event or a where condition");
+		ok = false;
+	}
+	if ((kv = find_kv(s, "output-format"))) {
+		ok &= format_of(c, kv, &r.format, true);
+		if (ok && r.format == FMT_TEMPLATE)
+			ok &= compile_template(c, kv, &r);
+	}
+	ok &= channel_list(c, find_kv(s, "output-channel"), &r.channels, &r.nchannels);
+	if (!(r.name = strdup(s->name)))
+		ok = false;
+	if (!ok || !enabled) {
+		free_erule(&r);
+		return ok;
+	}
+	struct erule *ev = realloc(p->events, (p->nevents + 1) * sizeof(*ev));
+	if (!ev)
+		return false;
+	p->events = ev;
+	p->events[p->nevents++] = r;
+	return true;
+}
+
+static void free_qrule(struct qrule *r)
+{
+	free(r->name);
+	cx_free(r->where);
+	free(r->group_slots);
+	for (unsigned i = 0; r->group_names && i < r->ngroup; i++)
+		free(r->group_names[i]);
+	free(r->group_names);
+	for (unsigned i = 0; i < r->nitems; i++) {
+		free(r->items[i].text);
+		cx_free(r->items[i].arg);
+	}
+	free(r->items);
+	free(r->channels);
+}
+
+static bool compile_query(struct compiler *c, const struct cfg_section *s)
+{
+	static const char *const keys[] = {
+		"enable", "ms-period", "select", "where", "group-by", "output-channel",
+		"output-format", "max-groups", NULL
+	};
+	struct isp_program *p = c->prog;
+	bool ok = check_keys(c, s, keys, "a query-report");
+	bool enabled;
+
+	if (!s->name) {
+		dsl_error(c->d, &s->loc, "a query-report needs a name: query-report NAME { ... }");
+		return false;
+	}
+	if (!section_enabled(c, s, &enabled))
+		return false;
+	struct qrule r = { .period_ns = 1000000000ull, .max_groups = 65536,
+			   .format = p->default_format };
+	const struct cfg_kv *kv;
+	double d;
+	if ((kv = find_kv(s, "ms-period")) && (ok &= get_number(c, kv, 1, 1e12, &d)))
+		r.period_ns = (uint64_t)(d * 1e6);
+	if ((kv = find_kv(s, "max-groups")) && (ok &= get_number(c, kv, 1, 1 << 26, &d)))
+		r.max_groups = (unsigned)d;
+	if ((kv = find_kv(s, "where")))
+		ok &= compile_where(c, kv->value, &r.where);
+	if ((kv = find_kv(s, "group-by")))
+		ok &= attr_list(c, kv, &r.group_slots, &r.group_names, &r.ngroup, true);
+	kv = find_kv(s, "select");
+	if (!kv) {
+		dsl_error(c->d, &s->loc, "a query-report needs select = {...}");
+		ok = false;
+	} else {
+		const struct cfg_value *const *items;
+		size_t n = list_items(kv->value, &items);
+		r.items = calloc(n ? n : 1, sizeof(*r.items));
+		if (!r.items)
+			ok = false;
+		for (size_t i = 0; r.items && i < n; i++) {
+			if (compile_select_item(c, items[i], &r.items[r.nitems]))
+				r.nitems++;
+			else
+				ok = false;
+		}
+		if (n == 0) {
+			dsl_error(c->d, &kv->value->loc, "select is empty");
+			ok = false;
+		}
+	}
+	if ((kv = find_kv(s, "output-format")))
+		ok &= format_of(c, kv, &r.format, false);
+	ok &= channel_list(c, find_kv(s, "output-channel"), &r.channels, &r.nchannels);
+	if (!(r.name = strdup(s->name)))
+		ok = false;
+	if (!ok || !enabled) {
+		free_qrule(&r);
+		return ok;
+	}
+	struct qrule *q = realloc(p->queries, (p->nqueries + 1) * sizeof(*q));
+	if (!q) {
+		free_qrule(&r);
+		return false;
+	}
+	p->queries = q;
+	p->queries[p->nqueries++] = r;
+	return true;
+}
+
+/* ---- globals and input ---- */
+
+static bool compile_global(struct compiler *c, const struct cfg_section *s)
+{
+	static const char *const keys[] = { "probe-id", "source-name", "thread-nb",
+					    "stats-period", NULL };
+	struct isp_program *p = c->prog;
+	bool ok = check_keys(c, s, keys, "the global settings");
+	const struct cfg_kv *kv;
+	double d;
+
+	if ((kv = find_kv(s, "probe-id")) && (ok &= get_number(c, kv, 0, 4294967295.0, &d)))
+		p->probe_id = (unsigned)d;
+	const char *str;
+	if ((kv = find_kv(s, "source-name")) && (ok &= get_string(c, kv, &str)))
+		ok &= (p->source_name = strdup(str)) != NULL;
+	if ((kv = find_kv(s, "thread-nb")))
+		ok &= get_number(c, kv, 0, 256, &d);
+	if ((kv = find_kv(s, "stats-period")))
+		ok &= get_number(c, kv, 0, 86400, &d);
+	return ok;
+}
+
+static bool compile_input(struct compiler *c, const struct cfg_section *s)
+{
+	static const char *const keys[] = { "mode", "source", "filter", "snap-len",
+					    "buffer-size", "timeout", NULL };
+	struct isp_program *p = c->prog;
+	bool ok = check_keys(c, s, keys, "the input section");
+	const struct cfg_kv *kv;
+	const char *str;
+
+	if ((kv = find_kv(s, "mode")) && (ok &= get_string(c, kv, &str))) {
+		if (strcasecmp(str, "offline") == 0 || strcasecmp(str, "file") == 0)
+			p->input_mode = strdup("file");
+		else if (strcasecmp(str, "online") == 0 || strcasecmp(str, "live") == 0)
+			p->input_mode = strdup("live");
+		else {
+			dsl_error(c->d, &kv->value->loc, "mode expects offline (file) or online (live)");
+			ok = false;
+		}
+	}
+	if ((kv = find_kv(s, "source")) && (ok &= get_string(c, kv, &str)))
+		ok &= (p->input_source = strdup(str)) != NULL;
+	if ((kv = find_kv(s, "filter")) && (ok &= get_string(c, kv, &str)))
+		ok &= (p->input_filter = strdup(str)) != NULL;
+	return ok;
+}
+
+static bool compile_output(struct compiler *c, const struct cfg_section *s)
+{
+	static const char *const keys[] = { "format", "enable", "cache-max", "cache-period", NULL };
+	const struct cfg_kv *kv;
+	bool ok = check_keys(c, s, keys, "the output section");
+
+	if ((kv = find_kv(s, "format")))
+		ok &= format_of(c, kv, &c->prog->default_format, false);
+	return ok;
+}
+
+static struct isp_program *compile_tree(struct dsl_diags *d, const struct isp_registry *reg,
+					struct cfg_file *f)
+{
+	struct isp_program *p = calloc(1, sizeof(*p));
+	struct compiler c = { d, reg, p };
+	bool ok = true;
+
+	if (!p) {
+		cfg_file_free(f);
+		return NULL;
+	}
+	p->cfg_tree = f;
+	p->default_format = FMT_JSON;
+	/* globals, input and outputs first: reports refer to them */
+	for (size_t i = 0; i < f->nsections; i++) {
+		const struct cfg_section *s = f->sections[i];
+		char type[64];
+		if (strcmp(s->type, "global") == 0)
+			ok &= compile_global(&c, s);
+		else if (strcmp(s->type, "input") == 0)
+			ok &= compile_input(&c, s);
+		else if (strcmp(s->type, "output") == 0)
+			ok &= compile_output(&c, s);
+		else if (is_output_section(s, type, sizeof(type)))
+			ok &= add_channel(&c, s, type, s->loc.file);
+	}
+	for (size_t i = 0; i < f->nsections; i++) {
+		const struct cfg_section *s = f->sections[i];
+		char type[64];
+		if (strcmp(s->type, "event-report") == 0) {
+			ok &= compile_event(&c, s);
+		} else if (strcmp(s->type, "query-report") == 0) {
+			ok &= compile_query(&c, s);
+		} else if (strcmp(s->type, "global") && strcmp(s->type, "input") &&
+			   strcmp(s->type, "output") && !is_output_section(s, type, sizeof(type))) {
+			static const char *const known[] = {
+				"event-report", "query-report", "input", "output", "file-output",
+				"redis-output", "kafka-output", "socket-output", "stdout-output", NULL
+			};
+			const char *hint = closest_word(s->type, known);
+			dsl_error(d, &s->loc, "unknown section '%s'%s%s%s", s->type,
+				  hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+			ok = false;
+		}
+	}
+	if (!p->source_name && !(p->source_name = strdup("intspect")))
+		ok = false;
+	if (!ok || d->n) {
+		isp_program_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+struct isp_program *isp_compile_file(struct dsl_diags *d, const struct isp_registry *reg,
+				     const char *path)
+{
+	struct cfg_file *f = dsl_parse_config(d, path);
+
+	return f ? compile_tree(d, reg, f) : NULL;
+}
+
+struct isp_program *isp_compile_mem(struct dsl_diags *d, const struct isp_registry *reg,
+				    const char *name, const char *text, size_t len)
+{
+	struct cfg_file *f = dsl_parse_config_mem(d, name, text, len);
+
+	return f ? compile_tree(d, reg, f) : NULL;
+}
+
+void isp_program_free(struct isp_program *p)
+{
+	if (!p)
+		return;
+	for (unsigned i = 0; i < p->nevents; i++)
+		free_erule(&p->events[i]);
+	free(p->events);
+	for (unsigned i = 0; i < p->nqueries; i++)
+		free_qrule(&p->queries[i]);
+	free(p->queries);
+	for (unsigned i = 0; i < p->nchannels; i++)
+		free((void *)p->channels[i].cfg.kv);
+	free(p->channels);
+	for (unsigned i = 0; i < p->nslots; i++)
+		free(p->slot_names[i]);
+	free(p->slot_names);
+	free(p->slots);
+	free(p->source_name);
+	free(p->input_mode);
+	free(p->input_source);
+	free(p->input_filter);
+	cfg_file_free(p->cfg_tree);
+	free(p);
+}

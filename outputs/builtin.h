@@ -1,0 +1,13 @@
+/*
+ * builtin.h - the channel types compiled into libispout, for the registry
+ * in channel.c (which registers them in isp_channels_init).
+ */
+#ifndef ISP_OUTPUTS_BUILTIN_H
+#define ISP_OUTPUTS_BUILTIN_H
+
+#include "channel.h"
+
+extern const struct isp_channel_ops isp_stdout_ops;    /* stdout.c */
+extern const struct isp_channel_ops isp_file_ops;      /* file.c */
+
+#endif

@@ -1,0 +1,347 @@
+/*
+ * queue.c - the bounded MPSC record ring behind every channel (queue.h).
+ *
+ * Layout: each record is a 16-byte header followed by report\0 key\0
+ * text\0, padded to 16 bytes, stored contiguously so that a batch entry can
+ * point straight at its text. When a record does not fit between the head
+ * and the end of the ring, a pad header fills the end and the record starts
+ * at offset 0. `used` counts bytes including pads; an empty ring restarts
+ * at offset 0, which keeps the common case free of pads.
+ */
+#include "queue.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define QALIGN 16u
+#define PAD_MARK UINT32_MAX     /* text_len of a pad header */
+#define STAGING_BYTES (128u * 1024u)
+
+struct qhdr {
+	uint32_t size;          /* whole record (or pad), multiple of QALIGN */
+	uint32_t text_len, key_len, report_len;
+};
+
+struct isp_queue {
+	pthread_mutex_t mu;
+	pthread_cond_t data;            /* consumer: records arrived, or kick */
+	pthread_cond_t room;            /* blocked producers: room, or kill */
+	unsigned char *ring;
+	size_t cap, head, tail, used, count, max_records;
+	enum isp_drop_policy policy;
+	bool consumer_waiting, kicked, dead;
+	unsigned room_waiters;
+	uint64_t queued;                /* shadow of cnt->queued, under mu */
+	struct isp_counters *cnt;
+};
+
+int64_t isp_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static struct timespec to_ts(int64_t ns)
+{
+	struct timespec ts = { .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 };
+
+	return ts;
+}
+
+static size_t rec_size(size_t rl, size_t kl, size_t tl)
+{
+	size_t n = sizeof(struct qhdr) + rl + 1 + kl + 1 + tl + 1;
+
+	return (n + QALIGN - 1) & ~(size_t)(QALIGN - 1);
+}
+
+struct isp_queue *isp_queue_new(size_t max_records, size_t max_bytes,
+				enum isp_drop_policy policy,
+				struct isp_counters *cnt)
+{
+	struct isp_queue *q = calloc(1, sizeof(*q));
+	pthread_condattr_t ca;
+
+	if (!q)
+		return NULL;
+	if (max_bytes < ISP_QUEUE_MIN_BYTES)
+		max_bytes = ISP_QUEUE_MIN_BYTES;
+	/* Sizes are stored in 32 bits. */
+	if (max_bytes > (size_t)UINT32_MAX - QALIGN + 1)
+		max_bytes = (size_t)UINT32_MAX - QALIGN + 1;
+	q->cap = max_bytes & ~(size_t)(QALIGN - 1);
+	q->ring = malloc(q->cap);
+	if (!q->ring) {
+		free(q);
+		return NULL;
+	}
+	q->max_records = max_records ? max_records : 1;
+	q->policy = policy;
+	q->cnt = cnt;
+	pthread_mutex_init(&q->mu, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&q->data, &ca);
+	pthread_cond_init(&q->room, &ca);
+	pthread_condattr_destroy(&ca);
+	return q;
+}
+
+void isp_queue_free(struct isp_queue *q)
+{
+	if (!q)
+		return;
+	pthread_cond_destroy(&q->data);
+	pthread_cond_destroy(&q->room);
+	pthread_mutex_destroy(&q->mu);
+	free(q->ring);
+	free(q);
+}
+
+/* Does a record of `need` bytes fit now? *pad = bytes to skip at the end
+ * of the ring first. Requires used > 0 (an empty ring is reset first). */
+static bool ring_fit(const struct isp_queue *q, size_t need, size_t *pad)
+{
+	*pad = 0;
+	if (q->head > q->tail) {
+		if (q->cap - q->head >= need)
+			return true;
+		*pad = q->cap - q->head;
+		return q->tail >= need;
+	}
+	if (q->head < q->tail)
+		return q->tail - q->head >= need;
+	return false;                   /* head == tail with used > 0: full */
+}
+
+/* The oldest record's header, skipping (and releasing) a pad. */
+static const struct qhdr *oldest(struct isp_queue *q)
+{
+	const struct qhdr *h = (const struct qhdr *)(q->ring + q->tail);
+
+	if (h->text_len == PAD_MARK) {
+		q->used -= h->size;
+		q->tail = 0;
+		h = (const struct qhdr *)q->ring;
+	}
+	return h;
+}
+
+static void pop(struct isp_queue *q, size_t size)
+{
+	q->tail += size;
+	if (q->tail == q->cap)
+		q->tail = 0;
+	q->used -= size;
+	if (--q->count == 0)
+		q->head = q->tail = q->used = 0;
+}
+
+bool isp_queue_push(struct isp_queue *q, const struct isp_record *r)
+{
+	const char *rep = r->report ? r->report : "";
+	const char *key = r->key ? r->key : "";
+	size_t rl = strlen(rep), kl = r->key ? r->key_len : 0, tl = r->len;
+	size_t need = 0, pad = 0;
+	bool fits, wake;
+
+	/* Each length below cap first, so the sum cannot overflow. */
+	fits = rl < q->cap && kl < q->cap && tl < q->cap;
+	if (fits) {
+		need = rec_size(rl, kl, tl);
+		fits = need <= q->cap;
+	}
+
+	pthread_mutex_lock(&q->mu);
+	/* Published before any matching dropped/delivered increment, so a
+	 * reader that sees those also sees this (release/acquire). */
+	atomic_store_explicit(&q->cnt->queued, ++q->queued, memory_order_release);
+	if (!fits || q->dead)
+		goto drop;
+	for (;;) {
+		pad = 0;
+		if (q->count == 0)
+			q->head = q->tail = q->used = 0;
+		if (q->count < q->max_records && (q->used == 0 || ring_fit(q, need, &pad)))
+			break;
+		if (q->policy == ISP_DROP_OLDEST) {
+			/* count > 0 here: an empty ring always fits need <= cap. */
+			pop(q, oldest(q)->size);
+			atomic_fetch_add_explicit(&q->cnt->dropped, 1, memory_order_release);
+			continue;
+		}
+		if (q->policy != ISP_BLOCK)
+			goto drop;
+		q->room_waiters++;
+		pthread_cond_wait(&q->room, &q->mu);
+		q->room_waiters--;
+		if (q->dead)
+			goto drop;
+	}
+	if (pad) {
+		struct qhdr p = { .size = (uint32_t)pad, .text_len = PAD_MARK };
+
+		memcpy(q->ring + q->head, &p, sizeof(p));
+		q->used += pad;
+		q->head = 0;
+	}
+
+	struct qhdr h = {
+		.size = (uint32_t)need, .text_len = (uint32_t)tl,
+		.key_len = (uint32_t)kl, .report_len = (uint32_t)rl,
+	};
+	unsigned char *p = q->ring + q->head;
+
+	memcpy(p, &h, sizeof(h));
+	p += sizeof(h);
+	memcpy(p, rep, rl + 1);
+	p += rl + 1;
+	memcpy(p, key, kl);
+	p[kl] = '\0';
+	p += kl + 1;
+	memcpy(p, r->text, tl);
+	p[tl] = '\0';
+	q->head += need;
+	if (q->head == q->cap)
+		q->head = 0;
+	q->used += need;
+	q->count++;
+	/* Signal only a consumer that is (about to be) waiting: the common
+	 * busy case then costs no futex call. */
+	wake = q->consumer_waiting;
+	q->consumer_waiting = false;
+	pthread_mutex_unlock(&q->mu);
+	if (wake)
+		pthread_cond_signal(&q->data);
+	return true;
+
+drop:
+	pthread_mutex_unlock(&q->mu);
+	atomic_fetch_add_explicit(&q->cnt->dropped, 1, memory_order_release);
+	return false;
+}
+
+int isp_qbatch_init(struct isp_qbatch *b, size_t max, size_t max_bytes)
+{
+	memset(b, 0, sizeof(*b));
+	b->max = max ? max : 1;
+	b->cap = max_bytes < STAGING_BYTES ? max_bytes : STAGING_BYTES;
+	if (b->cap < ISP_QUEUE_MIN_BYTES)
+		b->cap = ISP_QUEUE_MIN_BYTES;
+	b->buf = malloc(b->cap);
+	b->recs = calloc(b->max, sizeof(*b->recs));
+	if (!b->buf || !b->recs) {
+		isp_qbatch_free(b);
+		return -1;
+	}
+	return 0;
+}
+
+void isp_qbatch_free(struct isp_qbatch *b)
+{
+	free(b->buf);
+	free(b->recs);
+	memset(b, 0, sizeof(*b));
+}
+
+size_t isp_queue_take(struct isp_queue *q, struct isp_qbatch *b, int64_t until_ns)
+{
+	size_t off, grow;
+	bool wake_room;
+
+again:
+	off = 0;
+	grow = 0;
+	b->n = 0;
+	pthread_mutex_lock(&q->mu);
+	while (q->count == 0 && !q->kicked && isp_now_ns() < until_ns) {
+		struct timespec ts = to_ts(until_ns);
+
+		q->consumer_waiting = true;
+		if (pthread_cond_timedwait(&q->data, &q->mu, &ts) == ETIMEDOUT)
+			break;
+	}
+	q->consumer_waiting = false;
+	/* Copy under the lock (bounded by the staging size): once out of the
+	 * ring, a batch is safe from eviction and its bytes are free again. */
+	while (b->n < b->max && q->count > 0) {
+		const struct qhdr *h = oldest(q);
+		struct qhdr c;
+
+		if (off + h->size > b->cap) {
+			if (b->n == 0)
+				grow = h->size;
+			break;
+		}
+		memcpy(b->buf + off, h, h->size);
+		memcpy(&c, h, sizeof(c));
+
+		struct isp_record *r = &b->recs[b->n++];
+		char *s = (char *)b->buf + off + sizeof(c);
+
+		r->report = s;
+		r->key = s + c.report_len + 1;
+		r->key_len = c.key_len;
+		r->text = r->key + c.key_len + 1;
+		r->len = c.text_len;
+		off += c.size;
+		pop(q, c.size);
+	}
+	wake_room = q->room_waiters > 0 && b->n > 0;
+	pthread_mutex_unlock(&q->mu);
+	if (wake_room)
+		pthread_cond_broadcast(&q->room);
+	if (grow) {
+		/* Rare (a record above the staging size): grow outside the lock
+		 * and look again; the record may have been evicted meanwhile. */
+		unsigned char *nb = realloc(b->buf, grow);
+
+		if (!nb)
+			return 0;
+		b->buf = nb;
+		b->cap = grow;
+		goto again;
+	}
+	return b->n;
+}
+
+void isp_queue_sleep(struct isp_queue *q, int64_t until_ns, bool wake_on_kick)
+{
+	struct timespec ts = to_ts(until_ns);
+
+	pthread_mutex_lock(&q->mu);
+	while (!(wake_on_kick && q->kicked) && isp_now_ns() < until_ns) {
+		if (pthread_cond_timedwait(&q->data, &q->mu, &ts) == ETIMEDOUT)
+			break;
+	}
+	pthread_mutex_unlock(&q->mu);
+}
+
+void isp_queue_kick(struct isp_queue *q)
+{
+	pthread_mutex_lock(&q->mu);
+	q->kicked = true;
+	pthread_mutex_unlock(&q->mu);
+	pthread_cond_broadcast(&q->data);
+}
+
+size_t isp_queue_kill(struct isp_queue *q)
+{
+	size_t n;
+
+	pthread_mutex_lock(&q->mu);
+	n = q->count;
+	q->count = 0;
+	q->head = q->tail = q->used = 0;
+	q->dead = true;
+	if (n)
+		atomic_fetch_add_explicit(&q->cnt->dropped, n, memory_order_release);
+	pthread_mutex_unlock(&q->mu);
+	pthread_cond_broadcast(&q->room);
+	return n;
+}

@@ -1,0 +1,77 @@
+/*
+ * engine.h - runs a compiled program on packets: one engine per worker,
+ * owning its slot cache, its event and query state and its record buffer.
+ *
+ * Time is packet time (capture timestamps), so a file gives the same
+ * records however fast it is read; a live source calls isp_engine_tick()
+ * with the wall clock when idle so windows close without traffic.
+ */
+#ifndef ISP_FILTERS_ENGINE_H
+#define ISP_FILTERS_ENGINE_H
+
+#include <stdio.h>
+
+#include "../../outputs/channel.h"
+#include "program.h"
+#include "record.h"
+#include "table.h"
+
+struct rule_stats {
+	uint64_t matched;       /* packets that passed where/event */
+	uint64_t records;       /* records produced */
+	uint64_t dropped;       /* records a channel refused or too large */
+	uint64_t evictions;     /* event keys evicted (max-keys) */
+	uint64_t overflows;     /* query groups not created (max-groups) */
+	uint64_t windows;       /* query windows flushed */
+};
+
+struct event_state {
+	struct table keys;
+	struct rule_stats st;
+};
+
+struct query_state {
+	struct table groups;
+	struct arena hops;      /* per-hop state arrays and sketches of the window */
+	uint64_t win_start, win_end;   /* current window [start, end), 0 = none */
+	uint64_t flushes;       /* MMT's report counter */
+	size_t entry_state;     /* bytes of per-group state */
+	struct rule_stats st;
+};
+
+struct isp_engine {
+	const struct isp_program *prog;
+	struct slot_cache sc;
+	struct event_state *ev;
+	struct query_state *q;
+	struct isp_channel **channels;  /* by program channel index (NULL = unused) */
+	struct rec rec;
+	uint64_t order;                 /* packet counter (first/last order) */
+	uint64_t last_ts;
+	uint8_t keybuf[4096];
+};
+
+/* channels: opened channels by program channel index (the engine does not
+ * own them). NULL with a message on failure. */
+struct isp_engine *isp_engine_new(const struct isp_program *prog, const struct isp_registry *reg,
+				  struct isp_channel **channels, char *err, size_t errlen);
+void isp_engine_packet(struct isp_engine *e, const struct isp_packet *p);
+void isp_engine_tick(struct isp_engine *e, uint64_t now_ns);
+/* End of input or stop: flush every open window. */
+void isp_engine_finish(struct isp_engine *e);
+void isp_engine_print_stats(const struct isp_engine *e, FILE *out);
+void isp_engine_free(struct isp_engine *e);
+
+/* internal, shared by event.c and query.c */
+size_t engine_key(struct isp_engine *e, const struct isp_packet *p, const int *slots,
+		  unsigned n, uint8_t *buf, size_t cap);
+void engine_emit(struct isp_engine *e, const char *report, const char *key, size_t keylen,
+		 const int *channels, unsigned nchannels, struct rule_stats *st);
+int event_init(struct isp_engine *e, unsigned i);
+void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p);
+int query_init(struct isp_engine *e, unsigned i);
+void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p);
+void query_flush(struct isp_engine *e, unsigned i);
+void query_advance(struct isp_engine *e, unsigned i, uint64_t now);
+
+#endif

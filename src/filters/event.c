@@ -1,0 +1,215 @@
+/*
+ * event.c - event reports: report a packet when its event attribute is
+ * present (and `where` holds) and its delta-cond values changed since the
+ * last report of the same delta-key (one global memory without a key,
+ * as MMT-Probe keeps).
+ *
+ * "Changed" is, per rule: any value differs (default); a value moved to
+ * another band of width delta-band; a value moved by more than
+ * delta-threshold from the last reported one. A new key always reports;
+ * keepalive-ms re-reports a key that has not reported for that long.
+ * The comparison is against the last *reported* values, so slow drift
+ * still reports once it adds up.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "../core/value.h"
+#include "engine.h"
+
+/* Per-key state: signature of the last reported delta values, the last
+ * reported values themselves (threshold), and when it reported. */
+struct ev_key {
+	uint64_t sig;
+	uint64_t last_report;
+	uint8_t reported;
+	/* then for delta-threshold: ndelta × (count, missing, values[ISP_MAX_HOPS]) */
+};
+
+struct ev_vals {
+	uint32_t count;
+	uint32_t missing;
+	double v[ISP_MAX_HOPS];
+};
+
+static size_t key_state_size(const struct erule *r)
+{
+	return sizeof(struct ev_key) + (r->threshold >= 0 ? r->ndelta * sizeof(struct ev_vals) : 0);
+}
+
+static size_t key_max(const struct erule *r)
+{
+	return r->nkey ? 1024 : 1;
+}
+
+int event_init(struct isp_engine *e, unsigned i)
+{
+	const struct erule *r = &e->prog->events[i];
+
+	return table_init(&e->ev[i].keys, r->nkey ? r->max_keys : 1, key_state_size(r), key_max(r));
+}
+
+static double as_double(const struct isp_value *v, unsigned k)
+{
+	uint64_t raw = v->is_array ? v->v.arr[k] : v->v.u;
+
+	return v->type == ISP_T_TIMESTAMP ? (double)(raw / 1000u) : (double)raw;
+}
+
+/* Signature of the delta values (or of their bands). false: none present. */
+static bool delta_signature(struct isp_engine *e, const struct erule *r,
+			    const struct isp_packet *p, uint64_t *sig)
+{
+	uint8_t *buf = e->keybuf;
+	size_t len = 0;
+	bool any = false;
+
+	if (r->band <= 0) {
+		len = engine_key(e, p, r->delta_slots, r->ndelta, buf, sizeof(e->keybuf));
+		for (unsigned i = 0; i < r->ndelta && !any; i++)
+			any = slot_get(&e->sc, p, (unsigned)r->delta_slots[i]) != NULL;
+		*sig = table_hash(buf, len);
+		return any;
+	}
+	for (unsigned i = 0; i < r->ndelta; i++) {
+		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)r->delta_slots[i]);
+		if (len + 1 + 8 * (ISP_MAX_HOPS + 2) > sizeof(e->keybuf))
+			break;
+		buf[len++] = v != NULL;
+		if (!v)
+			continue;
+		any = true;
+		unsigned n = v->is_array ? v->count : 1;
+		buf[len++] = (uint8_t)n;
+		for (unsigned k = 0; k < n; k++) {
+			bool missing = v->missing & (UINT32_C(1) << k);
+			int64_t band = missing ? INT64_MIN : (int64_t)floor(as_double(v, k) / r->band);
+			memcpy(buf + len, &band, 8);
+			len += 8;
+		}
+	}
+	*sig = table_hash(buf, len);
+	return any;
+}
+
+static void load_values(struct isp_engine *e, const struct erule *r, const struct isp_packet *p,
+			struct ev_vals *out)
+{
+	for (unsigned i = 0; i < r->ndelta; i++) {
+		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)r->delta_slots[i]);
+		struct ev_vals *o = &out[i];
+		o->count = v ? (v->is_array ? v->count : 1) : 0;
+		o->missing = v ? v->missing : 0;
+		for (unsigned k = 0; k < o->count; k++)
+			o->v[k] = as_double(v, k);
+	}
+}
+
+/* delta-threshold: any value moved by more than the threshold, or
+ * appeared, disappeared, or changed its hop count. */
+static bool beyond_threshold(const struct erule *r, const struct ev_vals *old,
+			     const struct ev_vals *cur)
+{
+	for (unsigned i = 0; i < r->ndelta; i++) {
+		if (old[i].count != cur[i].count || old[i].missing != cur[i].missing)
+			return true;
+		for (unsigned k = 0; k < cur[i].count; k++)
+			if (!(cur[i].missing & (UINT32_C(1) << k)) &&
+			    fabs(cur[i].v[k] - old[i].v[k]) > r->threshold)
+				return true;
+	}
+	return false;
+}
+
+static void write_record(struct isp_engine *e, const struct erule *r, const struct isp_packet *p)
+{
+	struct rec *rec = &e->rec;
+	const struct isp_program *prog = e->prog;
+
+	if (r->format == FMT_TEMPLATE) {
+		/* MMT: the template is written as is, values spliced in */
+		jsonw_init(&rec->w, rec->buf, sizeof(rec->buf) - 1);
+		rec->csv = true;        /* no enclosing object */
+		for (unsigned i = 0; i < r->ntmpl; i++) {
+			jsonw_raw(&rec->w, r->tmpl[i].text, strlen(r->tmpl[i].text));
+			if (r->tmpl[i].slot < 0)
+				continue;
+			const struct isp_value *v = slot_get(&e->sc, p, (unsigned)r->tmpl[i].slot);
+			rec->w.need_comma = false;
+			if (v)
+				isp_value_json(&rec->w, v, 6);
+			else
+				jsonw_null(&rec->w);
+		}
+		return;
+	}
+	rec_begin(rec, r->format == FMT_CSV, r->name, "event", 1000, prog->probe_id,
+		  prog->source_name, p->ts_ns);
+	if (r->event_slot >= 0) {
+		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)r->event_slot);
+		rec_key(rec, prog->slot_names[r->event_slot]);
+		if (v)
+			rec_value(rec, v);
+		else
+			rec_null(rec);
+	}
+	for (unsigned i = 0; i < r->nattr; i++) {
+		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)r->attr_slots[i]);
+		rec_key(rec, r->attr_names[i]);
+		if (v)
+			rec_value(rec, v);
+		else
+			rec_null(rec);
+	}
+}
+
+void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
+{
+	const struct erule *r = &e->prog->events[i];
+	struct event_state *es = &e->ev[i];
+	struct cx_ctx ctx = { &e->sc, p, -1 };
+
+	if (r->event_slot >= 0 && !slot_get(&e->sc, p, (unsigned)r->event_slot))
+		return;
+	if (r->where && !cx_true(r->where, &ctx))
+		return;
+	es->st.matched++;
+
+	bool fire = true;
+	struct ev_key *k = NULL;
+	uint64_t sig = 0;
+	struct ev_vals cur[8];
+	bool thr = r->threshold >= 0 && r->ndelta <= 8;
+	if (r->ndelta) {
+		if (!delta_signature(e, r, p, &sig))
+			return;         /* none of the delta attributes: nothing to compare */
+		size_t klen = r->nkey ? engine_key(e, p, r->key_slots, r->nkey, e->keybuf,
+						   sizeof(e->keybuf)) : 0;
+		bool created;
+		struct tentry *te = table_get(&es->keys, e->keybuf, klen, p->ts_ns, true, &created);
+		if (!te)
+			return;
+		k = tentry_state(te);
+		if (thr)
+			load_values(e, r, p, cur);
+		if (k->reported) {
+			if (thr)
+				fire = beyond_threshold(r, (struct ev_vals *)(k + 1), cur);
+			else
+				fire = sig != k->sig;
+			if (!fire && r->keepalive_ns && p->ts_ns >= k->last_report + r->keepalive_ns)
+				fire = true;
+		}
+	}
+	if (!fire)
+		return;
+	if (k) {
+		k->sig = sig;
+		k->reported = 1;
+		k->last_report = p->ts_ns;
+		if (thr)
+			memcpy(k + 1, cur, r->ndelta * sizeof(struct ev_vals));
+	}
+	write_record(e, r, p);
+	engine_emit(e, r->name, NULL, 0, r->channels, r->nchannels, &es->st);
+}

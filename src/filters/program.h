@@ -1,0 +1,109 @@
+/*
+ * program.h - a compiled rule set: what the rule compiler (dsl/compile.c)
+ * produces and the filters run. Everything here is read-only once built,
+ * so every worker can share one program; per-worker state lives in
+ * struct isp_engine (engine.h).
+ */
+#ifndef ISP_FILTERS_PROGRAM_H
+#define ISP_FILTERS_PROGRAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../core/registry.h"
+#include "../../outputs/channel.h"
+#include "expr.h"
+
+enum rec_format { FMT_JSON, FMT_CSV, FMT_TEMPLATE };
+
+/* An output template (MMT's event-report output-format = '{"src": "ip.src"}'):
+ * literal text with attribute values spliced in. */
+struct tmpl_part {
+	char *text;             /* literal text before the value */
+	int slot;               /* attribute slot, -1 = none (last part) */
+};
+
+enum agg_kind {
+	AGG_SUM, AGG_COUNT, AGG_AVG, AGG_VAR, AGG_MIN, AGG_MAX, AGG_FIRST,
+	AGG_LAST, AGG_DIFF, AGG_RATE, AGG_PCT,
+};
+
+/* One selected value of a query report: AGG(inner(arg)). */
+struct qitem {
+	char *text;             /* as written: the record key */
+	uint8_t agg;            /* enum agg_kind */
+	uint8_t diff;           /* the argument is diff(arg) */
+	uint8_t per_hop;        /* aggregated element by element over hops */
+	uint8_t hop_slot_valid;
+	int16_t hop_slot;       /* per-hop slot that gives the hop count */
+	double quantile;        /* AGG_PCT */
+	struct cx *arg;         /* NULL for count() */
+};
+
+struct qrule {
+	char *name;
+	uint64_t period_ns;     /* tumbling window length */
+	struct cx *where;       /* NULL: every packet */
+	int *group_slots;
+	char **group_names;
+	unsigned ngroup;
+	struct qitem *items;
+	unsigned nitems;
+	unsigned max_groups;
+	enum rec_format format;
+	int *channels;          /* indexes into program->channels */
+	unsigned nchannels;
+};
+
+struct erule {
+	char *name;
+	int event_slot;         /* the event attribute: present = trigger; -1 none */
+	struct cx *where;
+	int *delta_slots;
+	unsigned ndelta;
+	int *key_slots;         /* delta-key */
+	unsigned nkey;
+	double band;            /* delta-band, 0 = off */
+	double threshold;       /* delta-threshold, < 0 = off */
+	uint64_t keepalive_ns;  /* 0 = off */
+	int *attr_slots;        /* attributes reported */
+	char **attr_names;
+	unsigned nattr;
+	unsigned max_keys;
+	enum rec_format format;
+	struct tmpl_part *tmpl;
+	unsigned ntmpl;
+	int *channels;
+	unsigned nchannels;
+};
+
+struct program_channel {
+	struct isp_channel_cfg cfg;     /* points into the config tree */
+	bool used;
+};
+
+struct isp_program {
+	struct isp_attr_ref *slots;
+	char **slot_names;
+	unsigned nslots;
+	struct erule *events;
+	unsigned nevents;
+	struct qrule *queries;
+	unsigned nqueries;
+	struct program_channel *channels;
+	unsigned nchannels;
+	/* globals */
+	unsigned probe_id;
+	char *source_name;      /* for CSV's "source" column */
+	enum rec_format default_format;
+	/* input section */
+	char *input_mode;       /* "file", "live", "udp" or NULL */
+	char *input_source;
+	char *input_filter;
+	/* the config tree the channel configs point into */
+	void *cfg_tree;
+};
+
+void isp_program_free(struct isp_program *p);
+
+#endif

@@ -1,0 +1,245 @@
+/*
+ * query.c - query reports: tumbling windows of ms-period on packet time,
+ * aligned to multiples of the period since the epoch (so every worker and
+ * every run cuts the same windows), groups by the binary value of the
+ * group-by attributes, report functions per group.
+ *
+ * Per-hop arguments aggregate element by element: hop i of a group
+ * aggregates the packets that have a hop i, so packets with different hop
+ * counts in one group are all counted. Groups come out in the order of
+ * their first packet in the window.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agg.h"
+#include "engine.h"
+
+struct qcell {
+	struct agg_state s;             /* scalar argument */
+	struct agg_state *hops;         /* per-hop argument: one state per hop */
+	uint8_t nh, cap;
+};
+
+struct qgroup {
+	struct qcell cell[1];           /* nitems of them */
+};
+
+int query_init(struct isp_engine *e, unsigned i)
+{
+	const struct qrule *r = &e->prog->queries[i];
+	struct query_state *qs = &e->q[i];
+
+	qs->entry_state = (r->nitems ? r->nitems : 1) * sizeof(struct qcell);
+	return table_init(&qs->groups, r->max_groups, qs->entry_state, 1024);
+}
+
+static struct agg_state *hop_state(struct query_state *qs, struct qcell *c, unsigned hop)
+{
+	if (hop >= c->cap) {
+		unsigned cap = c->cap ? c->cap : 4;
+		while (cap <= hop)
+			cap *= 2;
+		if (cap > ISP_MAX_HOPS)
+			cap = ISP_MAX_HOPS;
+		if (hop >= cap)
+			return NULL;
+		struct agg_state *n = arena_alloc(&qs->hops, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		if (c->nh)
+			memcpy(n, c->hops, c->nh * sizeof(*n));
+		c->hops = n;
+		c->cap = (uint8_t)cap;
+	}
+	if (hop >= c->nh)
+		c->nh = (uint8_t)(hop + 1);
+	return &c->hops[hop];
+}
+
+static void update_cell(struct isp_engine *e, struct query_state *qs, const struct qitem *it,
+			struct qcell *c, struct cx_ctx *ctx)
+{
+	struct xval v;
+	bool diff = it->diff || it->agg == AGG_DIFF;
+
+	if (!it->arg) {                 /* count(), rate() */
+		agg_update(&c->s, it, NULL, e->order, &qs->hops);
+		return;
+	}
+	if (!it->per_hop) {
+		if (cx_eval(it->arg, ctx, &v) && (!diff || agg_diff(&c->s, &v)))
+			agg_update(&c->s, it, &v, e->order, &qs->hops);
+		return;
+	}
+	const struct isp_value *hv = slot_get(&e->sc, ctx->pkt, (unsigned)it->hop_slot);
+	if (!hv || !hv->is_array)
+		return;
+	for (unsigned h = 0; h < hv->count; h++) {
+		ctx->hop = (int)h;
+		if (!cx_eval(it->arg, ctx, &v))
+			continue;
+		struct agg_state *s = hop_state(qs, c, h);
+		if (s && (!diff || agg_diff(s, &v)))
+			agg_update(s, it, &v, e->order, &qs->hops);
+	}
+	ctx->hop = -1;
+}
+
+void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
+{
+	const struct qrule *r = &e->prog->queries[i];
+	struct query_state *qs = &e->q[i];
+	struct cx_ctx ctx = { &e->sc, p, -1 };
+
+	query_advance(e, i, p->ts_ns);
+	if (r->where && !cx_true(r->where, &ctx))
+		return;
+	if (qs->win_end == 0) {
+		qs->win_start = p->ts_ns - p->ts_ns % r->period_ns;
+		qs->win_end = qs->win_start + r->period_ns;
+	}
+	qs->st.matched++;
+	size_t klen = engine_key(e, p, r->group_slots, r->ngroup, e->keybuf, qs->groups.key_max);
+	bool created;
+	struct tentry *te = table_get(&qs->groups, e->keybuf, klen, p->ts_ns, false, &created);
+	if (!te)
+		return;         /* max-groups reached: counted in overflows */
+	struct qgroup *g = tentry_state(te);
+	for (unsigned k = 0; k < r->nitems; k++)
+		update_cell(e, qs, &r->items[k], &g->cell[k], &ctx);
+}
+
+void query_advance(struct isp_engine *e, unsigned i, uint64_t now)
+{
+	struct query_state *qs = &e->q[i];
+
+	if (qs->win_end && now >= qs->win_end)
+		query_flush(e, i);
+}
+
+/* Rebuild a group-by value from its key bytes (see engine_key). */
+static const uint8_t *key_value(const uint8_t *k, const uint8_t *end, uint8_t type,
+				bool per_hop, struct isp_value *v, bool *present)
+{
+	memset(v, 0, offsetof(struct isp_value, v) + 16);
+	v->type = type;
+	if (k >= end)
+		return end;
+	*present = *k++;
+	if (!*present)
+		return k;
+	if (per_hop) {
+		if (end - k < 5)
+			return end;
+		v->is_array = 1;
+		v->count = *k++;
+		memcpy(&v->missing, k, 4);
+		k += 4;
+		size_t n = v->count * 8u;
+		if ((size_t)(end - k) < n || v->count > ISP_MAX_HOPS)
+			return end;
+		memcpy(v->v.arr, k, n);
+		return k + n;
+	}
+	if (type == ISP_T_STRING) {
+		const uint8_t *z = memchr(k, 0, (size_t)(end - k));
+		if (!z)
+			return end;
+		memcpy(v->v.str, k, (size_t)(z - k) + 1);
+		return z + 1;
+	}
+	if (end - k < 16)
+		return end;
+	if (type == ISP_T_IPV6 || type == ISP_T_MAC) {
+		memcpy(v->v.ip6, k, 16);
+	} else {
+		memcpy(&v->v.u, k, 8);
+		v->missing = k[8] & 1;
+	}
+	return k + 16;
+}
+
+static void write_result(struct rec *rec, const struct qitem *it, const struct agg_state *s,
+			 double window_s)
+{
+	struct xval v;
+
+	if (agg_result(s, it, window_s, &v))
+		rec_xval(rec, &v, v.k == XK_STR ? agg_result_str(s) : NULL);
+	else
+		rec_null(rec);
+}
+
+static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
+{
+	const struct qrule *r = &e->prog->queries[i];
+	struct query_state *qs = &e->q[i];
+	struct rec *rec = &e->rec;
+	const struct isp_program *prog = e->prog;
+	struct qgroup *g = tentry_state(te);
+	double window_s = (double)r->period_ns / 1e9;
+	bool csv = r->format == FMT_CSV;
+
+	rec_begin(rec, csv, r->name, "query", 999, prog->probe_id, prog->source_name, qs->win_end);
+	if (csv) {
+		char b[24];
+		snprintf(b, sizeof(b), ",%llu", (unsigned long long)qs->flushes);
+		jsonw_raw(&rec->w, b, strlen(b));
+	} else {
+		rec_time(rec, "window_start", qs->win_start);
+		rec_time(rec, "window_end", qs->win_end);
+		const uint8_t *k = tentry_key(&qs->groups, te), *end = k + te->keylen;
+		for (unsigned j = 0; j < r->ngroup; j++) {
+			const struct isp_attr_ref *ref = &prog->slots[r->group_slots[j]];
+			const struct isp_attr_desc *a = isp_attr_desc_of(e->sc.reg, ref);
+			struct isp_value v;
+			bool present = false;
+			k = key_value(k, end, a->type, a->per_hop, &v, &present);
+			rec_key(rec, r->group_names[j]);
+			if (present)
+				rec_value(rec, &v);
+			else
+				rec_null(rec);
+		}
+	}
+	for (unsigned k = 0; k < r->nitems; k++) {
+		const struct qitem *it = &r->items[k];
+		const struct qcell *c = &g->cell[k];
+		rec_key(rec, it->text);
+		if (!it->per_hop) {
+			write_result(rec, it, &c->s, window_s);
+			continue;
+		}
+		/* per hop: an array, null for a hop no packet had */
+		char buf[REC_MAX / 4];
+		struct jsonw w;
+		jsonw_init(&w, buf, sizeof(buf));
+		jsonw_array_begin(&w);
+		for (unsigned h = 0; h < c->nh; h++) {
+			struct xval v;
+			if (agg_result(&c->hops[h], it, window_s, &v))
+				xval_json(&w, &v, v.k == XK_STR ? agg_result_str(&c->hops[h]) : NULL);
+			else
+				jsonw_null(&w);
+		}
+		jsonw_array_end(&w);
+		rec_json_cell(rec, buf, w.overflow ? 0 : w.len);
+	}
+	engine_emit(e, r->name, NULL, 0, r->channels, r->nchannels, &qs->st);
+}
+
+void query_flush(struct isp_engine *e, unsigned i)
+{
+	struct query_state *qs = &e->q[i];
+
+	if (qs->win_end == 0)
+		return;
+	for (uint32_t k = 0; k < qs->groups.count; k++)
+		write_group(e, i, qs->groups.order[k]);
+	qs->flushes++;
+	qs->st.windows++;
+	table_clear(&qs->groups);
+	arena_reset(&qs->hops);
+	qs->win_end = 0;
+}

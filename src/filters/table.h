@@ -1,0 +1,69 @@
+/*
+ * table.h - the keyed state tables of the filters (query groups, event
+ * delta keys): open addressing on a 64-bit hash of the key bytes, fixed
+ * entry size, entries carved from big blocks and reused, so a steady
+ * stream of packets allocates nothing. Bounded: at most `max` entries.
+ */
+#ifndef ISP_FILTERS_TABLE_H
+#define ISP_FILTERS_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bump allocator in 256 KiB blocks; reset keeps the blocks. */
+struct arena {
+	struct arena_block *head, *cur;
+	size_t used;            /* in cur */
+};
+
+void *arena_alloc(struct arena *a, size_t n);   /* 16-byte aligned, zeroed */
+void arena_reset(struct arena *a);
+void arena_free(struct arena *a);
+
+struct tentry {
+	uint64_t hash;
+	uint64_t last_seen;     /* packet time of the last use (eviction) */
+	uint32_t keylen;
+	uint32_t order;         /* position in insertion order */
+	/* then: the caller's state (state_size bytes), then the key bytes */
+};
+
+struct table {
+	struct tentry **slot;   /* open addressing, capacity mask+1 */
+	uint32_t mask;
+	uint32_t count, max;
+	size_t state_size, key_max, entry_size;
+	struct tentry **order;  /* insertion order (for deterministic output) */
+	struct arena mem;       /* entries (an evicted entry is reused in place) */
+	uint64_t evictions, overflows;
+};
+
+int table_init(struct table *t, uint32_t max, size_t state_size, size_t key_max);
+void table_free(struct table *t);
+
+static inline void *tentry_state(struct tentry *e)
+{
+	return (uint8_t *)e + sizeof(struct tentry);
+}
+
+static inline uint8_t *tentry_key(struct table *t, struct tentry *e)
+{
+	return (uint8_t *)e + sizeof(struct tentry) + t->state_size;
+}
+
+uint64_t table_hash(const void *key, size_t len);
+
+/*
+ * Find the entry of a key, or insert it (state zeroed, *created = true).
+ * When the table is full: with evict_lru, the least recently seen entry of
+ * a small sample is replaced (counted in evictions); otherwise NULL
+ * (counted in overflows).
+ */
+struct tentry *table_get(struct table *t, const void *key, size_t len, uint64_t now,
+			 bool evict_lru, bool *created);
+
+/* Remove every entry (the memory is kept). */
+void table_clear(struct table *t);
+
+#endif

@@ -1,0 +1,35 @@
+# test/outputs/outputs.mk - the output channel layer (outputs/: channel
+# registry and delivery thread, bounded record queue, stdout and file
+# channels) and its Check tests. Included from the top-level Makefile.am;
+# paths are relative to the top directory.
+noinst_LTLIBRARIES += libispout.la
+libispout_la_SOURCES = \
+	outputs/channel.c outputs/channel.h \
+	outputs/queue.c outputs/queue.h \
+	outputs/kv.c outputs/kv.h \
+	outputs/fdlines.c outputs/fdlines.h \
+	outputs/builtin.h \
+	outputs/stdout.c outputs/file.c
+libispout_la_CFLAGS = $(AM_CFLAGS) -pthread
+libispout_la_LIBADD = -lpthread
+EXTRA_DIST += outputs/README.md
+
+if HAVE_CHECK
+check_PROGRAMS += test/outputs/check_channel test/outputs/check_file \
+	test/outputs/bench_submit
+TESTS += test/outputs/check_channel test/outputs/check_file
+test_outputs_check_channel_SOURCES = test/outputs/check_channel.c \
+	test/outputs/fake.c test/outputs/fake.h \
+	test/outputs/tcfg.c test/outputs/tcfg.h
+test_outputs_check_channel_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
+test_outputs_check_channel_LDADD = libispout.la $(CHECK_LIBS) -lpthread
+test_outputs_check_file_SOURCES = test/outputs/check_file.c \
+	test/outputs/tcfg.c test/outputs/tcfg.h
+test_outputs_check_file_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
+test_outputs_check_file_LDADD = libispout.la $(CHECK_LIBS) -lpthread
+# Producer-side cost of submit; built by `make check`, run by hand.
+test_outputs_bench_submit_SOURCES = test/outputs/bench_submit.c \
+	test/outputs/tcfg.c test/outputs/tcfg.h
+test_outputs_bench_submit_CFLAGS = $(AM_CFLAGS) -pthread
+test_outputs_bench_submit_LDADD = libispout.la -lpthread
+endif

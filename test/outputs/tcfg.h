@@ -1,0 +1,19 @@
+/*
+ * tcfg.h - build an output section from "key=value" strings for the
+ * channel and file tests, with known positions so error messages can be
+ * checked exactly: the section is at test.conf:1:1, the i-th key (from 0)
+ * at line i+2, column 3.
+ */
+#ifndef ISP_TEST_TCFG_H
+#define ISP_TEST_TCFG_H
+
+#include <stddef.h>
+
+#include "../../outputs/channel.h"
+
+/* isp_channel_open of a channel named "t" of `type` with keys `kvs`
+ * (NULL-terminated "key=value"; at most 16). */
+struct isp_channel *tcfg_open(const char *type, const char *const *kvs,
+			      char *err, size_t errlen);
+
+#endif
