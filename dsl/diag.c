@@ -153,8 +153,23 @@ static void print_line(const struct dsl_source *s, const struct dsl_loc *loc, FI
 	fputc('\n', out);
 }
 
-void dsl_print_diags(const struct dsl_diags *d, FILE *out)
+static int by_position(const void *a, const void *b)
 {
+	const struct dsl_diag *x = a, *y = b;
+	int f = strcmp(x->loc.file ? x->loc.file : "", y->loc.file ? y->loc.file : "");
+
+	if (f)
+		return f;
+	if (x->loc.line != y->loc.line)
+		return x->loc.line - y->loc.line;
+	return x->loc.col - y->loc.col;
+}
+
+void dsl_print_diags(struct dsl_diags *d, FILE *out)
+{
+	/* in file order, as a reader goes through the file */
+	if (d->n > 1)
+		qsort(d->v, d->n, sizeof(*d->v), by_position);
 	for (size_t i = 0; i < d->n; i++) {
 		const struct dsl_diag *e = &d->v[i];
 		const struct dsl_source *s = find_source(d, e->loc.file);

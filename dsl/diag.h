@@ -58,6 +58,6 @@ struct dsl_source *dsl_source_load(struct dsl_diags *d, const char *path,
 struct dsl_source *dsl_source_mem(struct dsl_diags *d, const char *name,
 				  const char *text, size_t len);
 
-void dsl_print_diags(const struct dsl_diags *d, FILE *out);
+void dsl_print_diags(struct dsl_diags *d, FILE *out);
 
 #endif

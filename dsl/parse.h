@@ -14,6 +14,7 @@ struct dsl_parse {
 	const char *file;
 	int start_token;        /* first token handed to the parser */
 	int line, col;          /* scanner position */
+	int lex_reported;       /* the scanner recorded an error for its last token */
 	/* results */
 	struct cfg_file *cfg;
 	struct ex_node *expr;

@@ -121,11 +121,13 @@ static void free_vec_ex(struct dsl_vec *v)
 	struct dsl_vec exs;
 }
 
+%token END 0 "end of input"
 %token START_CONFIG START_EXPR
 %token <str> STRING NUMBER IDENT ATTR NAME ADDR XSTRING
 %token <u> INTEGER
 %token <f> FLOAT
-%token INCLUDE LEX_ERROR
+%token INCLUDE
+%token LEX_ERROR "invalid character"
 %token AND "and" OR "or" NOT "not" IN "in"
 %token EQ "==" NE "!=" LE "<=" GE ">="
 
@@ -353,5 +355,9 @@ void dsl_yyerror(DSL_YYLTYPE *loc, void *scanner, struct dsl_parse *ps, const ch
 	struct dsl_loc l = mkloc(ps, loc);
 
 	(void)scanner;
+	if (ps->lex_reported) {         /* the scanner already said what is wrong */
+		ps->lex_reported = 0;
+		return;
+	}
 	dsl_error(ps->diags, &l, "%s", msg);
 }

@@ -73,8 +73,9 @@ void isp_qbatch_free(struct isp_qbatch *b);
  * Consumer: wait until records are waiting, the queue is kicked, or the
  * CLOCK_MONOTONIC time `until_ns` passes; then move up to b->max records
  * (oldest first) into b, replacing its previous content. Returns the
- * number moved (b->n); 0 on timeout, on a kick with nothing waiting, or
- * when b cannot grow to hold the first record (it is then left queued).
+ * number moved (b->n); 0 on timeout or on a kick with nothing waiting. A
+ * record too big for b's buffer grows it; if that fails the record is
+ * dropped (counted).
  */
 size_t isp_queue_take(struct isp_queue *q, struct isp_qbatch *b, int64_t until_ns);
 

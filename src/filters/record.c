@@ -159,6 +159,12 @@ void rec_xval(struct rec *r, const struct xval *v, const char *str_override)
 	xval_json(&w, v, str_override);
 	if (v->k == XK_NONE)
 		return;         /* CSV: an empty cell */
+	if (v->k == XK_ADDR4 || v->k == XK_ADDR6 || v->k == XK_MAC) {
+		/* MMT-Probe writes addresses unquoted */
+		if (w.len >= 2 && !w.overflow)
+			jsonw_raw(&r->w, buf + 1, w.len - 2);
+		return;
+	}
 	rec_json_cell(r, buf, w.overflow ? 0 : w.len);
 }
 
@@ -187,6 +193,14 @@ void rec_value(struct rec *r, const struct isp_value *v)
 {
 	char buf[REC_MAX / 4];
 	struct jsonw w;
+
+	if (r->csv && !v->is_array && !(v->missing & 1) &&
+	    (v->type == ISP_T_IPV4 || v->type == ISP_T_IPV6 || v->type == ISP_T_MAC)) {
+		/* MMT-Probe writes addresses unquoted */
+		size_t n = isp_value_text(v, v->v.u, buf, sizeof(buf));
+		jsonw_raw(&r->w, buf, n);
+		return;
+	}
 
 	jsonw_init(&w, buf, sizeof(buf));
 	isp_value_json(&w, v, 6);

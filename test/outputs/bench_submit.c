@@ -5,7 +5,10 @@
  * records of a given size by P producer threads; prints the producer-side
  * time per record and the counters. Not a test (timing depends on the
  * machine); built by `make check`, run by hand:
- *     test/outputs/bench_submit [records [bytes [producers]]]
+ *     test/outputs/bench_submit [records [bytes [producers [queue-bytes
+ *                                [drop-policy]]]]]
+ * A large queue (default 256M) is first touched during the run (page
+ * faults); a small one with drop-policy=block shows the steady state.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -81,7 +84,8 @@ int main(int argc, char **argv)
 	unsigned long n = argc > 1 ? strtoul(argv[1], NULL, 10) : 2000000;
 	size_t bytes = argc > 2 ? strtoul(argv[2], NULL, 10) : 200;
 	unsigned p = argc > 3 ? (unsigned)strtoul(argv[3], NULL, 10) : 1;
-	const char *kvs[] = { "queue-records=1048576", "queue-bytes=256M", NULL };
+	char qb[64], dp[64];
+	const char *kvs[] = { "queue-records=1048576", qb, dp, NULL };
 	struct isp_channel_stats st;
 	struct job jobs[64];
 	pthread_t t[64];
@@ -90,6 +94,8 @@ int main(int argc, char **argv)
 
 	if (p < 1 || p > 64)
 		return 2;
+	snprintf(qb, sizeof(qb), "queue-bytes=%s", argc > 4 ? argv[4] : "256M");
+	snprintf(dp, sizeof(dp), "drop-policy=%s", argc > 5 ? argv[5] : "drop-newest");
 	isp_channel_register_type(&discard_ops);
 
 	struct isp_channel *ch = tcfg_open("discard", kvs, err, sizeof(err));

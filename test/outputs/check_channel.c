@@ -219,6 +219,35 @@ START_TEST(queue_bytes_bound)
 }
 END_TEST
 
+/* A record above the consumer's initial staging size (64 KiB) still goes
+ * through whole, between small ones. */
+START_TEST(big_record_passes)
+{
+	const char *kvs[] = { "queue-bytes=1M", NULL };
+	struct isp_channel *ch = must_open(kvs);
+	size_t len = 300 * 1024;
+	char *big = malloc(len);
+
+	ck_assert_ptr_nonnull(big);
+	for (size_t i = 0; i < len; i++)
+		big[i] = (char)('a' + i % 26);
+
+	struct isp_record r = { .text = big, .len = len };
+
+	ck_assert(put(ch, "before"));
+	ck_assert(isp_channel_submit(ch, &r));
+	ck_assert(put(ch, "after"));
+	isp_channel_drain(ch);
+	ck_assert_uint_eq(F.n, 3);
+	ck_assert_str_eq(F.text[0], "before");
+	ck_assert_uint_eq(strlen(F.text[1]), len);
+	ck_assert(memcmp(F.text[1], big, len) == 0);
+	ck_assert_str_eq(F.text[2], "after");
+	free(big);
+	isp_channel_close(ch);
+}
+END_TEST
+
 /* Records of varying sizes through the smallest ring, many times round:
  * every wrap and pad must leave the bytes intact. */
 START_TEST(ring_wraps_intact)
@@ -609,6 +638,7 @@ int main(void)
 	tcase_add_test(tc, drop_newest_counts);
 	tcase_add_test(tc, drop_oldest_counts);
 	tcase_add_test(tc, queue_bytes_bound);
+	tcase_add_test(tc, big_record_passes);
 	tcase_add_test(tc, ring_wraps_intact);
 	tcase_add_test(tc, retry_then_success);
 	tcase_add_test(tc, partial_batches);
