@@ -3,7 +3,8 @@
 # demo or the whole test suite. Idempotent: a second run installs nothing
 # and rebuilds only what changed.
 #
-#   ./setup.sh demo    decode the bundled captures (no external service)
+#   ./setup.sh demo    decode a bundled capture and run the default rules on
+#                      another (no external service)
 #   ./setup.sh test    the whole test suite: ASan+UBSan build and `make check`,
 #                      then the release build's allocation check
 #   ./setup.sh build   just the release build (build/rel)
@@ -45,10 +46,12 @@ build() {
 
 run_demo() {
 	bin=build/rel/intspect
-	for f in test/data/report-v0.5-int-v0.5-tcp.pcap test/data/int-v2.1-md-udp.pcap; do
-		echo "== $bin -r $f --dump"
-		"$bin" -r "$f" --dump
-	done
+	f=test/data/report-v0.5-int-v0.5-tcp.pcap
+	echo "== $bin -r $f --dump      (every decoded attribute of a real INT report)"
+	"$bin" -r "$f" --dump
+	f=test/data/gen-report-v2.0-coalesced.pcap
+	echo "== $bin -C conf/intspect.conf -r $f      (the default rules: records)"
+	"$bin" -C conf/intspect.conf -r "$f"
 }
 
 run_tests() {

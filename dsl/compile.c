@@ -172,19 +172,32 @@ static bool add_channel(struct compiler *c, const struct cfg_section *s, const c
 			  hint ? "; did you mean '" : "", hint ? hint : "", hint ? "-output'?" : "");
 		return false;
 	}
-	const char *name = s->name ? s->name : type;
+	char *name = strdup(s->name ? s->name : type);
+	char *type_copy = strdup(type);
+	if (!name || !type_copy) {
+		free(name);
+		free(type_copy);
+		return false;
+	}
 	for (unsigned i = 0; i < p->nchannels; i++) {
 		if (strcmp(p->channels[i].cfg.name, name) == 0) {
 			dsl_error(c->d, &s->loc, "a channel named '%s' is already defined", name);
+			free(name);
+			free(type_copy);
 			return false;
 		}
 	}
 	struct program_channel *ch = realloc(p->channels, (p->nchannels + 1) * sizeof(*ch));
-	if (!ch)
+	if (!ch) {
+		free(name);
+		free(type_copy);
 		return false;
+	}
 	p->channels = ch;
 	ch = &p->channels[p->nchannels++];
 	memset(ch, 0, sizeof(*ch));
+	ch->name = name;
+	ch->type = type_copy;
 	struct isp_kv *kv = calloc(s->nkvs ? s->nkvs : 1, sizeof(*kv));
 	if (!kv)
 		return false;
@@ -199,7 +212,7 @@ static bool add_channel(struct compiler *c, const struct cfg_section *s, const c
 		}
 	}
 	ch->cfg.name = name;
-	ch->cfg.type = strcmp(type, "stdout") == 0 ? "stdout" : type;
+	ch->cfg.type = type_copy;
 	ch->cfg.kv = kv;
 	ch->cfg.nkv = s->nkvs;
 	ch->cfg.file = file;
@@ -656,8 +669,11 @@ void isp_program_free(struct isp_program *p)
 	for (unsigned i = 0; i < p->nqueries; i++)
 		free_qrule(&p->queries[i]);
 	free(p->queries);
-	for (unsigned i = 0; i < p->nchannels; i++)
+	for (unsigned i = 0; i < p->nchannels; i++) {
 		free((void *)p->channels[i].cfg.kv);
+		free(p->channels[i].name);
+		free(p->channels[i].type);
+	}
 	free(p->channels);
 	for (unsigned i = 0; i < p->nslots; i++)
 		free(p->slot_names[i]);

@@ -78,7 +78,8 @@ struct erule {
 };
 
 struct program_channel {
-	struct isp_channel_cfg cfg;     /* points into the config tree */
+	struct isp_channel_cfg cfg;     /* keys point into the config tree */
+	char *name, *type;              /* owned; cfg.name and cfg.type */
 	bool used;
 };
 

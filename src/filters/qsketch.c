@@ -26,12 +26,27 @@ uint64_t qs_bucket_value(unsigned b)
 
 void qs_add(struct qsketch *q, uint64_t v)
 {
+	if (q->n == 0 || v < q->min)
+		q->min = v;
+	if (q->n == 0 || v > q->max)
+		q->max = v;
 	q->count[qs_bucket(v)]++;
 	q->n++;
 }
 
+static uint64_t clamp(const struct qsketch *q, uint64_t v)
+{
+	return v < q->min ? q->min : v > q->max ? q->max : v;
+}
+
 void qs_merge(struct qsketch *to, const struct qsketch *from)
 {
+	if (from->n == 0)
+		return;
+	if (to->n == 0 || from->min < to->min)
+		to->min = from->min;
+	if (to->n == 0 || from->max > to->max)
+		to->max = from->max;
 	for (unsigned i = 0; i < QS_BUCKETS; i++)
 		to->count[i] += from->count[i];
 	to->n += from->n;
@@ -53,7 +68,7 @@ uint64_t qs_quantile(const struct qsketch *q, double quantile)
 	for (unsigned i = 0; i < QS_BUCKETS; i++) {
 		seen += q->count[i];
 		if (seen >= rank)
-			return qs_bucket_value(i);
+			return clamp(q, qs_bucket_value(i));
 	}
-	return qs_bucket_value(QS_BUCKETS - 1);
+	return q->max;
 }

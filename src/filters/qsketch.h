@@ -3,7 +3,8 @@
  *
  * Log-linear buckets (HDR-histogram style): values below 32 are exact,
  * larger ones fall in one of 16 buckets per power of two, so a reported
- * quantile is within 1/32 (about 3%) of a true sample value. Fixed size
+ * quantile is within 1/32 (about 3%) of a true sample value, and never
+ * below the smallest or above the largest value added. Fixed size
  * (976 counters), no allocation after creation, mergeable by adding
  * counters (per-worker partial results combine exactly).
  */
@@ -18,6 +19,7 @@
 
 struct qsketch {
 	uint64_t n;
+	uint64_t min, max;      /* exact: a quantile never leaves [min, max] */
 	uint32_t count[QS_BUCKETS];
 };
 

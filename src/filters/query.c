@@ -211,7 +211,12 @@ static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 			write_result(rec, it, &c->s, window_s);
 			continue;
 		}
-		/* per hop: an array, null for a hop no packet had */
+		/* per hop: an array, null for a hop no packet had; null when
+		 * no packet of the group had the attribute */
+		if (c->nh == 0) {
+			rec_null(rec);
+			continue;
+		}
 		char buf[REC_MAX / 4];
 		struct jsonw w;
 		jsonw_init(&w, buf, sizeof(buf));

@@ -67,5 +67,13 @@ check "no input exits 2" test "$rc" -eq 2
 "$bin" --plugin-dir /nonexistent -r "$tmp/g.pcap" 2>"$tmp/e3"; rc=$?
 check "bad plugin dir is an error" test "$rc" -ne 0
 
+# every shipped configuration is valid
+for f in "$src"/conf/*.conf "$src"/conf/examples/*.conf; do
+	check "config $(basename "$f") is valid" "$bin" -T "$f"
+done
+# rules on a capture: records on stdout, counters on stderr
+"$bin" -C "$src/conf/intspect.conf" -r "$src/test/data/gen-report-v2.0-coalesced.pcap" >"$tmp/rec" 2>"$tmp/rec.err"
+check "default rules write records" grep -q '"report":"flow-telemetry"' "$tmp/rec"
+check "rule counters at exit" grep -q 'query-report flow-telemetry: 12 matched' "$tmp/rec.err"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
