@@ -201,8 +201,8 @@ static size_t file_write(void *state, const struct isp_record *recs, size_t n)
 		return 0;
 	rotate_by_time(o);
 	while (i < n) {
-		if (o->rotate_bytes && may_rotate(o) &&
-		    o->size + recs[i].len + 1 > o->rotate_bytes)
+		if (o->rotate_bytes && o->size + recs[i].len + 1 > o->rotate_bytes &&
+		    may_rotate(o))
 			rotate(o);
 		if (o->fd < 0)
 			return i;

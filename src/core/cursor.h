@@ -138,9 +138,16 @@ static inline uint16_t isp_bit16(unsigned n)
 	return (uint16_t)(0x8000u >> n);
 }
 
+/* SWAR popcount: the baseline x86-64 has no POPCNT instruction and the
+ * builtin would call libgcc on every hop field offset. */
 static inline unsigned isp_popcount16(uint16_t v)
 {
-	return (unsigned)__builtin_popcount(v);
+	unsigned x = v;
+
+	x = x - ((x >> 1) & 0x5555u);
+	x = (x & 0x3333u) + ((x >> 2) & 0x3333u);
+	x = (x + (x >> 4)) & 0x0f0fu;
+	return (x + (x >> 8)) & 0x1fu;
 }
 
 /* All-ones check of a field of `bits` width: the INT "unavailable" value. */

@@ -97,18 +97,31 @@ void jsonw_key3(struct jsonw *w, const char *a, const char *b, const char *c)
 	w->need_comma = false;
 }
 
+/* Decimal digits, two at a time (numbers are most of a record). */
 static size_t utoa(uint64_t v, char *out)
 {
+	static const char pairs[201] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
 	char tmp[20];
-	size_t n = 0;
+	size_t n = 20;
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (size_t i = 0; i < n; i++)
-		out[i] = tmp[n - 1 - i];
-	return n;
+	while (v >= 100) {
+		unsigned d = (unsigned)(v % 100) * 2;
+		v /= 100;
+		tmp[--n] = pairs[d + 1];
+		tmp[--n] = pairs[d];
+	}
+	if (v >= 10) {
+		unsigned d = (unsigned)v * 2;
+		tmp[--n] = pairs[d + 1];
+		tmp[--n] = pairs[d];
+	} else {
+		tmp[--n] = (char)('0' + v);
+	}
+	memcpy(out, tmp + n, 20 - n);
+	return 20 - n;
 }
 
 void jsonw_u64(struct jsonw *w, uint64_t v)

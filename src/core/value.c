@@ -13,10 +13,22 @@ size_t isp_value_text(const struct isp_value *v, uint64_t elem, char *out, size_
 
 	switch (v->type) {
 	case ISP_T_IPV4: {
-		uint8_t a[4] = { (uint8_t)(elem >> 24), (uint8_t)(elem >> 16),
-				 (uint8_t)(elem >> 8), (uint8_t)elem };
-		n = inet_ntop(AF_INET, a, out, (socklen_t)cap) ? (int)strlen(out) : 0;
-		break;
+		/* by hand: glibc's inet_ntop goes through sprintf */
+		if (cap < 16)
+			return 0;
+		size_t k = 0;
+		for (int shift = 24; shift >= 0; shift -= 8) {
+			unsigned b = (unsigned)(elem >> shift) & 0xff;
+			if (b >= 100)
+				out[k++] = (char)('0' + b / 100);
+			if (b >= 10)
+				out[k++] = (char)('0' + b / 10 % 10);
+			out[k++] = (char)('0' + b % 10);
+			if (shift)
+				out[k++] = '.';
+		}
+		out[k] = 0;
+		return k;
 	}
 	case ISP_T_IPV6:
 		n = inet_ntop(AF_INET6, v->v.ip6, out, (socklen_t)cap) ? (int)strlen(out) : 0;

@@ -85,11 +85,24 @@ void isp_engine_free(struct isp_engine *e)
 {
 	if (!e)
 		return;
-	for (unsigned i = 0; e->ev && i < e->prog->nevents; i++)
+	for (unsigned i = 0; e->ev && i < e->prog->nevents; i++) {
+		const struct erule *r = &e->prog->events[i];
 		table_free(&e->ev[i].keys);
+		rec_jkey_free(&e->ev[i].event_key);
+		for (unsigned k = 0; e->ev[i].attr_keys && k < r->nattr; k++)
+			rec_jkey_free(&e->ev[i].attr_keys[k]);
+		free(e->ev[i].attr_keys);
+	}
 	for (unsigned i = 0; e->q && i < e->prog->nqueries; i++) {
+		const struct qrule *r = &e->prog->queries[i];
 		table_free(&e->q[i].groups);
 		arena_free(&e->q[i].hops);
+		for (unsigned k = 0; e->q[i].group_keys && k < r->ngroup; k++)
+			rec_jkey_free(&e->q[i].group_keys[k]);
+		for (unsigned k = 0; e->q[i].item_keys && k < r->nitems; k++)
+			rec_jkey_free(&e->q[i].item_keys[k]);
+		free(e->q[i].group_keys);
+		free(e->q[i].item_keys);
 	}
 	free(e->ev);
 	free(e->q);

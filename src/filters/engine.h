@@ -27,6 +27,8 @@ struct rule_stats {
 
 struct event_state {
 	struct table keys;
+	struct rec_jkey event_key;      /* JSON keys escaped once */
+	struct rec_jkey *attr_keys;
 	struct rule_stats st;
 };
 
@@ -36,6 +38,7 @@ struct query_state {
 	uint64_t win_start, win_end;   /* current window [start, end), 0 = none */
 	uint64_t flushes;       /* MMT's report counter */
 	size_t entry_state;     /* bytes of per-group state */
+	struct rec_jkey *group_keys, *item_keys;
 	struct rule_stats st;
 };
 

@@ -12,6 +12,7 @@
  * still reports once it adds up.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/value.h"
@@ -45,8 +46,20 @@ static size_t key_max(const struct erule *r)
 int event_init(struct isp_engine *e, unsigned i)
 {
 	const struct erule *r = &e->prog->events[i];
+	struct event_state *es = &e->ev[i];
 
-	return table_init(&e->ev[i].keys, r->nkey ? r->max_keys : 1, key_state_size(r), key_max(r));
+	if (table_init(&es->keys, r->nkey ? r->max_keys : 1, key_state_size(r), key_max(r)) != 0)
+		return -1;
+	if (r->event_slot >= 0 &&
+	    rec_jkey_make(&es->event_key, e->prog->slot_names[r->event_slot]) != 0)
+		return -1;
+	es->attr_keys = calloc(r->nattr ? r->nattr : 1, sizeof(*es->attr_keys));
+	if (!es->attr_keys)
+		return -1;
+	for (unsigned k = 0; k < r->nattr; k++)
+		if (rec_jkey_make(&es->attr_keys[k], r->attr_names[k]) != 0)
+			return -1;
+	return 0;
 }
 
 static double as_double(const struct isp_value *v, unsigned k)
@@ -121,8 +134,10 @@ static bool beyond_threshold(const struct erule *r, const struct ev_vals *old,
 	return false;
 }
 
-static void write_record(struct isp_engine *e, const struct erule *r, const struct isp_packet *p)
+static void write_record(struct isp_engine *e, unsigned ri, const struct isp_packet *p)
 {
+	const struct erule *r = &e->prog->events[ri];
+	const struct event_state *es = &e->ev[ri];
 	struct rec *rec = &e->rec;
 	const struct isp_program *prog = e->prog;
 
@@ -147,7 +162,7 @@ static void write_record(struct isp_engine *e, const struct erule *r, const stru
 		  prog->source_name, p->ts_ns);
 	if (r->event_slot >= 0) {
 		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)r->event_slot);
-		rec_key(rec, prog->slot_names[r->event_slot]);
+		rec_key_prepared(rec, &es->event_key);
 		if (v)
 			rec_value(rec, v);
 		else
@@ -155,7 +170,7 @@ static void write_record(struct isp_engine *e, const struct erule *r, const stru
 	}
 	for (unsigned i = 0; i < r->nattr; i++) {
 		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)r->attr_slots[i]);
-		rec_key(rec, r->attr_names[i]);
+		rec_key_prepared(rec, &es->attr_keys[i]);
 		if (v)
 			rec_value(rec, v);
 		else
@@ -210,6 +225,6 @@ void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		if (thr)
 			memcpy(k + 1, cur, r->ndelta * sizeof(struct ev_vals));
 	}
-	write_record(e, r, p);
+	write_record(e, i, p);
 	engine_emit(e, r->name, NULL, 0, r->channels, r->nchannels, &es->st);
 }

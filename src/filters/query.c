@@ -31,7 +31,19 @@ int query_init(struct isp_engine *e, unsigned i)
 	struct query_state *qs = &e->q[i];
 
 	qs->entry_state = (r->nitems ? r->nitems : 1) * sizeof(struct qcell);
-	return table_init(&qs->groups, r->max_groups, qs->entry_state, 1024);
+	if (table_init(&qs->groups, r->max_groups, qs->entry_state, 1024) != 0)
+		return -1;
+	qs->group_keys = calloc(r->ngroup ? r->ngroup : 1, sizeof(*qs->group_keys));
+	qs->item_keys = calloc(r->nitems ? r->nitems : 1, sizeof(*qs->item_keys));
+	if (!qs->group_keys || !qs->item_keys)
+		return -1;
+	for (unsigned k = 0; k < r->ngroup; k++)
+		if (rec_jkey_make(&qs->group_keys[k], r->group_names[k]) != 0)
+			return -1;
+	for (unsigned k = 0; k < r->nitems; k++)
+		if (rec_jkey_make(&qs->item_keys[k], r->items[k].text) != 0)
+			return -1;
+	return 0;
 }
 
 static struct agg_state *hop_state(struct query_state *qs, struct qcell *c, unsigned hop)
@@ -196,7 +208,7 @@ static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 			struct isp_value v;
 			bool present = false;
 			k = key_value(k, end, a->type, a->per_hop, &v, &present);
-			rec_key(rec, r->group_names[j]);
+			rec_key_prepared(rec, &qs->group_keys[j]);
 			if (present)
 				rec_value(rec, &v);
 			else
@@ -206,7 +218,7 @@ static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 	for (unsigned k = 0; k < r->nitems; k++) {
 		const struct qitem *it = &r->items[k];
 		const struct qcell *c = &g->cell[k];
-		rec_key(rec, it->text);
+		rec_key_prepared(rec, &qs->item_keys[k]);
 		if (!it->per_hop) {
 			write_result(rec, it, &c->s, window_s);
 			continue;

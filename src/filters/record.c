@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -71,8 +72,18 @@ void rec_begin(struct rec *r, bool csv, const char *report, const char *type,
 	jsonw_string(&r->w, report);
 	jsonw_key3(&r->w, "type", NULL, NULL);
 	jsonw_string(&r->w, type);
-	snprintf(b, sizeof(b), "%s.%06lluZ", iso8601(r, ts_ns),
-		 (unsigned long long)(ts_ns % 1000000000u / 1000u));
+	/* "ts":"YYYY-MM-DDTHH:MM:SS.uuuuuuZ" without printf: records can be
+	 * one per packet */
+	const char *iso = iso8601(r, ts_ns);
+	size_t n = strlen(iso);
+	unsigned us = (unsigned)(ts_ns % 1000000000u / 1000u);
+	memcpy(b, iso, n);
+	b[n++] = '.';
+	for (int i = 5; i >= 0; i--, us /= 10)
+		b[n + (size_t)i] = (char)('0' + us % 10);
+	n += 6;
+	b[n++] = 'Z';
+	b[n] = 0;
 	jsonw_key3(&r->w, "ts", NULL, NULL);
 	jsonw_string(&r->w, b);
 	rec_time(r, "time", ts_ns);
@@ -84,6 +95,40 @@ void rec_key(struct rec *r, const char *key)
 		csv_sep(r);
 	else
 		jsonw_key3(&r->w, key, NULL, NULL);
+}
+
+int rec_jkey_make(struct rec_jkey *k, const char *name)
+{
+	char buf[1024];
+	struct jsonw w;
+
+	jsonw_init(&w, buf, sizeof(buf));
+	jsonw_key3(&w, name, NULL, NULL);
+	k->len = w.overflow ? 0 : w.len;
+	k->text = malloc(k->len + 1);
+	if (!k->text)
+		return -1;
+	memcpy(k->text, buf, k->len);
+	k->text[k->len] = 0;
+	return 0;
+}
+
+void rec_jkey_free(struct rec_jkey *k)
+{
+	free(k->text);
+	k->text = NULL;
+}
+
+void rec_key_prepared(struct rec *r, const struct rec_jkey *k)
+{
+	if (r->csv) {
+		csv_sep(r);
+		return;
+	}
+	if (r->w.need_comma)
+		jsonw_raw(&r->w, ",", 1);
+	jsonw_raw(&r->w, k->text, k->len);
+	r->w.need_comma = false;
 }
 
 void rec_time(struct rec *r, const char *key, uint64_t ns)
@@ -194,7 +239,11 @@ void rec_value(struct rec *r, const struct isp_value *v)
 	char buf[REC_MAX / 4];
 	struct jsonw w;
 
-	if (r->csv && !v->is_array && !(v->missing & 1) &&
+	if (!r->csv) {
+		isp_value_json(&r->w, v, 6);
+		return;
+	}
+	if (!v->is_array && !(v->missing & 1) &&
 	    (v->type == ISP_T_IPV4 || v->type == ISP_T_IPV6 || v->type == ISP_T_MAC)) {
 		/* MMT-Probe writes addresses unquoted */
 		size_t n = isp_value_text(v, v->v.u, buf, sizeof(buf));

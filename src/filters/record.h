@@ -27,6 +27,15 @@ void rec_begin(struct rec *r, bool csv, const char *report, const char *type,
 	       unsigned type_id, unsigned probe_id, const char *source, uint64_t ts_ns);
 /* A field: key (JSON only) and value. */
 void rec_key(struct rec *r, const char *key);
+
+/* A key escaped once, ahead of the packets ("name":). */
+struct rec_jkey {
+	char *text;
+	size_t len;
+};
+int rec_jkey_make(struct rec_jkey *k, const char *name);
+void rec_jkey_free(struct rec_jkey *k);
+void rec_key_prepared(struct rec *r, const struct rec_jkey *k);
 void rec_xval(struct rec *r, const struct xval *v, const char *str_override);
 /* An xval as JSON into any writer (str: the text of a kept string). */
 void xval_json(struct jsonw *w, const struct xval *v, const char *str);

@@ -15,12 +15,17 @@ libispout_la_LIBADD = -lpthread
 EXTRA_DIST += outputs/README.md
 
 if HAVE_CHECK
-check_PROGRAMS += test/outputs/check_channel test/outputs/check_file \
-	test/outputs/bench_submit
-TESTS += test/outputs/check_channel test/outputs/check_file
-test_outputs_check_channel_SOURCES = test/outputs/check_channel.c \
-	test/outputs/fake.c test/outputs/fake.h \
+check_PROGRAMS += test/outputs/check_queue test/outputs/check_channel \
+	test/outputs/check_file test/outputs/bench_submit
+TESTS += test/outputs/check_queue test/outputs/check_channel \
+	test/outputs/check_file
+OUTPUTS_TEST_FAKE = test/outputs/fake.c test/outputs/fake.h \
+	test/outputs/chantest.c test/outputs/chantest.h \
 	test/outputs/tcfg.c test/outputs/tcfg.h
+test_outputs_check_queue_SOURCES = test/outputs/check_queue.c $(OUTPUTS_TEST_FAKE)
+test_outputs_check_queue_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
+test_outputs_check_queue_LDADD = libispout.la $(CHECK_LIBS) -lpthread
+test_outputs_check_channel_SOURCES = test/outputs/check_channel.c $(OUTPUTS_TEST_FAKE)
 test_outputs_check_channel_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
 test_outputs_check_channel_LDADD = libispout.la $(CHECK_LIBS) -lpthread
 test_outputs_check_file_SOURCES = test/outputs/check_file.c \

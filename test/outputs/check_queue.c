@@ -1,0 +1,316 @@
+/*
+ * check_queue.c - what the channel queue does with records, through a
+ * channel of the fake type (fake.c) and on the ring alone: order, batch
+ * sizes, the drop policies and the byte bound with exact counts, big
+ * records, and integrity across many wraps of a small ring.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../outputs/channel.h"
+#include "../../outputs/queue.h"
+#include "chantest.h"
+#include "fake.h"
+
+static void setup(void)
+{
+	fake_reset();
+}
+
+/* ---- ordering, batching, drop policies ----------------------------------- */
+
+START_TEST(order_and_batches)
+{
+	const char *kvs[] = { "batch=8", NULL };
+	struct isp_channel *ch = ct_open(kvs);
+
+	ct_hold_first(ch);
+	for (int i = 1; i < 100; i++)
+		ck_assert(ct_put(ch, "r%d", i));
+	fake_set_block(false);
+	isp_channel_drain(ch);
+
+	ck_assert_uint_eq(F.n, 100);
+	for (size_t i = 0; i < F.n; i++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "r%zu", i);
+		ck_assert_str_eq(F.text[i], want);
+		ck_assert_str_eq(F.report[i], "rep");
+		ck_assert_str_eq(F.key[i], "k");
+	}
+	/* 1 held, then 99 = 12 full batches of 8 and 3. */
+	ck_assert_uint_eq(F.nbatch, 14);
+	ck_assert_uint_eq(F.batch[0], 1);
+	for (size_t i = 1; i <= 12; i++)
+		ck_assert_uint_eq(F.batch[i], 8);
+	ck_assert_uint_eq(F.batch[13], 3);
+
+	struct isp_channel_stats st = ct_stats(ch);
+
+	ck_assert_uint_eq(st.queued, 100);
+	ck_assert_uint_eq(st.delivered, 100);
+	ck_assert_uint_eq(st.dropped, 0);
+	ck_assert_uint_eq(st.retried, 0);
+	ck_assert_uint_eq(st.queue_depth, 0);
+	isp_channel_close(ch);
+	ck_assert_uint_eq(F.closes, 1);
+}
+END_TEST
+
+static void drop_policy(const char *policy, bool oldest)
+{
+	const char *kvs[] = { "queue-records=10", "batch=4", policy, NULL };
+	struct isp_channel *ch = ct_open(kvs);
+	int accepted = 0;
+
+	ct_hold_first(ch);
+	for (int i = 1; i <= 20; i++)
+		accepted += ct_put(ch, "r%d", i);
+
+	struct isp_channel_stats st = ct_stats(ch);
+
+	ck_assert_int_eq(accepted, oldest ? 20 : 10);
+	ck_assert_uint_eq(st.queued, 21);
+	ck_assert_uint_eq(st.dropped, 10);
+	ck_assert_uint_eq(st.queue_depth, 11);      /* 10 waiting + 1 held */
+	fake_set_block(false);
+	isp_channel_drain(ch);
+
+	ck_assert_uint_eq(F.n, 11);
+	ck_assert_str_eq(F.text[0], "r0");
+	for (int i = 1; i <= 10; i++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "r%d", oldest ? i + 10 : i);
+		ck_assert_str_eq(F.text[i], want);
+	}
+	st = ct_stats(ch);
+	ck_assert_uint_eq(st.delivered, 11);
+	ck_assert_uint_eq(st.dropped, 10);
+	ck_assert_uint_eq(st.queue_depth, 0);
+	ct_check_invariant(ch);
+	isp_channel_close(ch);
+}
+
+START_TEST(drop_newest_counts)
+{
+	drop_policy("drop-policy=drop-newest", false);
+}
+END_TEST
+
+START_TEST(drop_oldest_counts)
+{
+	drop_policy("drop-policy=drop-oldest", true);
+}
+END_TEST
+
+START_TEST(queue_bytes_bound)
+{
+	const char *kvs[] = { "queue-bytes=4096", "queue-records=1000", NULL };
+	struct isp_channel *ch = ct_open(kvs);
+	char big[5000];
+	int accepted = 0;
+
+	memset(big, 'x', sizeof(big));
+	ct_hold_first(ch);
+	/* 1100-byte records: 3 fit in 4096 bytes, 4 do not. */
+	for (int i = 0; i < 10; i++) {
+		struct isp_record r = { .text = big, .len = 1100 };
+
+		big[0] = (char)('a' + i);
+		accepted += isp_channel_submit(ch, &r);
+	}
+	ck_assert_int_eq(accepted, 3);
+
+	struct isp_record huge = { .text = big, .len = sizeof(big) };
+
+	ck_assert(!isp_channel_submit(ch, &huge));  /* larger than the ring */
+	ck_assert_uint_eq(ct_stats(ch).dropped, 8);
+	fake_set_block(false);
+	isp_channel_drain(ch);
+	ck_assert_uint_eq(F.n, 4);
+	for (size_t i = 1; i < 4; i++) {
+		ck_assert_uint_eq(strlen(F.text[i]), 1100);
+		ck_assert_int_eq(F.text[i][0], 'a' + (int)i - 1);
+		ck_assert_int_eq(F.text[i][1099], 'x');
+		ck_assert_str_eq(F.report[i], "");   /* NULL report, NULL key */
+		ck_assert_str_eq(F.key[i], "");
+	}
+	ct_check_invariant(ch);
+	isp_channel_close(ch);
+}
+END_TEST
+
+/* A record above the consumer's initial staging size (64 KiB) still goes
+ * through whole, between small ones. */
+START_TEST(big_record_passes)
+{
+	const char *kvs[] = { "queue-bytes=1M", NULL };
+	struct isp_channel *ch = ct_open(kvs);
+	size_t len = 300 * 1024;
+	char *big = malloc(len);
+
+	ck_assert_ptr_nonnull(big);
+	for (size_t i = 0; i < len; i++)
+		big[i] = (char)('a' + i % 26);
+
+	struct isp_record r = { .text = big, .len = len };
+
+	ck_assert(ct_put(ch, "before"));
+	ck_assert(isp_channel_submit(ch, &r));
+	ck_assert(ct_put(ch, "after"));
+	isp_channel_drain(ch);
+	ck_assert_uint_eq(F.n, 3);
+	ck_assert_str_eq(F.text[0], "before");
+	ck_assert_uint_eq(strlen(F.text[1]), len);
+	ck_assert(memcmp(F.text[1], big, len) == 0);
+	ck_assert_str_eq(F.text[2], "after");
+	free(big);
+	isp_channel_close(ch);
+}
+END_TEST
+
+/* Records of varying sizes through the smallest ring, many times round:
+ * every wrap and pad must leave the bytes intact. */
+START_TEST(ring_wraps_intact)
+{
+	const char *kvs[] = { "queue-bytes=1024", "batch=3",
+			      "drop-policy=block", NULL };
+	struct isp_channel *ch = ct_open(kvs);
+	enum { N = 20000 };
+	char text[300];
+	unsigned x = 12345;
+
+	for (int i = 0; i < N; i++) {
+		size_t len = (x = x * 1103515245u + 12345u) % 250;
+
+		for (size_t j = 0; j < len; j++)
+			text[j] = (char)('A' + (i + j) % 26);
+
+		struct isp_record r = { .text = text, .len = len,
+					.report = i % 2 ? "odd" : "even-report" };
+
+		ck_assert(isp_channel_submit(ch, &r));
+	}
+	isp_channel_drain(ch);
+	ck_assert_uint_eq(F.n, N);
+	x = 12345;
+	/* One assertion per record: Check's are too slow for every byte. */
+	for (int i = 0; i < N; i++) {
+		size_t len = (x = x * 1103515245u + 12345u) % 250;
+		bool ok = strlen(F.text[i]) == len &&
+			  strcmp(F.report[i], i % 2 ? "odd" : "even-report") == 0;
+
+		for (size_t j = 0; ok && j < len; j++)
+			ok = F.text[i][j] == 'A' + (i + (int)j) % 26;
+		if (!ok)
+			ck_abort_msg("record %d damaged: '%s'", i, F.text[i]);
+	}
+	ck_assert_uint_eq(ct_stats(ch).dropped, 0);
+	isp_channel_close(ch);
+}
+END_TEST
+
+/* The ring alone, single-threaded, random sizes and policies against a
+ * model: what comes out is a subsequence of what went in, in order, intact,
+ * and every record is accounted for. */
+static void queue_model(enum isp_drop_policy policy, unsigned seed)
+{
+	struct isp_counters cnt = { 0 };
+	struct isp_queue *q = isp_queue_new(37, 2048, policy, &cnt);
+	struct isp_qbatch b;
+	char text[400];
+	unsigned x = seed, pushed = 0, taken = 0, refused = 0;
+	long last = -1;
+	bool ok = true;
+
+	ck_assert_ptr_nonnull(q);
+	ck_assert_int_eq(isp_qbatch_init(&b, 5, 2048), 0);
+	for (int step = 0; step < 60000 && ok; step++) {
+		x = x * 1103515245u + 12345u;
+		if ((x >> 8) % 3 != 0) {
+			size_t len = 8 + (x >> 12) % 380;
+			int n = snprintf(text, sizeof(text), "%07u:", pushed);
+
+			for (size_t j = (size_t)n; j < len; j++)
+				text[j] = (char)('a' + (pushed + j) % 26);
+
+			struct isp_record r = { .report = pushed % 2 ? "r" : "",
+						.text = text, .len = len };
+
+			refused += !isp_queue_push(q, &r);
+			pushed++;
+			continue;
+		}
+		isp_queue_take(q, &b, 0);
+		for (size_t i = 0; i < b.n && ok; i++) {
+			const struct isp_record *r = &b.recs[i];
+			long seq = strtol(r->text, NULL, 10);
+
+			ok = seq > last && r->len >= 8 && r->text[r->len] == '\0' &&
+			     strcmp(r->report, seq % 2 ? "r" : "") == 0;
+			for (size_t j = 8; ok && j < r->len; j++)
+				ok = r->text[j] == 'a' + (char)(((size_t)seq + j) % 26);
+			last = seq;
+			taken++;
+		}
+	}
+	ck_assert_msg(ok, "record damaged or out of order after %u taken", taken);
+	size_t left = isp_queue_kill(q);
+
+	ck_assert_uint_eq(atomic_load(&cnt.queued), pushed);
+	ck_assert_uint_eq(atomic_load(&cnt.dropped) + taken, pushed);
+	ck_assert_uint_gt(taken, 1000);
+	ck_assert_uint_gt(atomic_load(&cnt.dropped) - left, 1000);
+	if (policy == ISP_DROP_NEWEST)
+		ck_assert_uint_eq(refused + left, atomic_load(&cnt.dropped));
+	else
+		ck_assert_uint_eq(refused, 0);
+	isp_qbatch_free(&b);
+	isp_queue_free(q);
+}
+
+START_TEST(queue_model_newest)
+{
+	queue_model(ISP_DROP_NEWEST, 1);
+	queue_model(ISP_DROP_NEWEST, 99);
+}
+END_TEST
+
+START_TEST(queue_model_oldest)
+{
+	queue_model(ISP_DROP_OLDEST, 7);
+	queue_model(ISP_DROP_OLDEST, 12345);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("queue");
+	TCase *tc = tcase_create("queue");
+	SRunner *sr;
+	int failed;
+
+	isp_channels_init();
+	if (isp_channel_register_type(&fake_ops) != 0)
+		return 1;
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, order_and_batches);
+	tcase_add_test(tc, drop_newest_counts);
+	tcase_add_test(tc, drop_oldest_counts);
+	tcase_add_test(tc, queue_bytes_bound);
+	tcase_add_test(tc, big_record_passes);
+	tcase_add_test(tc, ring_wraps_intact);
+	tcase_add_test(tc, queue_model_newest);
+	tcase_add_test(tc, queue_model_oldest);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
