@@ -169,6 +169,8 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 			rec_null(rec);
 	}
 	for (unsigned i = 0; i < r->nattr; i++) {
+		if (r->attr_slots[i] == r->event_slot)
+			continue;       /* already written, once is enough */
 		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)r->attr_slots[i]);
 		rec_key_prepared(rec, &es->attr_keys[i]);
 		if (v)

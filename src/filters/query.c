@@ -87,6 +87,10 @@ static void update_cell(struct isp_engine *e, struct query_state *qs, const stru
 	const struct isp_value *hv = slot_get(&e->sc, ctx->pkt, (unsigned)it->hop_slot);
 	if (!hv || !hv->is_array)
 		return;
+	/* the result is as long as the longest path seen, even when its last
+	 * hops had no value (they come out as null) */
+	if (hv->count && !hop_state(qs, c, hv->count - 1u))
+		return;
 	for (unsigned h = 0; h < hv->count; h++) {
 		ctx->hop = (int)h;
 		if (!cx_eval(it->arg, ctx, &v))

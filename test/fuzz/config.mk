@@ -36,6 +36,9 @@ test_fuzz_fuzz_config_CPPFLAGS = $(FUZZ_CONFIG_CPPFLAGS)
 test_fuzz_fuzz_config_CFLAGS = $(libispdslgen_la_CFLAGS) -fsanitize=fuzzer-no-link
 test_fuzz_fuzz_config_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 test_fuzz_fuzz_config_LDADD = $(PCAP_LIBS) -lm
+# the fuzzer's own dsl/parse.c and dsl/lexer.c include the generated
+# parser.h, which BUILT_SOURCES does not make for `make fuzz`
+$(test_fuzz_fuzz_config_OBJECTS): dsl/parser.h
 else
 check_PROGRAMS += test/fuzz/fuzz_config
 test_fuzz_fuzz_config_SOURCES = test/fuzz/fuzz_config.c test/fuzz/fuzz_main.c
