@@ -335,6 +335,8 @@ struct isp_channel *isp_channel_open(const struct isp_channel_cfg *cfg,
 		}
 		ch->q = isp_queue_new(ch->p.queue_records, ch->p.queue_bytes,
 				      ch->p.policy, &ch->cnt);
+		if (ch->q)      /* a busy producer wakes the thread once a batch */
+			isp_queue_set_wake(ch->q, ch->p.batch);
 		if (!ch->q || isp_qbatch_init(&ch->batch, ch->p.batch, ch->p.queue_bytes) != 0 ||
 		    start_thread(ch) != 0) {
 			if (ops->close)

@@ -35,6 +35,7 @@ struct isp_queue {
 	size_t cap, head, tail, used, count, max_records;
 	enum isp_drop_policy policy;
 	bool consumer_waiting, kicked, dead;
+	size_t wake_at;                 /* records waiting before a waiting consumer is woken */
 	unsigned room_waiters;
 	uint64_t queued;                /* shadow of cnt->queued, under mu */
 	struct isp_counters *cnt;
@@ -91,6 +92,7 @@ struct isp_queue *isp_queue_new(size_t max_records, size_t max_bytes,
 	pthread_cond_init(&q->data, &ca);
 	pthread_cond_init(&q->room, &ca);
 	pthread_condattr_destroy(&ca);
+	q->wake_at = 1;
 	return q;
 }
 
@@ -215,8 +217,12 @@ bool isp_queue_push(struct isp_queue *q, const struct isp_record *r)
 	q->count++;
 	/* Signal only a consumer that is (about to be) waiting: the common
 	 * busy case then costs no futex call. */
-	wake = q->consumer_waiting;
-	q->consumer_waiting = false;
+	/* Wake a waiting consumer only once a batch is worth it: below that
+	 * it wakes by itself within flush-ms, and a busy producer pays no
+	 * futex call per record. */
+	wake = q->consumer_waiting && q->count >= q->wake_at;
+	if (wake)
+		q->consumer_waiting = false;
 	pthread_mutex_unlock(&q->mu);
 	if (wake)
 		pthread_cond_signal(&q->data);
@@ -356,4 +362,11 @@ size_t isp_queue_kill(struct isp_queue *q)
 	pthread_mutex_unlock(&q->mu);
 	pthread_cond_broadcast(&q->room);
 	return n;
+}
+
+void isp_queue_set_wake(struct isp_queue *q, size_t records)
+{
+	pthread_mutex_lock(&q->mu);
+	q->wake_at = records ? records : 1;
+	pthread_mutex_unlock(&q->mu);
 }

@@ -93,6 +93,10 @@ void isp_queue_kick(struct isp_queue *q);
  * later push and release blocked producers. Returns the number dropped. */
 size_t isp_queue_kill(struct isp_queue *q);
 
+/* Wake a waiting consumer only when this many records wait (default 1);
+ * below that it wakes at its own deadline (flush-ms). */
+void isp_queue_set_wake(struct isp_queue *q, size_t records);
+
 /* CLOCK_MONOTONIC in nanoseconds. */
 int64_t isp_now_ns(void);
 

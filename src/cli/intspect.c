@@ -269,14 +269,29 @@ fail:
 	return -1;
 }
 
+/* Stop every channel at once (deadlines run in parallel), wait for them,
+ * print what each delivered and lost, free. */
 static void close_rules(const struct isp_program *prog, struct isp_channel **channels,
 			struct isp_engine *engine)
 {
 	isp_engine_free(engine);
-	for (unsigned i = 0; prog && channels && i < prog->nchannels; i++) {
+	if (!prog || !channels)
+		return;
+	for (unsigned i = 0; i < prog->nchannels; i++)
+		if (channels[i])
+			isp_channel_shutdown(channels[i]);
+	for (unsigned i = 0; i < prog->nchannels; i++) {
 		if (!channels[i])
 			continue;
-		isp_channel_close(channels[i]);  /* flushes within its deadline */
+		struct isp_channel_stats st;
+		isp_channel_drain(channels[i]);
+		isp_channel_get_stats(channels[i], &st);
+		fprintf(stderr, "intspect: channel %s: %llu records queued, %llu delivered, "
+			"%llu dropped, %llu retried, %llu reconnects\n", isp_channel_name(channels[i]),
+			(unsigned long long)st.queued, (unsigned long long)st.delivered,
+			(unsigned long long)st.dropped, (unsigned long long)st.retried,
+			(unsigned long long)st.reconnects);
+		isp_channel_close(channels[i]);
 	}
 	free(channels);
 }
