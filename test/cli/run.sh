@@ -75,5 +75,9 @@ done
 "$bin" -C "$src/conf/intspect.conf" -r "$src/test/data/gen-report-v2.0-coalesced.pcap" >"$tmp/rec" 2>"$tmp/rec.err"
 check "default rules write records" grep -q '"report":"flow-telemetry"' "$tmp/rec"
 check "rule counters at exit" grep -q 'query-report flow-telemetry: 12 matched' "$tmp/rec.err"
+# the records the README shows are the ones the README's rule file writes
+"$bin" -C "$src/conf/examples/readme.conf" -r "$src/test/data/gen-rules-8.pcap" >"$tmp/readme.out" 2>/dev/null
+grep '^{"report":' "$src/README.md" >"$tmp/readme.want"
+check "README records are real" sh -c "grep -v -x -F -f '$tmp/readme.out' '$tmp/readme.want' | grep -q . && exit 1 || exit 0"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
