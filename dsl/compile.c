@@ -7,6 +7,7 @@
 #include "compile.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,8 +208,19 @@ static bool add_channel(struct compiler *c, const struct cfg_section *s, const c
 		kv[i].value = k->value->kind == CV_LIST ? "" : k->value->text;
 		kv[i].line = k->loc.line;
 		kv[i].col = k->loc.col;
-		if (k->subkey) {        /* property "name" = value: pass "name" as the key */
-			kv[i].key = k->subkey;
+		if (k->subkey) {
+			/* property "compression.type" = "lz4" reaches the channel as
+			 * the key "property.compression.type" */
+			size_t n = strlen(k->key) + strlen(k->subkey) + 2;
+			char *joined = malloc(n);
+			if (!joined) {
+				free(kv);
+				return false;
+			}
+			snprintf(joined, n, "%s.%s", k->key, k->subkey);
+			free(k->key);
+			((struct cfg_kv *)k)->key = joined;
+			kv[i].key = joined;
 		}
 	}
 	ch->cfg.name = name;
@@ -417,6 +429,21 @@ static bool compile_event(struct compiler *c, const struct cfg_section *s)
 		r.keepalive_ns = (uint64_t)(d * 1e6);
 	if ((kv = find_kv(s, "max-keys")) && (ok &= get_number(c, kv, 1, 1 << 26, &d)))
 		r.max_keys = (unsigned)d;
+	if (r.threshold >= 0 && r.ndelta > 8) {
+		dsl_error(c->d, &s->loc, "delta-threshold compares at most 8 delta-cond attributes");
+		ok = false;
+	}
+	/* the record key (Kafka partitioning): delta-key, else the flow */
+	static const char *const flow_attrs[] = { "ip.src", "ip.dst", "ipv6.src", "ipv6.dst" };
+	for (unsigned k = 0; k < 4; k++) {
+		struct isp_attr_ref ref;
+		char err[200];
+		if (isp_attr_lookup(c->reg, flow_attrs[k], &ref, err, sizeof(err)) == 0) {
+			int slot = compile_slot(c, flow_attrs[k], &s->loc, NULL, NULL);
+			if (slot >= 0)
+				r.flow_slots[r.nflow++] = slot;
+		}
+	}
 	if ((r.band > 0 || r.threshold >= 0) && r.ndelta == 0) {
 		dsl_error(c->d, &s->loc, "delta-band and delta-threshold need a delta-cond");
 		ok = false;

@@ -3,6 +3,8 @@
  */
 #include "engine.h"
 
+#include "../core/value.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,6 +151,33 @@ size_t engine_key(struct isp_engine *e, const struct isp_packet *p, const int *s
 		}
 	}
 	return len;
+}
+
+size_t engine_key_text(struct isp_engine *e, const struct isp_packet *p, const int *slots,
+		       unsigned n, char *out, size_t cap)
+{
+	size_t len = 0;
+
+	if (cap == 0)
+		return 0;
+	out[0] = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)slots[i]);
+		if (!v)
+			continue;
+		if (len && len + 1 < cap)
+			out[len++] = '|';
+		if (v->is_array) {
+			struct jsonw w;
+			jsonw_init(&w, out + len, cap - len - 1);
+			isp_value_json(&w, v, 6);
+			len += w.overflow ? 0 : w.len;
+		} else {
+			len += isp_value_text(v, v->v.u, out + len, cap - len);
+		}
+		out[len < cap ? len : cap - 1] = 0;
+	}
+	return len < cap ? len : cap - 1;
 }
 
 void engine_emit(struct isp_engine *e, const char *report, const char *key, size_t keylen,

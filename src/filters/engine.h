@@ -52,6 +52,7 @@ struct isp_engine {
 	uint64_t order;                 /* packet counter (first/last order) */
 	uint64_t last_ts;
 	uint8_t keybuf[4096];
+	char keytext[1024];
 };
 
 /* channels: opened channels by program channel index (the engine does not
@@ -68,6 +69,9 @@ void isp_engine_free(struct isp_engine *e);
 /* internal, shared by event.c and query.c */
 size_t engine_key(struct isp_engine *e, const struct isp_packet *p, const int *slots,
 		  unsigned n, uint8_t *buf, size_t cap);
+/* Text of the values of slots joined by '|' (the record key). */
+size_t engine_key_text(struct isp_engine *e, const struct isp_packet *p, const int *slots,
+		       unsigned n, char *out, size_t cap);
 void engine_emit(struct isp_engine *e, const char *report, const char *key, size_t keylen,
 		 const int *channels, unsigned nchannels, struct rule_stats *st);
 int event_init(struct isp_engine *e, unsigned i);

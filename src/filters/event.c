@@ -228,5 +228,7 @@ void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 			memcpy(k + 1, cur, r->ndelta * sizeof(struct ev_vals));
 	}
 	write_record(e, i, p);
-	engine_emit(e, r->name, NULL, 0, r->channels, r->nchannels, &es->st);
+	size_t kl = r->nkey ? engine_key_text(e, p, r->key_slots, r->nkey, e->keytext, sizeof(e->keytext))
+			    : engine_key_text(e, p, r->flow_slots, r->nflow, e->keytext, sizeof(e->keytext));
+	engine_emit(e, r->name, e->keytext, kl, r->channels, r->nchannels, &es->st);
 }

@@ -63,6 +63,8 @@ struct erule {
 	unsigned ndelta;
 	int *key_slots;         /* delta-key */
 	unsigned nkey;
+	int flow_slots[4];      /* the record key without delta-key: the flow */
+	unsigned nflow;
 	double band;            /* delta-band, 0 = off */
 	double threshold;       /* delta-threshold, < 0 = off */
 	uint64_t keepalive_ns;  /* 0 = off */

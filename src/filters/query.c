@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "agg.h"
+#include "../core/value.h"
 #include "engine.h"
 
 struct qcell {
@@ -197,6 +198,32 @@ static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 	double window_s = (double)r->period_ns / 1e9;
 	bool csv = r->format == FMT_CSV;
 
+	/* the record key (Kafka partitioning): the group-by values */
+	size_t kl = 0;
+	{
+		const uint8_t *k = tentry_key(&qs->groups, te), *end = k + te->keylen;
+		e->keytext[0] = 0;
+		for (unsigned j = 0; j < r->ngroup; j++) {
+			const struct isp_attr_ref *ref = &prog->slots[r->group_slots[j]];
+			const struct isp_attr_desc *a = isp_attr_desc_of(e->sc.reg, ref);
+			struct isp_value v;
+			bool present = false;
+			k = key_value(k, end, a->type, a->per_hop, &v, &present);
+			if (j && kl + 1 < sizeof(e->keytext))
+				e->keytext[kl++] = '|';
+			if (present && !v.is_array && kl < sizeof(e->keytext))
+				kl += isp_value_text(&v, v.v.u, e->keytext + kl, sizeof(e->keytext) - kl);
+			else if (present && kl < sizeof(e->keytext) - 1) {
+				struct jsonw w;
+				jsonw_init(&w, e->keytext + kl, sizeof(e->keytext) - kl - 1);
+				isp_value_json(&w, &v, 6);
+				kl += w.overflow ? 0 : w.len;
+			}
+			e->keytext[kl < sizeof(e->keytext) ? kl : sizeof(e->keytext) - 1] = 0;
+		}
+		if (kl >= sizeof(e->keytext))
+			kl = sizeof(e->keytext) - 1;
+	}
 	rec_begin(rec, csv, r->name, "query", 999, prog->probe_id, prog->source_name, qs->win_end);
 	if (csv) {
 		char b[24];
@@ -247,7 +274,7 @@ static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 		jsonw_array_end(&w);
 		rec_json_cell(rec, buf, w.overflow ? 0 : w.len);
 	}
-	engine_emit(e, r->name, NULL, 0, r->channels, r->nchannels, &qs->st);
+	engine_emit(e, r->name, e->keytext, kl, r->channels, r->nchannels, &qs->st);
 }
 
 void query_flush(struct isp_engine *e, unsigned i)
