@@ -454,6 +454,7 @@ static bool compile_event(struct compiler *c, const struct cfg_section *s)
 	}
 	if ((kv = find_kv(s, "output-format"))) {
 		ok &= format_of(c, kv, &r.format, true);
+		r.format_set = true;
 		if (ok && r.format == FMT_TEMPLATE)
 			ok &= compile_template(c, kv, &r);
 	}
@@ -537,8 +538,10 @@ static bool compile_query(struct compiler *c, const struct cfg_section *s)
 			ok = false;
 		}
 	}
-	if ((kv = find_kv(s, "output-format")))
+	if ((kv = find_kv(s, "output-format"))) {
 		ok &= format_of(c, kv, &r.format, false);
+		r.format_set = true;
+	}
 	ok &= channel_list(c, find_kv(s, "output-channel"), &r.channels, &r.nchannels);
 	if (!(r.name = strdup(s->name)))
 		ok = false;

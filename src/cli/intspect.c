@@ -236,7 +236,7 @@ static uint64_t wall_ns(void)
 }
 
 /* Open the channels the rules use and the engine; -1 after a message. */
-static int open_rules(const struct isp_program *prog, const struct isp_registry *reg,
+static int open_rules(struct isp_program *prog, const struct isp_registry *reg,
 		      struct isp_channel ***channels, struct isp_engine **engine)
 {
 	char err[512];
@@ -254,6 +254,7 @@ static int open_rules(const struct isp_program *prog, const struct isp_registry 
 			goto fail;
 		}
 	}
+	isp_program_bind_channels(prog, *channels);
 	*engine = isp_engine_new(prog, reg, *channels, err, sizeof(err));
 	if (!*engine) {
 		fprintf(stderr, "intspect: %s\n", err);

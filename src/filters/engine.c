@@ -37,6 +37,23 @@ oom:
 	return NULL;
 }
 
+void isp_program_bind_channels(struct isp_program *prog, struct isp_channel *const *channels)
+{
+	/* a rule without output-format takes its first channel's format key */
+	for (unsigned i = 0; i < prog->nevents; i++) {
+		struct erule *r = &prog->events[i];
+		if (!r->format_set && r->nchannels && channels[r->channels[0]] &&
+		    isp_channel_wants_csv(channels[r->channels[0]]))
+			r->format = FMT_CSV;
+	}
+	for (unsigned i = 0; i < prog->nqueries; i++) {
+		struct qrule *r = &prog->queries[i];
+		if (!r->format_set && r->nchannels && channels[r->channels[0]] &&
+		    isp_channel_wants_csv(channels[r->channels[0]]))
+			r->format = FMT_CSV;
+	}
+}
+
 void isp_engine_packet(struct isp_engine *e, const struct isp_packet *p)
 {
 	const struct isp_program *prog = e->prog;

@@ -59,6 +59,9 @@ struct isp_engine {
  * own them). NULL with a message on failure. */
 struct isp_engine *isp_engine_new(const struct isp_program *prog, const struct isp_registry *reg,
 				  struct isp_channel **channels, char *err, size_t errlen);
+/* Once the channels are open, before any engine: rules without
+ * output-format take their first channel's `format`. */
+void isp_program_bind_channels(struct isp_program *prog, struct isp_channel *const *channels);
 void isp_engine_packet(struct isp_engine *e, const struct isp_packet *p);
 void isp_engine_tick(struct isp_engine *e, uint64_t now_ns);
 /* End of input or stop: flush every open window. */

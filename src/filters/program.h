@@ -51,6 +51,7 @@ struct qrule {
 	unsigned nitems;
 	unsigned max_groups;
 	enum rec_format format;
+	bool format_set;        /* output-format written in the rule */
 	int *channels;          /* indexes into program->channels */
 	unsigned nchannels;
 };
@@ -73,6 +74,7 @@ struct erule {
 	unsigned nattr;
 	unsigned max_keys;
 	enum rec_format format;
+	bool format_set;        /* output-format written in the rule */
 	struct tmpl_part *tmpl;
 	unsigned ntmpl;
 	int *channels;
