@@ -9,10 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pcapmap.h"
 #include "registry.h"
 
 struct isp_source {
-	pcap_t *pc;
+	pcap_t *pc;             /* libpcap, or a dead handle for filters when mapped */
+	struct pcap_map map;
+	bool mapped;
+	bool filtered;
+	struct bpf_program prog;
 	int linktype;
 	bool nano;
 	bool live;
@@ -28,6 +33,11 @@ static int apply_filter(struct isp_source *s, const char *filter, char *err, siz
 	if (pcap_compile(s->pc, &prog, filter, 1, PCAP_NETMASK_UNKNOWN) < 0) {
 		snprintf(err, errlen, "filter '%s': %s", filter, pcap_geterr(s->pc));
 		return -1;
+	}
+	if (s->mapped) {        /* applied per packet with pcap_offline_filter */
+		s->prog = prog;
+		s->filtered = true;
+		return 0;
 	}
 	int rc = pcap_setfilter(s->pc, &prog);
 	pcap_freecode(&prog);
@@ -78,6 +88,23 @@ struct isp_source *isp_source_open(const struct isp_source_opts *o, char *err, s
 			goto fail;
 	} else {
 		const char *f = o->file ? o->file : "-";
+		int mrc = strcmp(f, "-") == 0 ? 0 : pcap_map_open(&s->map, f, err, errlen);
+		if (mrc < 0)
+			goto fail;
+		if (mrc > 0) {
+			s->mapped = true;
+			s->nano = true;
+			s->linktype = (int)s->map.linktype;
+			s->pc = pcap_open_dead_with_tstamp_precision(s->linktype,
+				s->map.snaplen ? (int)s->map.snaplen : 262144, PCAP_TSTAMP_PRECISION_NANO);
+			if (!s->pc) {
+				snprintf(err, errlen, "%s: out of memory", f);
+				goto fail;
+			}
+			if (apply_filter(s, o->filter, err, errlen) < 0)
+				goto fail;
+			return s;
+		}
 		/* our own FILE with a large buffer: libpcap reads through stdio,
 		 * whose default 4 KiB buffer costs a read(2) every 16 packets */
 		FILE *fp = strcmp(f, "-") == 0 ? stdin : fopen(f, "rb");
@@ -139,6 +166,17 @@ int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen
 	struct pcap_pkthdr *h;
 	const u_char *d;
 
+	while (s->mapped) {
+		int rc = pcap_map_next(&s->map, data, caplen, wirelen, ts_ns, err, errlen);
+		if (rc <= 0 || s->stop)
+			return rc < 0 ? -1 : 0;
+		if (!s->filtered)
+			return 1;
+		struct pcap_pkthdr ph = { .caplen = *caplen, .len = *wirelen };
+		if (pcap_offline_filter(&s->prog, &ph, *data))
+			return 1;
+	}
+
 	{
 		int rc = pcap_next_ex(s->pc, &h, &d);
 		if (rc == 1) {
@@ -187,6 +225,9 @@ void isp_source_close(struct isp_source *s)
 {
 	if (!s)
 		return;
+	if (s->filtered)
+		pcap_freecode(&s->prog);
+	pcap_map_close(&s->map);
 	if (s->pc)
 		pcap_close(s->pc);
 	free(s);

@@ -19,6 +19,13 @@ check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
 check "pcapng equals pcap" cmp -s "$tmp/pcap.out" "$tmp/ng.out"
 check "stdin equals file" cmp -s "$tmp/pcap.out" "$tmp/stdin.out"
 check "dump is one line" test "$(wc -l <"$tmp/pcap.out")" -eq 1
+"$bin" -r "$src/test/data/report-v0.5-bigendian.pcap" --dump >"$tmp/be.out" 2>/dev/null
+check "big-endian pcap equals little-endian" cmp -s "$tmp/pcap.out" "$tmp/be.out"
+head -c 300 "$src/test/data/gen-rules-8.pcap" >"$tmp/cut.pcap"
+"$bin" -r "$tmp/cut.pcap" -q 2>"$tmp/cut.err"; rc=$?
+check "a cut capture is an error" test "$rc" -eq 1
+check "a cut capture says so" grep -q "truncated capture" "$tmp/cut.err"
+check "packets before the cut are decoded" grep -q "^intspect: 1 packets" "$tmp/cut.err"
 
 # .so plugins alone decode exactly like the built-ins
 plugdir=$bld/.libs

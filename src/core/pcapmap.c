@@ -1,0 +1,99 @@
+/*
+ * pcapmap.c - see pcapmap.h.
+ */
+#include "pcapmap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define GLOBAL_HDR 24
+#define RECORD_HDR 16
+#define MAX_CAPLEN (256u * 1024u)       /* libpcap's own limit */
+
+static uint32_t rd32(const uint8_t *p, bool swap)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+int pcap_map_open(struct pcap_map *m, const char *path, char *err, size_t errlen)
+{
+	memset(m, 0, sizeof(*m));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < GLOBAL_HDR) {
+		close(fd);
+		return 0;       /* a pipe, a device, or too short: libpcap decides */
+	}
+	void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return 0;
+	const uint8_t *b = p;
+	uint32_t magic;
+	memcpy(&magic, b, 4);
+	switch (magic) {
+	case 0xa1b2c3d4: break;
+	case 0xa1b23c4d: m->nano = true; break;
+	case 0xd4c3b2a1: m->swap = true; break;
+	case 0x4d3cb2a1: m->swap = true; m->nano = true; break;
+	default:
+		munmap(p, (size_t)st.st_size);
+		return 0;       /* pcapng or not a capture: libpcap decides */
+	}
+	m->base = b;
+	m->len = (size_t)st.st_size;
+	m->off = GLOBAL_HDR;
+	m->snaplen = rd32(b + 16, m->swap);
+	m->linktype = rd32(b + 20, m->swap) & 0x0fffffff; /* high bits: FCS info */
+	madvise(p, m->len, MADV_SEQUENTIAL);
+	return 1;
+}
+
+int pcap_map_next(struct pcap_map *m, const uint8_t **data, uint32_t *caplen,
+		  uint32_t *wirelen, uint64_t *ts_ns, char *err, size_t errlen)
+{
+	if (m->off == m->len)
+		return 0;
+	if (m->len - m->off < RECORD_HDR) {
+		snprintf(err, errlen, "truncated capture: %zu bytes of a record header at offset %zu",
+			 m->len - m->off, m->off);
+		return -1;
+	}
+	const uint8_t *h = m->base + m->off;
+	uint32_t sec = rd32(h, m->swap), frac = rd32(h + 4, m->swap);
+	uint32_t incl = rd32(h + 8, m->swap), orig = rd32(h + 12, m->swap);
+	if (incl > MAX_CAPLEN) {
+		snprintf(err, errlen, "bad record at offset %zu: captured length %u", m->off, incl);
+		return -1;
+	}
+	if (m->len - m->off - RECORD_HDR < incl) {
+		snprintf(err, errlen, "truncated capture: record at offset %zu needs %u bytes, %zu left",
+			 m->off, incl, m->len - m->off - RECORD_HDR);
+		return -1;
+	}
+	*data = h + RECORD_HDR;
+	*caplen = incl;
+	*wirelen = orig < incl ? incl : orig;
+	*ts_ns = (uint64_t)sec * 1000000000u + (uint64_t)frac * (m->nano ? 1u : 1000u);
+	m->off += RECORD_HDR + incl;
+	return 1;
+}
+
+void pcap_map_close(struct pcap_map *m)
+{
+	if (m->base)
+		munmap((void *)m->base, m->len);
+	memset(m, 0, sizeof(*m));
+}
