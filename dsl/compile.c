@@ -387,6 +387,23 @@ static bool section_enabled(struct compiler *c, const struct cfg_section *s, boo
 	return !kv || get_bool(c, kv, enabled);
 }
 
+/* Report names key records and channels (%r): one rule each. */
+static bool unique_report(struct compiler *c, const struct cfg_section *s)
+{
+	const struct isp_program *p = c->prog;
+
+	for (unsigned i = 0; i < p->nevents; i++)
+		if (strcmp(p->events[i].name, s->name) == 0)
+			goto dup;
+	for (unsigned i = 0; i < p->nqueries; i++)
+		if (strcmp(p->queries[i].name, s->name) == 0)
+			goto dup;
+	return true;
+dup:
+	dsl_error(c->d, &s->loc, "a report named '%s' is already defined", s->name);
+	return false;
+}
+
 static bool compile_event(struct compiler *c, const struct cfg_section *s)
 {
 	static const char *const keys[] = {
@@ -401,6 +418,8 @@ static bool compile_event(struct compiler *c, const struct cfg_section *s)
 		dsl_error(c->d, &s->loc, "an event-report needs a name: event-report NAME { ... }");
 		return false;
 	}
+	if (!unique_report(c, s))
+		return false;
 	if (!section_enabled(c, s, &enabled))
 		return false;
 	struct erule r = { .event_slot = -1, .threshold = -1, .max_keys = 65536,
@@ -445,7 +464,8 @@ static bool compile_event(struct compiler *c, const struct cfg_section *s)
 		}
 	}
 	if ((r.band > 0 || r.threshold >= 0) && r.ndelta == 0) {
-		dsl_error(c->d, &s->loc, "delta-band and delta-threshold need a delta-cond");
+		const struct cfg_kv *at = find_kv(s, r.band > 0 ? "delta-band" : "delta-threshold");
+		dsl_error(c->d, at ? &at->loc : &s->loc, "delta-band and delta-threshold need a delta-cond");
 		ok = false;
 	}
 	if (r.event_slot < 0 && !r.where && ok) {
@@ -503,6 +523,8 @@ static bool compile_query(struct compiler *c, const struct cfg_section *s)
 		dsl_error(c->d, &s->loc, "a query-report needs a name: query-report NAME { ... }");
 		return false;
 	}
+	if (!unique_report(c, s))
+		return false;
 	if (!section_enabled(c, s, &enabled))
 		return false;
 	struct qrule r = { .period_ns = 1000000000ull, .max_groups = 65536,
@@ -516,7 +538,7 @@ static bool compile_query(struct compiler *c, const struct cfg_section *s)
 	if ((kv = find_kv(s, "where")))
 		ok &= compile_where(c, kv->value, &r.where);
 	if ((kv = find_kv(s, "group-by")))
-		ok &= attr_list(c, kv, &r.group_slots, &r.group_names, &r.ngroup, true);
+		ok &= attr_list(c, kv, &r.group_slots, &r.group_names, &r.ngroup, false);
 	kv = find_kv(s, "select");
 	if (!kv) {
 		dsl_error(c->d, &s->loc, "a query-report needs select = {...}");
@@ -573,8 +595,10 @@ static bool compile_global(struct compiler *c, const struct cfg_section *s)
 	if ((kv = find_kv(s, "probe-id")) && (ok &= get_number(c, kv, 0, 4294967295.0, &d)))
 		p->probe_id = (unsigned)d;
 	const char *str;
-	if ((kv = find_kv(s, "source-name")) && (ok &= get_string(c, kv, &str)))
+	if ((kv = find_kv(s, "source-name")) && (ok &= get_string(c, kv, &str))) {
+		free(p->source_name);   /* an included file may set it again */
 		ok &= (p->source_name = strdup(str)) != NULL;
+	}
 	if ((kv = find_kv(s, "thread-nb")))
 		ok &= get_number(c, kv, 0, 256, &d);
 	if ((kv = find_kv(s, "stats-period")))
@@ -592,6 +616,8 @@ static bool compile_input(struct compiler *c, const struct cfg_section *s)
 	const char *str;
 
 	if ((kv = find_kv(s, "mode")) && (ok &= get_string(c, kv, &str))) {
+		free(p->input_mode);    /* a later input section wins */
+		p->input_mode = NULL;
 		if (strcasecmp(str, "offline") == 0 || strcasecmp(str, "file") == 0)
 			p->input_mode = strdup("file");
 		else if (strcasecmp(str, "online") == 0 || strcasecmp(str, "live") == 0)
@@ -601,10 +627,14 @@ static bool compile_input(struct compiler *c, const struct cfg_section *s)
 			ok = false;
 		}
 	}
-	if ((kv = find_kv(s, "source")) && (ok &= get_string(c, kv, &str)))
+	if ((kv = find_kv(s, "source")) && (ok &= get_string(c, kv, &str))) {
+		free(p->input_source);
 		ok &= (p->input_source = strdup(str)) != NULL;
-	if ((kv = find_kv(s, "filter")) && (ok &= get_string(c, kv, &str)))
+	}
+	if ((kv = find_kv(s, "filter")) && (ok &= get_string(c, kv, &str))) {
+		free(p->input_filter);
 		ok &= (p->input_filter = strdup(str)) != NULL;
+	}
 	return ok;
 }
 

@@ -483,8 +483,11 @@ bool compile_select_item(struct compiler *c, const struct cfg_value *v, struct q
 		return false;
 	struct dsl_loc at = string_start(v);
 	struct ex_node *e = dsl_parse_expr(c->d, v->text, &at);
-	if (!e)
+	if (!e) {
+		free(out->text);
+		out->text = NULL;
 		return false;
+	}
 
 	const struct ex_node *arg = e;
 	int k = -1;
@@ -534,8 +537,8 @@ bool compile_select_item(struct compiler *c, const struct cfg_value *v, struct q
 		out->hop_slot_valid = t.hop_slot >= 0;
 		bool any_type = k < 0 || agg_table[k].any_type;
 		if (t.ty != TY_NUM && (!any_type || out->diff)) {
-			dsl_error(c->d, &arg->loc, "%s needs numbers, not %s",
-				  out->diff ? "diff()" : e->name, ty_name(t.ty));
+			dsl_error(c->d, &arg->loc, "%s%s needs numbers, not %s",
+				  out->diff ? "diff" : e->name, "()", ty_name(t.ty));
 			goto bad;
 		}
 	}
@@ -543,6 +546,10 @@ bool compile_select_item(struct compiler *c, const struct cfg_value *v, struct q
 	return true;
 bad:
 	ex_free(e);
+	free(out->text);
+	out->text = NULL;
+	cx_free(out->arg);
+	out->arg = NULL;
 	return false;
 }
 

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void dsl_diags_init(struct dsl_diags *d)
 {
@@ -88,10 +89,25 @@ struct dsl_source *dsl_source_load(struct dsl_diags *d, const char *path,
 				   const struct dsl_loc *include_loc)
 {
 	FILE *f = fopen(path, "rb");
+	struct stat st;
 
 	if (!f) {
 		dsl_error(d, include_loc, "cannot open '%s': %s", path, strerror(errno));
 		return NULL;
+	}
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (64 << 20)) {
+		dsl_error(d, include_loc, "'%s' is not a config file (a regular file up to 64 MiB)", path);
+		fclose(f);
+		return NULL;
+	}
+	/* an include cycle: the same file already on the include chain */
+	for (const struct dsl_source *s = includer; s; s = s->includer) {
+		struct stat other;
+		if (stat(s->file, &other) == 0 && other.st_ino == st.st_ino && other.st_dev == st.st_dev) {
+			dsl_error(d, include_loc, "'%s' includes itself (through %s)", path, s->file);
+			fclose(f);
+			return NULL;
+		}
 	}
 	size_t cap = 4096, len = 0;
 	char *text = malloc(cap);

@@ -64,10 +64,14 @@ static int splice_includes(struct dsl_diags *diags, struct cfg_file *f,
 			cfg_file_free(sub);
 			return -1;
 		}
-		memcpy(arr, f->sections, i * sizeof(*arr));
-		memcpy(arr + i, sub->sections, sub->nsections * sizeof(*arr));
-		memcpy(arr + i + sub->nsections, f->sections + i + 1,
-		       (f->nsections - i - 1) * sizeof(*arr));
+		/* (memcpy of zero elements from a NULL array is undefined) */
+		if (i)
+			memcpy(arr, f->sections, i * sizeof(*arr));
+		if (sub->nsections)
+			memcpy(arr + i, sub->sections, sub->nsections * sizeof(*arr));
+		if (f->nsections - i - 1)
+			memcpy(arr + i + sub->nsections, f->sections + i + 1,
+			       (f->nsections - i - 1) * sizeof(*arr));
 		cfg_section_free(s);
 		free(f->sections);
 		f->sections = arr;
@@ -118,6 +122,50 @@ struct cfg_file *dsl_parse_config_mem(struct dsl_diags *diags, const char *name,
 	return src ? parse_source(diags, src, 0) : NULL;
 }
 
+/*
+ * Column in the file of each character of a string's unescaped text, from
+ * the file's own bytes at `at` (just after the opening quote). NULL when
+ * the source is not known or the string has no escape (columns are then
+ * simply consecutive).
+ */
+static int *column_map(struct dsl_diags *diags, const char *text, const struct dsl_loc *at)
+{
+	const struct dsl_source *src = NULL;
+
+	if (!at || !at->file)
+		return NULL;
+	for (const struct dsl_source *s = diags->sources; s; s = s->next)
+		if (strcmp(s->file, at->file) == 0)
+			src = s;
+	if (!src)
+		return NULL;
+	const char *p = src->text, *end = src->text + src->len;
+	for (int line = 1; line < at->line && p < end; p++)
+		if (*p == '\n')
+			line++;
+	if ((size_t)(end - p) < (size_t)at->col)
+		return NULL;
+	p += at->col - 1;
+	size_t n = strlen(text);
+	if (!memchr(p, '\\', (size_t)(end - p) < 2 * n + 2 ? (size_t)(end - p) : 2 * n + 2))
+		return NULL;
+	int *map = malloc((n + 1) * sizeof(*map));
+	if (!map)
+		return NULL;
+	int col = at->col;
+	for (size_t i = 0; i <= n; i++) {
+		map[i] = col;
+		if (p < end && *p == '\\') {
+			col += 2;
+			p += 2;
+		} else {
+			col++;
+			p++;
+		}
+	}
+	return map;
+}
+
 struct ex_node *dsl_parse_expr(struct dsl_diags *diags, const char *text,
 			       const struct dsl_loc *at)
 {
@@ -125,8 +173,14 @@ struct ex_node *dsl_parse_expr(struct dsl_diags *diags, const char *text,
 				.start_token = START_EXPR,
 				.line = at ? at->line : 1, .col = at ? at->col : 1 };
 	size_t before = diags->n;
+	int *map = column_map(diags, text, at);
 
-	if (run(&ps, text, strlen(text)) != 0 || diags->n > before) {
+	ps.xmap = map;
+	ps.xlen = strlen(text);
+
+	int rc = run(&ps, text, strlen(text));
+	free(map);
+	if (rc != 0 || diags->n > before) {
 		if (diags->n == before)
 			dsl_error(diags, at, "cannot parse expression '%s'", text);
 		ex_free(ps.expr);

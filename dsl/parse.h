@@ -15,6 +15,11 @@ struct dsl_parse {
 	int start_token;        /* first token handed to the parser */
 	int line, col;          /* scanner position */
 	int lex_reported;       /* the scanner recorded an error for its last token */
+	int cmt_line, cmt_col;  /* where an open comment started */
+	/* expression in a string: column of each character of the unescaped
+	 * text in the file (escapes take two columns there), or NULL */
+	const int *xmap;
+	size_t xidx, xlen;
 	/* results */
 	struct cfg_file *cfg;
 	struct ex_node *expr;

@@ -208,7 +208,7 @@ config
 		if (!s) { cfg_value_free(v); OOM(0); }
 		s->type = strdup("include");
 		s->name = strdup(v->text);
-		s->loc = mkloc(ps, &@1);
+		s->loc = mkloc(ps, &@2);
 		cfg_value_free(v);
 		struct cfg_file *f = ps->cfg;
 		struct cfg_section **arr = realloc(f->sections, (f->nsections + 1) * sizeof(*arr));

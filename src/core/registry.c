@@ -325,6 +325,8 @@ int isp_attr_lookup(const struct isp_registry *reg, const char *name,
 	}
 	memcpy(proto, name, (size_t)(dot - name));
 	proto[dot - name] = 0;
+	if (strcmp(proto, "ipv4") == 0)         /* what people write for MMT's "ip" */
+		strcpy(proto, "ip");
 	const char *attr = dot + 1;
 	unsigned instance = 0;
 	if (isdigit((unsigned char)*attr)) {
