@@ -185,11 +185,35 @@ static void dissect_as(const struct isp_registry *reg, const uint8_t *data,
 	}
 }
 
+/*
+ * A target per decoder: besides the three link types, the input is handed
+ * straight to every decoder as its first layer, so each one sees raw bytes
+ * and not only what the layers above let through. FUZZ_DECODER=NAME (e.g.
+ * int, int_report, geneve) makes a run fuzz that one decoder alone.
+ */
 static void dissect_all(const struct isp_registry *reg, const uint8_t *data, size_t size)
 {
+	static const char *only;
+	static int checked;
+
+	if (!checked) {
+		only = getenv("FUZZ_DECODER");
+		checked = 1;
+		if (only && isp_proto_id(reg, only) == ISP_PROTO_NONE)
+			die("FUZZ_DECODER", "no such protocol");
+	}
+	if (only) {
+		dissect_as(reg, data, size, only);
+		return;
+	}
 	dissect_as(reg, data, size, "eth");
 	dissect_as(reg, data, size, "ip");
 	dissect_as(reg, data, size, "ipv6");
+	for (uint16_t i = 0; i < reg->nprotos; i++) {
+		const char *name = reg->proto[i].desc->name;
+		if (i != reg->meta && strcmp(name, "eth") && strcmp(name, "ip") && strcmp(name, "ipv6"))
+			dissect_as(reg, data, size, name);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
