@@ -609,7 +609,7 @@ static bool compile_global(struct compiler *c, const struct cfg_section *s)
 static bool compile_input(struct compiler *c, const struct cfg_section *s)
 {
 	static const char *const keys[] = { "mode", "source", "filter", "snap-len",
-					    "buffer-size", "timeout", NULL };
+					    "buffer-size", "timeout", "port", NULL };
 	struct isp_program *p = c->prog;
 	bool ok = check_keys(c, s, keys, "the input section");
 	const struct cfg_kv *kv;
@@ -622,14 +622,24 @@ static bool compile_input(struct compiler *c, const struct cfg_section *s)
 			p->input_mode = strdup("file");
 		else if (strcasecmp(str, "online") == 0 || strcasecmp(str, "live") == 0)
 			p->input_mode = strdup("live");
+		else if (strcasecmp(str, "udp") == 0)
+			p->input_mode = strdup("udp");
 		else {
-			dsl_error(c->d, &kv->value->loc, "mode expects offline (file) or online (live)");
+			dsl_error(c->d, &kv->value->loc, "mode expects offline (file), online (live) or udp");
 			ok = false;
 		}
 	}
 	if ((kv = find_kv(s, "source")) && (ok &= get_string(c, kv, &str))) {
 		free(p->input_source);
 		ok &= (p->input_source = strdup(str)) != NULL;
+	}
+	double port;
+	if ((kv = find_kv(s, "port")) && (ok &= get_number(c, kv, 1, 65535, &port))) {
+		/* input { mode = udp; port = 32766 } */
+		char b[16];
+		snprintf(b, sizeof(b), "%u", (unsigned)port);
+		free(p->input_source);
+		ok &= (p->input_source = strdup(b)) != NULL;
 	}
 	if ((kv = find_kv(s, "filter")) && (ok &= get_string(c, kv, &str))) {
 		free(p->input_filter);

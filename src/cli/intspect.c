@@ -38,6 +38,7 @@ static void usage(FILE *out)
 "Input:\n"
 "  -r FILE               read a pcap/pcapng capture ('-' = standard input)\n"
 "  -i IFACE              capture live on IFACE\n"
+"  -u, --udp [ADDR:]PORT receive telemetry reports on a UDP port, as a collector\n"
 "  -f EXPR               BPF filter expression\n"
 "  -c COUNT              stop after COUNT packets\n"
 "Rules:\n"
@@ -60,7 +61,7 @@ static void usage(FILE *out)
 }
 
 struct cli {
-	const char *file, *iface, *filter, *plugin_dir, *config, *check_config;
+	const char *file, *iface, *udp, *filter, *plugin_dir, *config, *check_config;
 	unsigned long long count;
 	bool dump, quiet, list_attrs, list_protos, no_builtin, verbose;
 	const char *options[MAX_OPTIONS];
@@ -73,6 +74,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 	static const struct option longopts[] = {
 		{ "dump", no_argument, NULL, O_DUMP },
 		{ "config", required_argument, NULL, 'C' },
+		{ "udp", required_argument, NULL, 'u' },
 		{ "check-config", required_argument, NULL, 'T' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "list-attributes", no_argument, NULL, O_LIST_ATTRS },
@@ -86,10 +88,11 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "r:i:f:c:o:C:T:qvVh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "r:i:u:f:c:o:C:T:qvVh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'r': c->file = optarg; break;
 		case 'i': c->iface = optarg; break;
+		case 'u': c->udp = optarg; break;
 		case 'f': c->filter = optarg; break;
 		case 'c': {
 			char *end;
@@ -138,8 +141,8 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		}
 		c->filter = expr;
 	}
-	if (c->file && c->iface) {
-		fprintf(stderr, "intspect: -r and -i exclude each other\n");
+	if (!!c->file + !!c->iface + !!c->udp > 1) {
+		fprintf(stderr, "intspect: give one input: -r, -i or -u\n");
 		return -1;
 	}
 	return 0;
@@ -344,24 +347,26 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		/* the input section, unless the command line says otherwise */
-		if (!c.file && !c.iface && prog->input_source) {
+		if (!c.file && !c.iface && !c.udp && prog->input_source) {
 			if (prog->input_mode && strcmp(prog->input_mode, "live") == 0)
 				c.iface = prog->input_source;
+			else if (prog->input_mode && strcmp(prog->input_mode, "udp") == 0)
+				c.udp = prog->input_source;
 			else
 				c.file = prog->input_source;
 		}
 		if (!c.filter)
 			c.filter = prog->input_filter;
 	}
-	if (!c.file && !c.iface) {
-		fprintf(stderr, "intspect: no input: give -r FILE or -i IFACE (see --help)\n");
+	if (!c.file && !c.iface && !c.udp) {
+		fprintf(stderr, "intspect: no input: give -r FILE, -i IFACE or -u PORT (see --help)\n");
 		isp_program_free(prog);
 		isp_registry_free(reg);
 		return 2;
 	}
 
-	struct isp_source_opts so = { .file = c.file, .iface = c.iface, .filter = c.filter,
-				      .promisc = true };
+	struct isp_source_opts so = { .file = c.file, .iface = c.iface, .udp = c.udp,
+				      .filter = c.filter, .promisc = true };
 	g_source = isp_source_open(&so, err, sizeof(err));
 	if (!g_source) {
 		fprintf(stderr, "intspect: %s\n", err);
@@ -369,6 +374,9 @@ int main(int argc, char **argv)
 		isp_registry_free(reg);
 		return 1;
 	}
+	/* what arrives on the report port is a report, whatever the port */
+	if (isp_source_udp_port(g_source))
+		isp_registry_link(reg, "int_report", ISP_TBL_UDP_PORT, isp_source_udp_port(g_source));
 	uint16_t first = isp_source_first_proto(g_source, reg, err, sizeof(err));
 	if (first == ISP_PROTO_NONE) {
 		fprintf(stderr, "intspect: %s\n", err);

@@ -10,12 +10,14 @@
 #include <string.h>
 
 #include "pcapmap.h"
+#include "udpsrc.h"
 #include "registry.h"
 
 struct isp_source {
 	pcap_t *pc;             /* libpcap, or a dead handle for filters when mapped */
 	struct pcap_map map;
 	bool mapped;
+	struct udp_src *udp;    /* UDP report listener */
 	bool filtered;
 	struct bpf_program prog;
 	int linktype;
@@ -83,6 +85,19 @@ struct isp_source *isp_source_open(const struct isp_source_opts *o, char *err, s
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
+	if (o->udp) {
+		s->udp = udp_src_open(o->udp, o->buffer_mb, o->reuseport, err, errlen);
+		if (!s->udp)
+			goto fail;
+		s->linktype = DLT_RAW;
+		s->nano = true;
+		s->live = true;
+		if (o->filter && *o->filter) {
+			snprintf(err, errlen, "a BPF filter does not apply to a UDP listener");
+			goto fail;
+		}
+		return s;
+	}
 	if (o->iface) {
 		if (!open_live(s, o, err, errlen))
 			goto fail;
@@ -132,6 +147,11 @@ fail:
 	return NULL;
 }
 
+uint16_t isp_source_udp_port(const struct isp_source *s)
+{
+	return s->udp ? udp_src_port(s->udp) : 0;
+}
+
 uint16_t isp_source_first_proto(struct isp_source *s, const struct isp_registry *reg,
 				char *err, size_t errlen)
 {
@@ -166,6 +186,8 @@ int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen
 	struct pcap_pkthdr *h;
 	const u_char *d;
 
+	if (s->udp)
+		return udp_src_next(s->udp, data, caplen, wirelen, ts_ns, err, errlen);
 	while (s->mapped) {
 		int rc = pcap_map_next(&s->map, data, caplen, wirelen, ts_ns, err, errlen);
 		if (rc <= 0 || s->stop)
@@ -204,6 +226,8 @@ unsigned isp_source_ts_digits(const struct isp_source *s)
 
 void isp_source_break(struct isp_source *s)
 {
+	if (s && s->udp)
+		udp_src_stop(s->udp);
 	if (s && s->pc) {
 		s->stop = 1;
 		pcap_breakloop(s->pc);
@@ -214,6 +238,10 @@ bool isp_source_kernel_stats(struct isp_source *s, uint64_t *recv, uint64_t *dro
 {
 	struct pcap_stat st;
 
+	if (s->udp) {
+		udp_src_stats(s->udp, recv, drop);
+		return true;
+	}
 	if (!s->live || pcap_stats(s->pc, &st) < 0)
 		return false;
 	*recv = st.ps_recv;
@@ -227,6 +255,7 @@ void isp_source_close(struct isp_source *s)
 		return;
 	if (s->filtered)
 		pcap_freecode(&s->prog);
+	udp_src_close(s->udp);
 	pcap_map_close(&s->map);
 	if (s->pc)
 		pcap_close(s->pc);

@@ -1,6 +1,7 @@
 /*
- * source.h - packet sources: capture files (pcap, pcapng, "-" for stdin)
- * and live interfaces, through libpcap.
+ * source.h - packet sources: capture files (classic pcap memory-mapped;
+ * pcapng and "-" for stdin through libpcap), live interfaces (libpcap), and
+ * a UDP listener for telemetry reports.
  */
 #ifndef ISP_SOURCE_H
 #define ISP_SOURCE_H
@@ -15,6 +16,8 @@ struct isp_source_opts {
 	const char *file;       /* -r FILE, "-" = stdin */
 	const char *iface;      /* -i IFACE */
 	const char *filter;     /* BPF expression */
+	const char *udp;        /* UDP report listener: "PORT" or "ADDR:PORT" */
+	bool reuseport;         /* several listeners on one port (workers) */
 	int snaplen;            /* live: bytes per packet (default 262144) */
 	int buffer_mb;          /* live: kernel buffer (default 64) */
 	bool promisc;
@@ -36,6 +39,9 @@ uint16_t isp_source_first_proto(struct isp_source *s, const struct isp_registry 
  * data stays valid until the next call. */
 int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen,
 		    uint32_t *wirelen, uint64_t *ts_ns, char *err, size_t errlen);
+
+/* The port a UDP listener is bound to (0 for other sources). */
+uint16_t isp_source_udp_port(const struct isp_source *s);
 
 /* Decimals the timestamps deserve: 9 for nanosecond captures, else 6. */
 unsigned isp_source_ts_digits(const struct isp_source *s);
