@@ -14,7 +14,8 @@ top=$(pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
 
 PACKAGES="autoconf automake libtool pkg-config make gcc clang libpcap-dev check \
-flex bison python3 valgrind libxxhash-dev libhiredis-dev librdkafka-dev"
+flex bison python3 valgrind libxxhash-dev libhiredis-dev librdkafka-dev \
+tcpreplay iproute2"
 
 install_deps() {
 	missing=""
