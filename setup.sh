@@ -15,7 +15,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 PACKAGES="autoconf automake libtool pkg-config make gcc clang libpcap-dev check \
 flex bison python3 valgrind libxxhash-dev libhiredis-dev librdkafka-dev \
-tcpreplay iproute2"
+tcpreplay iproute2 socat openjdk-17-jre-headless maven kcat"
 
 install_deps() {
 	missing=""
@@ -56,6 +56,8 @@ run_demo() {
 }
 
 run_tests() {
+	# the Kafka broker the tests start: jars from Maven Central, cached
+	sh test/services/kafka.sh fetch || echo "setup: no Kafka jars; the Kafka tests will be skipped"
 	build asan --enable-sanitizers CFLAGS="-O1 -g"
 	status=0
 	make -C build/asan -j"$jobs" check >build/asan/check.out 2>&1 || status=$?

@@ -9,5 +9,8 @@
 
 extern const struct isp_channel_ops isp_stdout_ops;    /* stdout.c */
 extern const struct isp_channel_ops isp_file_ops;      /* file.c */
+extern const struct isp_channel_ops isp_kafka_ops;     /* kafka.c (HAVE_RDKAFKA) */
+extern const struct isp_channel_ops isp_socket_ops;    /* socket.c */
+extern const struct isp_channel_ops isp_redis_ops;     /* redis.c (HAVE_HIREDIS) */
 
 #endif

@@ -9,6 +9,7 @@
  * deadline passes, then counts what is left as dropped. Producers only
  * touch the queue, so a dead service costs them nothing but drops.
  */
+#include "config.h"        /* HAVE_RDKAFKA, ... */
 #include "channel.h"
 
 #include <pthread.h>
@@ -37,6 +38,8 @@ struct isp_channel {
 	bool started, joined, shut;     /* owner's thread only */
 	_Atomic bool stopping;
 	_Atomic int64_t deadline_ns;
+	_Atomic uint64_t lost;          /* isp_channel_add_lost: in cnt.delivered,
+					 * reported as dropped */
 };
 
 /* ---- registry ------------------------------------------------------------ */
@@ -69,6 +72,13 @@ static void register_builtins(void)
 {
 	isp_channel_register_type(&isp_stdout_ops);
 	isp_channel_register_type(&isp_file_ops);
+#ifdef HAVE_RDKAFKA
+	isp_channel_register_type(&isp_kafka_ops);
+#endif
+#ifdef HAVE_HIREDIS
+	isp_channel_register_type(&isp_redis_ops);
+#endif
+	isp_channel_register_type(&isp_socket_ops);
 }
 
 void isp_channels_init(void)
@@ -237,6 +247,8 @@ static void *run(void *arg)
 	isp_queue_kill(ch->q);
 	if (ch->ops->flush)
 		ch->ops->flush(ch->state);
+	if (ch->ops->finish)    /* acknowledgements still outstanding (Kafka) */
+		ch->ops->finish(ch->state, deadline);
 	return NULL;
 }
 
@@ -391,7 +403,13 @@ void isp_channel_get_stats(const struct isp_channel *ch, struct isp_channel_stat
 	uint64_t dropped = atomic_load_explicit(&ch->cnt.dropped, memory_order_acquire);
 	uint64_t delivered = atomic_load_explicit(&ch->cnt.delivered, memory_order_acquire);
 	uint64_t queued = atomic_load_explicit(&ch->cnt.queued, memory_order_acquire);
+	/* Lost after delivery: moved from delivered to dropped (the sum, and
+	 * so queue_depth, is unchanged). */
+	uint64_t lost = atomic_load_explicit(&ch->lost, memory_order_acquire);
 
+	lost = lost < delivered ? lost : delivered;
+	delivered -= lost;
+	dropped += lost;
 	st->queued = queued;
 	st->delivered = delivered;
 	st->dropped = dropped;
@@ -409,6 +427,11 @@ void isp_channel_add_acked(struct isp_channel *ch, uint64_t n)
 void isp_channel_add_reconnects(struct isp_channel *ch, uint64_t n)
 {
 	atomic_fetch_add_explicit(&ch->cnt.reconnects, n, memory_order_relaxed);
+}
+
+void isp_channel_add_lost(struct isp_channel *ch, uint64_t n)
+{
+	atomic_fetch_add_explicit(&ch->lost, n, memory_order_release);
 }
 
 void isp_channel_shutdown(struct isp_channel *ch)

@@ -104,6 +104,14 @@ struct isp_channel_ops {
 	 * push out buffered data, check connections, rotate, poll. */
 	int (*flush)(void *state);
 	void (*close)(void *state);
+	/* ---- records lost after write_batch (Kafka delivery reports) ----
+	 * Optional, for types that hold records after write_batch until the
+	 * service acknowledges them: called once on the channel's thread after
+	 * the last flush (queue empty or shutdown deadline reached). Wait until
+	 * deadline_ns (CLOCK_MONOTONIC) for the acknowledgements, then report
+	 * what is still unacknowledged with isp_channel_add_lost, so that the
+	 * counters are final when isp_channel_drain returns. */
+	void (*finish)(void *state, int64_t deadline_ns);
 };
 
 /* Register a channel type (built-ins are registered by isp_channels_init).
@@ -143,6 +151,12 @@ void isp_channel_get_stats(const struct isp_channel *ch, struct isp_channel_stat
 /* For types: count service acknowledgements and reconnections. */
 void isp_channel_add_acked(struct isp_channel *ch, uint64_t n);
 void isp_channel_add_reconnects(struct isp_channel *ch, uint64_t n);
+/* For types with acknowledgements (see finish): n records that write_batch
+ * delivered were lost afterwards (the service refused them, or they were
+ * unacknowledged at the deadline). They move from delivered to dropped, so
+ * queued == delivered + dropped + queue_depth still holds. Only for records
+ * of write_batch calls that have returned; from the channel's thread. */
+void isp_channel_add_lost(struct isp_channel *ch, uint64_t n);
 
 /*
  * Shutdown. isp_channel_shutdown starts it and returns at once: the thread

@@ -291,10 +291,11 @@ static void close_rules(const struct isp_program *prog, struct isp_channel **cha
 		isp_channel_drain(channels[i]);
 		isp_channel_get_stats(channels[i], &st);
 		fprintf(stderr, "intspect: channel %s: %llu records queued, %llu delivered, "
-			"%llu dropped, %llu retried, %llu reconnects\n", isp_channel_name(channels[i]),
+			"%llu dropped, %llu retried, %llu reconnects, %llu acknowledged\n",
+			isp_channel_name(channels[i]),
 			(unsigned long long)st.queued, (unsigned long long)st.delivered,
 			(unsigned long long)st.dropped, (unsigned long long)st.retried,
-			(unsigned long long)st.reconnects);
+			(unsigned long long)st.reconnects, (unsigned long long)st.acked);
 		isp_channel_close(channels[i]);
 	}
 	free(channels);
@@ -328,12 +329,13 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	struct isp_program *prog = NULL;
+	/* the diagnostics own the config's file names, which channel error
+	 * messages quote: they live as long as the program */
+	static struct dsl_diags diags;
+	dsl_diags_init(&diags);
 	if (c.check_config || c.config) {
-		struct dsl_diags diags;
-		dsl_diags_init(&diags);
 		prog = isp_compile_file(&diags, reg, c.check_config ? c.check_config : c.config);
 		dsl_print_diags(&diags, stderr);
-		dsl_diags_free(&diags);
 		if (!prog) {
 			isp_registry_free(reg);
 			return 2;
@@ -442,6 +444,7 @@ int main(int argc, char **argv)
 	close_rules(prog, channels, engine);
 	isp_source_close(g_source);
 	isp_program_free(prog);
+	dsl_diags_free(&diags);
 	isp_registry_free(reg);
 	return rc;
 }

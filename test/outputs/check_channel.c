@@ -295,8 +295,12 @@ START_TEST(generic_key_errors)
 		     "expected an integer from 1 to 1073741824");
 	expect_error("fake", j, "test.conf:2:3: bad value ' 5' for shutdown-ms: "
 		     "expected an integer from 0 to 3600000");
-	expect_error("nosuch", a, "test.conf:1:1: output 't': unknown type "
-		     "'nosuch'; known: stdout, file, fake");
+	/* the known types depend on what configure found (kafka, redis) */
+	ck_assert_ptr_null(ct_open_type("nosuch", a));
+	static const char want[] = "test.conf:1:1: output 't': unknown type 'nosuch'; known: "
+				   "stdout, file";
+	ck_assert_msg(strncmp(ct_err, want, sizeof(want) - 1) == 0, "%s", ct_err);
+	ck_assert_msg(strstr(ct_err, "socket") && strstr(ct_err, "fake"), "%s", ct_err);
 	ck_assert_uint_eq(F.opens, 0);
 }
 END_TEST
