@@ -21,6 +21,13 @@
 
 static struct isp_source *g_source;
 static volatile sig_atomic_t g_stop;
+static volatile sig_atomic_t g_print_stats;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	g_print_stats = 1;      /* the read loop prints: no stdio in a handler */
+}
 
 static void on_signal(int sig)
 {
@@ -273,6 +280,22 @@ fail:
 	return -1;
 }
 
+static void print_channels(const struct isp_program *prog, struct isp_channel *const *channels)
+{
+	for (unsigned i = 0; prog && channels && i < prog->nchannels; i++) {
+		if (!channels[i])
+			continue;
+		struct isp_channel_stats st;
+		isp_channel_get_stats(channels[i], &st);
+		fprintf(stderr, "intspect: channel %s: %llu records queued, %llu delivered, "
+			"%llu dropped, %llu retried, %llu reconnects, %llu acknowledged\n",
+			isp_channel_name(channels[i]),
+			(unsigned long long)st.queued, (unsigned long long)st.delivered,
+			(unsigned long long)st.dropped, (unsigned long long)st.retried,
+			(unsigned long long)st.reconnects, (unsigned long long)st.acked);
+	}
+}
+
 /* Stop every channel at once (deadlines run in parallel), wait for them,
  * print what each delivered and lost, free. */
 static void close_rules(const struct isp_program *prog, struct isp_channel **channels,
@@ -284,20 +307,13 @@ static void close_rules(const struct isp_program *prog, struct isp_channel **cha
 	for (unsigned i = 0; i < prog->nchannels; i++)
 		if (channels[i])
 			isp_channel_shutdown(channels[i]);
-	for (unsigned i = 0; i < prog->nchannels; i++) {
-		if (!channels[i])
-			continue;
-		struct isp_channel_stats st;
-		isp_channel_drain(channels[i]);
-		isp_channel_get_stats(channels[i], &st);
-		fprintf(stderr, "intspect: channel %s: %llu records queued, %llu delivered, "
-			"%llu dropped, %llu retried, %llu reconnects, %llu acknowledged\n",
-			isp_channel_name(channels[i]),
-			(unsigned long long)st.queued, (unsigned long long)st.delivered,
-			(unsigned long long)st.dropped, (unsigned long long)st.retried,
-			(unsigned long long)st.reconnects, (unsigned long long)st.acked);
-		isp_channel_close(channels[i]);
-	}
+	for (unsigned i = 0; i < prog->nchannels; i++)
+		if (channels[i])
+			isp_channel_drain(channels[i]);
+	print_channels(prog, channels);
+	for (unsigned i = 0; i < prog->nchannels; i++)
+		if (channels[i])
+			isp_channel_close(channels[i]);
 	free(channels);
 }
 
@@ -389,6 +405,22 @@ int main(int argc, char **argv)
 	}
 	struct isp_channel **channels = NULL;
 	struct isp_engine *engine = NULL;
+	/* waiting for a channel would lose packets on a live input */
+	for (unsigned i = 0; prog && (c.iface || c.udp) && i < prog->nchannels; i++) {
+		const struct isp_channel_cfg *cc = &prog->channels[i].cfg;
+		for (size_t k = 0; prog->channels[i].used && k < cc->nkv; k++) {
+			if (strcmp(cc->kv[k].key, "drop-policy") == 0 && strcmp(cc->kv[k].value, "block") == 0) {
+				fprintf(stderr, "%s:%d:%d: drop-policy = block is for capture files: on a "
+					"live input it would lose packets instead of records\n",
+					cc->file ? cc->file : "config", cc->kv[k].line, cc->kv[k].col);
+				isp_source_close(g_source);
+				isp_program_free(prog);
+				dsl_diags_free(&diags);
+				isp_registry_free(reg);
+				return 2;
+			}
+		}
+	}
 	if (prog && open_rules(prog, reg, &channels, &engine) < 0) {
 		isp_source_close(g_source);
 		isp_program_free(prog);
@@ -397,6 +429,7 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	signal(SIGUSR1, on_usr1);       /* tcpdump/Suricata: print the counters now */
 	signal(SIGPIPE, SIG_IGN);       /* a closed consumer is an error to count, not a death */
 
 	static char outbuf[1 << 20];
@@ -407,6 +440,13 @@ int main(int argc, char **argv)
 	unsigned digits = isp_source_ts_digits(g_source);
 	double t0 = now_sec();
 	while (!g_stop && (!c.count || st.packets < c.count)) {
+		if (g_print_stats) {
+			g_print_stats = 0;
+			print_summary(reg, &st, now_sec() - t0, true);
+			if (engine)
+				isp_engine_print_stats(engine, stderr);
+			print_channels(prog, channels);
+		}
 		int got = isp_source_next(g_source, &pkt.data, &pkt.caplen, &pkt.wirelen,
 					  &pkt.ts_ns, err, sizeof(err));
 		if (got == 0)

@@ -17,6 +17,7 @@
 struct pcap_map {
 	const uint8_t *base;
 	size_t len, off;
+	size_t dropped;         /* pages before this offset were given back */
 	bool swap;              /* file written with the other byte order */
 	bool nano;              /* nanosecond timestamps */
 	uint32_t linktype;

@@ -53,5 +53,23 @@ grep -q '"meta.report_index":2' "$tmp/live" && ok "coalesced reports handed out 
 	|| bad "coalesced reports"
 "$bld/intspect" -u 70000 -q 2>"$tmp/e" ; rc=$?
 [ "$rc" -ne 0 ] && grep -q "expected PORT" "$tmp/e" && ok "bad port is an error" || bad "bad port"
+# drop-policy = block would stall a live input: refused with its position
+printf 'file-output { path = "%s/x.json"\n  drop-policy = block }\nevent-report e { event = "int.latency"; output-channel = {file} }\n' "$tmp" >"$tmp/block.conf"
+"$bld/intspect" -C "$tmp/block.conf" -u "127.0.0.1:$port" 2>"$tmp/block.err"; rc=$?
+[ "$rc" -eq 2 ] && grep -q "block.conf:2:3: drop-policy = block is for capture files" "$tmp/block.err" \
+	&& ok "block policy refused on a live input" || { bad "block policy on a live input"; cat "$tmp/block.err"; }
+# SIGUSR1 prints the counters while running
+"$bld/intspect" -C "$tmp/rules.conf" -u "127.0.0.1:$port" >/dev/null 2>"$tmp/usr1.err" &
+pid=$!
+sleep 0.5
+python3 "$src/test/inputs/send_reports.py" "$tmp/r.pcap" 127.0.0.1 "$port" >/dev/null
+sleep 0.3
+kill -USR1 "$pid"
+sleep 0.3
+kill -INT "$pid"
+wait "$pid"
+pid=""
+[ "$(grep -c "^intspect: 400 packets (" "$tmp/usr1.err")" -eq 2 ] && ok "SIGUSR1 prints the counters" \
+	|| { bad "SIGUSR1 counters"; cat "$tmp/usr1.err"; }
 echo "udp: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
