@@ -357,6 +357,39 @@ START_TEST(report_v20_coalesced)
 }
 END_TEST
 
+/* Report v2.0 with InType TLV: two TLVs (types 3 and 5) tile the report;
+ * a TLV running past the report is a bad length. */
+START_TEST(report_v20_tlv)
+{
+	struct tl_buf t = { .n = 0 };
+	struct isp_packet p;
+	struct isp_stats st = { 0 };
+
+	tl_eth_ipv4_udp(&t, 0, 5000, 32766);
+	tl_be32(&t, 0x2u << 28 | 1u << 22 | 9);   /* v2, hw_id 1, seq 9 */
+	tl_be32(&t, 0x0a0b0c0du);
+	/* RepType 0 (inner only), InType 1 (TLV), 5 words after word 0 */
+	tl_be32(&t, 0u << 28 | 1u << 24 | 5u << 16);
+	tl_be32(&t, 0x30010000u | 0x0abc);         /* type 3, 1 word of value */
+	tl_be32(&t, 0xdeadbeefu);
+	size_t second = t.n;
+	tl_be32(&t, 0x50020000u);                  /* type 5, 2 words of value */
+	tl_be32(&t, 0x01020304u);
+	tl_be32(&t, 0x05060708u);
+	tl_fix_lengths(&t, IP_OFF);
+	tl_dissect(&p, &st, t.b, t.n, NULL);
+	ck_assert_int_eq(p.malformed, 0);
+	ck_assert_uint_eq(tl_u64(&p, "int_report.tlv_count"), 2);
+	const uint64_t types[] = { 3, 5 };
+	expect_array(&p, "int_report.tlv_types", types, 2, 0);
+	ck_assert_uint_eq(tl_u64(&p, "int_report.node_id"), 0x0a0b0c0du);
+
+	t.b[second + 1] = 3;                       /* now it runs past the report */
+	tl_dissect(&p, &st, t.b, t.n, NULL);
+	ck_assert_int_eq(p.malformed, ISP_ERR_BAD_LENGTH);
+}
+END_TEST
+
 /* INT v2.1 over VXLAN-GPE: GPE next protocol 0x82, GPE shim, then Ethernet. */
 START_TEST(gpe_carrier)
 {
@@ -574,6 +607,7 @@ int main(void)
 	tcase_add_test(tc, l4s_dialect_auto);
 	tcase_add_test(tc, report_v10_metadata);
 	tcase_add_test(tc, report_v20_coalesced);
+	tcase_add_test(tc, report_v20_tlv);
 	tcase_add_test(tc, gpe_carrier);
 	tcase_add_test(tc, geneve_carrier);
 	tcase_add_test(tc, gre_carrier);

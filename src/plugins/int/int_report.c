@@ -27,6 +27,8 @@ struct rep_state {
 	uint8_t md_words;       /* v2.0 MD Length */
 	uint8_t count;          /* individual reports in the packet */
 	uint16_t inner_off;
+	uint16_t inner_end;     /* v2.0: end of the individual report */
+	uint8_t tlv_count;      /* v2.0 InType TLV */
 };
 
 _Static_assert(sizeof(struct rep_state) <= sizeof(union isp_layer_state), "fits");
@@ -180,6 +182,21 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 	if (hdr > size)
 		return ISP_ERR_BAD_LENGTH;
 	s->inner_off = (uint16_t)(off + hdr);
+	s->inner_end = (uint16_t)(off + size);
+	if (s->nproto == 1) {
+		/* InType TLV: TLVType 4 · reserved 4 · TLVLength 8 (words of value
+		 * after this header) · template 16; they must tile the report */
+		unsigned o = off + hdr, ntlv = 0;
+		while (o < off + size) {
+			if (off + size - o < 4)
+				return ISP_ERR_BAD_LENGTH;
+			o += 4 + b[o + 1] * 4u;
+			ntlv++;
+		}
+		if (o != off + size)
+			return ISP_ERR_BAD_LENGTH;
+		s->tlv_count = (uint8_t)(ntlv > 255 ? 255 : ntlv);
+	}
 	l->len = off + hdr;
 	d->next_off = l->off + off + hdr;
 	d->next_end = l->off + off + size;
@@ -217,7 +234,7 @@ static enum isp_verdict rep_decode(struct isp_dissect *d, struct isp_layer *l)
 enum {
 	R_VERSION, R_HW_ID, R_SEQ, R_NODE_ID, R_INGRESS_TIME, R_NPROTO, R_REP_TYPE,
 	R_D, R_Q, R_F, R_I, R_MD_BITS, R_DOMAIN, R_DS_MD_BITS, R_DS_MD_STATUS,
-	R_REPORT_LEN, R_MD_LEN, R_COUNT,
+	R_REPORT_LEN, R_MD_LEN, R_COUNT, R_TLV_COUNT, R_TLV_TYPES,
 };
 
 /* metadata fields: flag | element type << 16 | INT bit << 8 | part */
@@ -311,6 +328,17 @@ static bool rep_get(const struct isp_packet *p, const struct isp_layer *l,
 	case R_REPORT_LEN: return s.kind == REP_V20 ? isp_val_scalar(o, ISP_T_U8, s.report_len) : false;
 	case R_MD_LEN: return s.kind == REP_V20 ? isp_val_scalar(o, ISP_T_U8, s.md_words) : false;
 	case R_COUNT: return isp_val_scalar(o, ISP_T_U8, s.kind == REP_V20 ? s.count : 1);
+	case R_TLV_COUNT:
+		return s.kind == REP_V20 && s.nproto == 1 ? isp_val_scalar(o, ISP_T_U8, s.tlv_count) : false;
+	case R_TLV_TYPES: {
+		if (s.kind != REP_V20 || s.nproto != 1)
+			return false;
+		isp_val_array(o, ISP_T_U8);
+		for (unsigned t = s.inner_off; t + 4 <= s.inner_end && o->count < ISP_MAX_HOPS;
+		     t += 4 + b[t + 1] * 4u)
+			o->v.arr[o->count++] = b[t] >> 4;
+		return true;
+	}
 	}
 	return false;
 }
@@ -337,6 +365,8 @@ static const struct isp_attr_desc rep_attrs[] = {
 	RA("report_length", ISP_T_U8, R_REPORT_LEN, "individual report length in words (v2.0)"),
 	RA("md_length", ISP_T_U8, R_MD_LEN, "metadata length in words (v2.0)"),
 	RA("report_count", ISP_T_U8, R_COUNT, "individual reports in this packet"),
+	RA("tlv_count", ISP_T_U8, R_TLV_COUNT, "TLVs of a v2.0 report with InType TLV"),
+	{ "tlv_types", ISP_T_U8, 1, rep_get, R_TLV_TYPES, "TLVType of each TLV (v2.0 InType TLV)" },
 	RM("ingress_port", ISP_T_U16, 1, INT_PART_HI, "ingress port"),
 	RM("egress_port", ISP_T_U16, 1, INT_PART_LO, "egress port"),
 	RM("hop_latency", ISP_T_U32, 2, INT_PART_WHOLE, "hop latency"),
