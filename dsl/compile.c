@@ -537,8 +537,13 @@ static bool compile_query(struct compiler *c, const struct cfg_section *s)
 		r.max_groups = (unsigned)d;
 	if ((kv = find_kv(s, "where")))
 		ok &= compile_where(c, kv->value, &r.where);
-	if ((kv = find_kv(s, "group-by")))
+	if ((kv = find_kv(s, "group-by"))) {
 		ok &= attr_list(c, kv, &r.group_slots, &r.group_names, &r.ngroup, false);
+		if (ok && r.ngroup > 16) {
+			dsl_error(c->d, &kv->value->loc, "group-by takes at most 16 attributes");
+			ok = false;
+		}
+	}
 	kv = find_kv(s, "select");
 	if (!kv) {
 		dsl_error(c->d, &s->loc, "a query-report needs select = {...}");

@@ -170,31 +170,48 @@ size_t engine_key(struct isp_engine *e, const struct isp_packet *p, const int *s
 	return len;
 }
 
+void engine_text_append(char *out, size_t cap, size_t *len, const char *text,
+			const struct isp_value *v)
+{
+	if (cap == 0 || *len >= cap - 1)
+		return;
+	if (text) {
+		size_t n = strlen(text);
+		if (n > cap - 1 - *len)
+			n = cap - 1 - *len;
+		memcpy(out + *len, text, n);
+		*len += n;
+	} else if (v->is_array) {
+		struct jsonw w;
+		jsonw_init(&w, out + *len, cap - 1 - *len);
+		isp_value_json(&w, v, 6);
+		*len += w.overflow ? 0 : w.len;
+	} else {
+		*len += isp_value_text(v, v->v.u, out + *len, cap - *len);
+		if (*len > cap - 1)
+			*len = cap - 1;
+	}
+	out[*len] = 0;
+}
+
 size_t engine_key_text(struct isp_engine *e, const struct isp_packet *p, const int *slots,
 		       unsigned n, char *out, size_t cap)
 {
 	size_t len = 0;
+	bool first = true;
 
-	if (cap == 0)
-		return 0;
-	out[0] = 0;
+	if (cap)
+		out[0] = 0;
 	for (unsigned i = 0; i < n; i++) {
 		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)slots[i]);
 		if (!v)
 			continue;
-		if (len && len + 1 < cap)
-			out[len++] = '|';
-		if (v->is_array) {
-			struct jsonw w;
-			jsonw_init(&w, out + len, cap - len - 1);
-			isp_value_json(&w, v, 6);
-			len += w.overflow ? 0 : w.len;
-		} else {
-			len += isp_value_text(v, v->v.u, out + len, cap - len);
-		}
-		out[len < cap ? len : cap - 1] = 0;
+		if (!first)
+			engine_text_append(out, cap, &len, "|", NULL);
+		engine_text_append(out, cap, &len, NULL, v);
+		first = false;
 	}
-	return len < cap ? len : cap - 1;
+	return len;
 }
 
 void engine_emit(struct isp_engine *e, const char *report, const char *key, size_t keylen,

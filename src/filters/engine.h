@@ -72,6 +72,9 @@ void isp_engine_free(struct isp_engine *e);
 /* internal, shared by event.c and query.c */
 size_t engine_key(struct isp_engine *e, const struct isp_packet *p, const int *slots,
 		  unsigned n, uint8_t *buf, size_t cap);
+/* Append text, or a value's text (arrays as JSON), to out (NUL-kept). */
+void engine_text_append(char *out, size_t cap, size_t *len, const char *text,
+			const struct isp_value *v);
 /* Text of the values of slots joined by '|' (the record key). */
 size_t engine_key_text(struct isp_engine *e, const struct isp_packet *p, const int *slots,
 		       unsigned n, char *out, size_t cap);

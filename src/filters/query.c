@@ -22,6 +22,8 @@ struct qcell {
 	uint8_t nh, cap;
 };
 
+#define MAX_GROUP_BY 16   /* the compiler refuses more */
+
 struct qgroup {
 	struct qcell cell[1];           /* nitems of them */
 };
@@ -198,31 +200,22 @@ static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 	double window_s = (double)r->period_ns / 1e9;
 	bool csv = r->format == FMT_CSV;
 
-	/* the record key (Kafka partitioning): the group-by values */
+	/* the group-by values, decoded once from the key bytes: for the record
+	 * and for its key (Kafka partitioning) */
+	struct isp_value vals[MAX_GROUP_BY];
+	bool present[MAX_GROUP_BY];
+	unsigned ng = r->ngroup < MAX_GROUP_BY ? r->ngroup : MAX_GROUP_BY;
+	const uint8_t *kb = tentry_key(&qs->groups, te), *kend = kb + te->keylen;
 	size_t kl = 0;
-	{
-		const uint8_t *k = tentry_key(&qs->groups, te), *end = k + te->keylen;
-		e->keytext[0] = 0;
-		for (unsigned j = 0; j < r->ngroup; j++) {
-			const struct isp_attr_ref *ref = &prog->slots[r->group_slots[j]];
-			const struct isp_attr_desc *a = isp_attr_desc_of(e->sc.reg, ref);
-			struct isp_value v;
-			bool present = false;
-			k = key_value(k, end, a->type, a->per_hop, &v, &present);
-			if (j && kl + 1 < sizeof(e->keytext))
-				e->keytext[kl++] = '|';
-			if (present && !v.is_array && kl < sizeof(e->keytext))
-				kl += isp_value_text(&v, v.v.u, e->keytext + kl, sizeof(e->keytext) - kl);
-			else if (present && kl < sizeof(e->keytext) - 1) {
-				struct jsonw w;
-				jsonw_init(&w, e->keytext + kl, sizeof(e->keytext) - kl - 1);
-				isp_value_json(&w, &v, 6);
-				kl += w.overflow ? 0 : w.len;
-			}
-			e->keytext[kl < sizeof(e->keytext) ? kl : sizeof(e->keytext) - 1] = 0;
-		}
-		if (kl >= sizeof(e->keytext))
-			kl = sizeof(e->keytext) - 1;
+	e->keytext[0] = 0;
+	for (unsigned j = 0; j < ng; j++) {
+		const struct isp_attr_desc *a = isp_attr_desc_of(e->sc.reg, &prog->slots[r->group_slots[j]]);
+		present[j] = false;
+		kb = key_value(kb, kend, a->type, a->per_hop, &vals[j], &present[j]);
+		if (j)
+			engine_text_append(e->keytext, sizeof(e->keytext), &kl, "|", NULL);
+		if (present[j])
+			engine_text_append(e->keytext, sizeof(e->keytext), &kl, NULL, &vals[j]);
 	}
 	rec_begin(rec, csv, r->name, "query", 999, prog->probe_id, prog->source_name, qs->win_end);
 	if (csv) {
@@ -232,16 +225,10 @@ static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 	} else {
 		rec_time(rec, "window_start", qs->win_start);
 		rec_time(rec, "window_end", qs->win_end);
-		const uint8_t *k = tentry_key(&qs->groups, te), *end = k + te->keylen;
-		for (unsigned j = 0; j < r->ngroup; j++) {
-			const struct isp_attr_ref *ref = &prog->slots[r->group_slots[j]];
-			const struct isp_attr_desc *a = isp_attr_desc_of(e->sc.reg, ref);
-			struct isp_value v;
-			bool present = false;
-			k = key_value(k, end, a->type, a->per_hop, &v, &present);
+		for (unsigned j = 0; j < ng; j++) {
 			rec_key_prepared(rec, &qs->group_keys[j]);
-			if (present)
-				rec_value(rec, &v);
+			if (present[j])
+				rec_value(rec, &vals[j]);
 			else
 				rec_null(rec);
 		}
