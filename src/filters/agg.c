@@ -35,12 +35,13 @@ bool agg_diff(struct agg_state *s, struct xval *v)
 
 static void keep_value(struct agg_state *s, const struct xval *v, uint64_t order)
 {
-	s->a.val.v = *v;
 	s->a.val.order = order;
-	if (v->k == XK_STR) {
-		snprintf(s->a.val.str, sizeof(s->a.val.str), "%s", v->u.s ? v->u.s : "");
-		s->a.val.v.u.s = NULL;
+	if (v->k == XK_STR) {   /* the text itself: the packet's is gone later */
+		s->a.val.u.str.k = XK_STR;
+		snprintf(s->a.val.u.str.text, sizeof(s->a.val.u.str.text), "%s", v->u.s ? v->u.s : "");
+		return;
 	}
+	s->a.val.u.v = *v;
 }
 
 static bool less(const struct xval *a, const struct xval *b)
@@ -82,11 +83,11 @@ void agg_update(struct agg_state *s, const struct qitem *it, const struct xval *
 		break;
 	}
 	case AGG_MIN:
-		if (s->n == 0 || less(v, &s->a.val.v))
+		if (s->n == 0 || less(v, &s->a.val.u.v))
 			keep_value(s, v, order);
 		break;
 	case AGG_MAX:
-		if (s->n == 0 || less(&s->a.val.v, v))
+		if (s->n == 0 || less(&s->a.val.u.v, v))
 			keep_value(s, v, order);
 		break;
 	case AGG_FIRST:
@@ -102,7 +103,9 @@ void agg_update(struct agg_state *s, const struct qitem *it, const struct xval *
 		if (!s->a.q && !(s->a.q = arena_alloc(mem, sizeof(*s->a.q))))
 			return; /* out of memory: the value is not counted */
 		double f = num(v);
-		qs_add(s->a.q, f <= 0 ? 0 : f >= 1.8e19 ? UINT64_MAX : (uint64_t)llround(f));
+		if (qs_add(s->a.q, f <= 0 ? 0 : f >= 1.8e19 ? UINT64_MAX : (uint64_t)llround(f),
+			   arena_alloc_cb, mem) != 0)
+			return;
 		break;
 	}
 	}
@@ -144,11 +147,11 @@ void agg_merge(struct agg_state *to, const struct agg_state *from, const struct 
 		break;
 	}
 	case AGG_MIN:
-		if (less(&from->a.val.v, &to->a.val.v))
+		if (less(&from->a.val.u.v, &to->a.val.u.v))
 			to->a = from->a;
 		break;
 	case AGG_MAX:
-		if (less(&to->a.val.v, &from->a.val.v))
+		if (less(&to->a.val.u.v, &from->a.val.u.v))
 			to->a = from->a;
 		break;
 	case AGG_FIRST:
@@ -164,7 +167,7 @@ void agg_merge(struct agg_state *to, const struct agg_state *from, const struct 
 		if (!to->a.q && !(to->a.q = arena_alloc(mem, sizeof(*to->a.q))))
 			return;
 		if (from->a.q)
-			qs_merge(to->a.q, from->a.q);
+			qs_merge(to->a.q, from->a.q, arena_alloc_cb, mem);
 		break;
 	}
 	to->n += from->n;
@@ -207,7 +210,7 @@ bool agg_result(const struct agg_state *s, const struct qitem *it, double window
 	case AGG_FIRST:
 	case AGG_LAST:
 	case AGG_DIFF:
-		*out = s->a.val.v;
+		*out = s->a.val.u.v;
 		return true;
 	case AGG_PCT:
 		if (!s->a.q)

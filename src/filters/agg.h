@@ -19,14 +19,21 @@
 #include "qsketch.h"
 #include "table.h"
 
-#define AGG_STR_MAX 48
-
+/* One state per group, item and hop: kept small (72 bytes), since a
+ * million groups are a million of them per item. */
 struct agg_state {
 	uint64_t n;
 	union {
 		struct { double f; int64_t i; uint8_t is_float; } sum;
 		struct { double mean, m2; } w;
-		struct { struct xval v; uint64_t order; char str[AGG_STR_MAX]; } val;
+		struct {
+			union {
+				struct xval v;
+				/* first/last of a string: its first 22 characters */
+				struct { uint8_t k; char text[23]; } str;
+			} u;
+			uint64_t order;
+		} val;
 		struct qsketch *q;
 	} a;
 	struct xval prev;       /* diff(): the previous value */
@@ -54,7 +61,7 @@ bool agg_result(const struct agg_state *s, const struct qitem *it, double window
 /* The text of a string result kept in the state. */
 static inline const char *agg_result_str(const struct agg_state *s)
 {
-	return s->a.val.str;
+	return s->a.val.u.str.text;
 }
 
 #endif

@@ -129,6 +129,17 @@ void isp_engine_free(struct isp_engine *e)
 	free(e);
 }
 
+size_t engine_key_max(const struct isp_engine *e, const int *slots, unsigned n)
+{
+	size_t max = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		const struct isp_attr_desc *a = isp_attr_desc_of(e->sc.reg, &e->prog->slots[slots[i]]);
+		max += 1 + (a->per_hop ? 5 + 8u * ISP_MAX_HOPS : a->type == ISP_T_STRING ? ISP_STR_MAX : 16);
+	}
+	return max ? max : 1;
+}
+
 /*
  * Key bytes of a list of attributes: per attribute a presence byte, then
  * the value's bytes (arrays: count, missing mask, elements). Binary, so

@@ -51,7 +51,7 @@ struct isp_engine {
 	struct rec rec;
 	uint64_t order;                 /* packet counter (first/last order) */
 	uint64_t last_ts;
-	uint8_t keybuf[4096];
+	uint8_t keybuf[16 * (6 + 8 * ISP_MAX_HOPS) + ISP_STR_MAX * 16];
 	char keytext[1024];
 };
 
@@ -70,6 +70,8 @@ void isp_engine_print_stats(const struct isp_engine *e, FILE *out);
 void isp_engine_free(struct isp_engine *e);
 
 /* internal, shared by event.c and query.c */
+/* The largest key bytes these slots can make (table entries are sized by it). */
+size_t engine_key_max(const struct isp_engine *e, const int *slots, unsigned n);
 size_t engine_key(struct isp_engine *e, const struct isp_packet *p, const int *slots,
 		  unsigned n, uint8_t *buf, size_t cap);
 /* Append text, or a value's text (arrays as JSON), to out (NUL-kept). */

@@ -38,17 +38,14 @@ static size_t key_state_size(const struct erule *r)
 	return sizeof(struct ev_key) + (r->threshold >= 0 ? r->ndelta * sizeof(struct ev_vals) : 0);
 }
 
-static size_t key_max(const struct erule *r)
-{
-	return r->nkey ? 1024 : 1;
-}
 
 int event_init(struct isp_engine *e, unsigned i)
 {
 	const struct erule *r = &e->prog->events[i];
 	struct event_state *es = &e->ev[i];
 
-	if (table_init(&es->keys, r->nkey ? r->max_keys : 1, key_state_size(r), key_max(r)) != 0)
+	if (table_init(&es->keys, r->nkey ? r->max_keys : 1, key_state_size(r),
+		       engine_key_max(e, r->key_slots, r->nkey)) != 0)
 		return -1;
 	if (r->event_slot >= 0 &&
 	    rec_jkey_make(&es->event_key, e->prog->slot_names[r->event_slot]) != 0)

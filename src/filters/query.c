@@ -34,7 +34,8 @@ int query_init(struct isp_engine *e, unsigned i)
 	struct query_state *qs = &e->q[i];
 
 	qs->entry_state = (r->nitems ? r->nitems : 1) * sizeof(struct qcell);
-	if (table_init(&qs->groups, r->max_groups, qs->entry_state, 1024) != 0)
+	if (table_init(&qs->groups, r->max_groups, qs->entry_state,
+		       engine_key_max(e, r->group_slots, r->ngroup)) != 0)
 		return -1;
 	qs->group_keys = calloc(r->ngroup ? r->ngroup : 1, sizeof(*qs->group_keys));
 	qs->item_keys = calloc(r->nitems ? r->nitems : 1, sizeof(*qs->item_keys));
@@ -52,7 +53,7 @@ int query_init(struct isp_engine *e, unsigned i)
 static struct agg_state *hop_state(struct query_state *qs, struct qcell *c, unsigned hop)
 {
 	if (hop >= c->cap) {
-		unsigned cap = c->cap ? c->cap : 4;
+		unsigned cap = c->cap ? c->cap : 1;
 		while (cap <= hop)
 			cap *= 2;
 		if (cap > ISP_MAX_HOPS)

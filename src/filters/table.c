@@ -46,6 +46,11 @@ void *arena_alloc(struct arena *a, size_t n)
 	return p;
 }
 
+void *arena_alloc_cb(void *ctx, size_t n)
+{
+	return arena_alloc(ctx, n);
+}
+
 void arena_reset(struct arena *a)
 {
 	a->cur = NULL;

@@ -18,6 +18,8 @@ struct arena {
 };
 
 void *arena_alloc(struct arena *a, size_t n);   /* 16-byte aligned, zeroed */
+/* The same as a callback (ctx is the arena), for modules that take one. */
+void *arena_alloc_cb(void *ctx, size_t n);
 void arena_reset(struct arena *a);
 void arena_free(struct arena *a);
 
