@@ -604,8 +604,8 @@ static bool compile_global(struct compiler *c, const struct cfg_section *s)
 		free(p->source_name);   /* an included file may set it again */
 		ok &= (p->source_name = strdup(str)) != NULL;
 	}
-	if ((kv = find_kv(s, "thread-nb")))
-		ok &= get_number(c, kv, 0, 256, &d);
+	if ((kv = find_kv(s, "thread-nb")) && (ok &= get_number(c, kv, 0, 64, &d)))
+		p->workers = (unsigned)d;
 	if ((kv = find_kv(s, "stats-period")))
 		ok &= get_number(c, kv, 0, 86400, &d);
 	return ok;

@@ -13,6 +13,7 @@
 #include "../core/dump.h"
 #include "../core/registry.h"
 #include "../core/source.h"
+#include "../core/workers.h"
 #include "../filters/engine.h"
 #include "../../dsl/compile.h"
 #include "../../outputs/channel.h"
@@ -48,6 +49,7 @@ static void usage(FILE *out)
 "  -u, --udp [ADDR:]PORT receive telemetry reports on a UDP port, as a collector\n"
 "  -f EXPR               BPF filter expression\n"
 "  -c COUNT              stop after COUNT packets\n"
+"  -w, --workers N       rule workers (default 1, or thread-nb of the config)\n"
 "Rules:\n"
 "  -C, --config FILE     run the report rules of FILE (event-report, query-report,\n"
 "                        outputs; see dsl/README.md)\n"
@@ -70,6 +72,7 @@ static void usage(FILE *out)
 struct cli {
 	const char *file, *iface, *udp, *filter, *plugin_dir, *config, *check_config;
 	unsigned long long count;
+	unsigned workers;
 	bool dump, quiet, list_attrs, list_protos, no_builtin, verbose;
 	const char *options[MAX_OPTIONS];
 	unsigned noptions;
@@ -82,6 +85,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{ "dump", no_argument, NULL, O_DUMP },
 		{ "config", required_argument, NULL, 'C' },
 		{ "udp", required_argument, NULL, 'u' },
+		{ "workers", required_argument, NULL, 'w' },
 		{ "check-config", required_argument, NULL, 'T' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "list-attributes", no_argument, NULL, O_LIST_ATTRS },
@@ -95,11 +99,21 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "r:i:u:f:c:o:C:T:qvVh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "r:i:u:f:c:o:C:T:w:qvVh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'r': c->file = optarg; break;
 		case 'i': c->iface = optarg; break;
 		case 'u': c->udp = optarg; break;
+		case 'w': {
+			char *end;
+			unsigned long n = strtoul(optarg, &end, 10);
+			if (*end || !*optarg || n == 0 || n > 64) {
+				fprintf(stderr, "intspect: -w: '%s' is not a number of workers (1-64)\n", optarg);
+				return -1;
+			}
+			c->workers = (unsigned)n;
+			break;
+		}
 		case 'f': c->filter = optarg; break;
 		case 'c': {
 			char *end;
@@ -317,6 +331,89 @@ static void close_rules(const struct isp_program *prog, struct isp_channel **cha
 	free(channels);
 }
 
+/* ---- several workers ---- */
+
+static void worker_packet(void *ctx, const struct isp_packet *p)
+{
+	isp_engine_packet(ctx, p);
+}
+
+static void worker_tick(void *ctx, uint64_t now_ns)
+{
+	isp_engine_close_windows(ctx, now_ns);
+}
+
+/* The next window end of any query report after t (windows are aligned to
+ * multiples of their period): when the workers must hand their windows
+ * to the merger. */
+static uint64_t next_window_end(const struct isp_program *prog, uint64_t t)
+{
+	uint64_t next = UINT64_MAX;
+
+	for (unsigned i = 0; i < prog->nqueries; i++) {
+		uint64_t p = prog->queries[i].period_ns;
+		uint64_t end = (t / p + 1) * p;
+		if (end < next)
+			next = end;
+	}
+	return next;
+}
+
+struct parallel {
+	struct isp_workers *w;
+	struct isp_engine **engines;
+	unsigned n;
+	uint64_t next_tick;
+};
+
+static int parallel_start(struct parallel *par, unsigned n, struct isp_program *prog,
+			  const struct isp_registry *reg, struct isp_channel **channels,
+			  struct isp_engine *reader_engine, uint16_t first)
+{
+	char err[256];
+	static const struct isp_worker_ops ops = { worker_packet, worker_tick };
+
+	par->n = n;
+	par->next_tick = 0;
+	par->engines = calloc(n, sizeof(*par->engines));
+	if (!par->engines)
+		return -1;
+	for (unsigned i = 0; i < n; i++) {
+		par->engines[i] = isp_engine_new(prog, reg, channels, err, sizeof(err));
+		if (!par->engines[i]) {
+			fprintf(stderr, "intspect: %s\n", err);
+			return -1;
+		}
+		isp_engine_set_role(par->engines[i], true);
+	}
+	isp_engine_set_role(reader_engine, false);
+	par->w = isp_workers_start(n, reg, first, &ops, (void *const *)par->engines, 32u << 20);
+	if (!par->w) {
+		fprintf(stderr, "intspect: cannot start %u workers\n", n);
+		return -1;
+	}
+	return 0;
+}
+
+/* Close windows up to now: every worker hands them over, the reader
+ * merges and writes them. */
+static void parallel_tick(struct parallel *par, const struct isp_program *prog,
+			  struct isp_engine *reader_engine, uint64_t now)
+{
+	isp_workers_tick(par->w, now);
+	isp_engine_merge_windows(reader_engine, par->engines, par->n);
+	par->next_tick = now == UINT64_MAX ? UINT64_MAX : next_window_end(prog, now);
+}
+
+static void parallel_stop(struct parallel *par)
+{
+	isp_workers_stop(par->w);
+	for (unsigned i = 0; par->engines && i < par->n; i++)
+		isp_engine_free(par->engines[i]);
+	free(par->engines);
+	memset(par, 0, sizeof(*par));
+}
+
 static double now_sec(void)
 {
 	struct timespec ts;
@@ -438,6 +535,15 @@ int main(int argc, char **argv)
 	static struct isp_stats st;
 	static struct isp_packet pkt;
 	unsigned digits = isp_source_ts_digits(g_source);
+	unsigned nworkers = c.workers ? c.workers : prog && prog->workers ? prog->workers : 1;
+	struct parallel par = { 0 };
+	if (engine && nworkers > 1 &&
+	    parallel_start(&par, nworkers, prog, reg, channels, engine, first) < 0) {
+		parallel_stop(&par);
+		rc = 1;
+		g_stop = 1;
+	}
+	bool wait = !c.iface && !c.udp;         /* files: slow the reader, lose nothing */
 	double t0 = now_sec();
 	while (!g_stop && (!c.count || st.packets < c.count)) {
 		if (g_print_stats) {
@@ -452,7 +558,9 @@ int main(int argc, char **argv)
 		if (got == 0)
 			break;
 		if (got == 2) {         /* live and idle: let windows close */
-			if (engine)
+			if (par.w && wall_ns() >= par.next_tick && par.next_tick)
+				parallel_tick(&par, prog, engine, wall_ns());
+			else if (engine && !par.w)
 				isp_engine_tick(engine, wall_ns());
 			continue;
 		}
@@ -463,12 +571,26 @@ int main(int argc, char **argv)
 		}
 		pkt.index = st.packets + 1;
 		isp_dissect(reg, &pkt, first, &st);
+		if (par.w) {
+			if (par.next_tick == 0)
+				par.next_tick = next_window_end(prog, pkt.ts_ns);
+			else if (pkt.ts_ns >= par.next_tick)
+				parallel_tick(&par, prog, engine, pkt.ts_ns);
+		}
 		do {
 			if (c.dump)
 				isp_dump_packet(reg, &pkt, digits, stdout);
 			if (engine)
 				isp_engine_packet(engine, &pkt);
+			if (par.w)
+				isp_workers_dispatch(par.w, isp_workers_pick(par.w, &pkt), &pkt, wait);
 		} while (isp_dissect_next_report(reg, &pkt, &st));
+	}
+	if (par.w) {
+		parallel_tick(&par, prog, engine, UINT64_MAX);  /* every open window */
+		if (isp_workers_dropped(par.w))
+			fprintf(stderr, "intspect: %llu packets dropped: the workers were too slow\n",
+				(unsigned long long)isp_workers_dropped(par.w));
 	}
 	if (engine)
 		isp_engine_finish(engine);
@@ -479,8 +601,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "intspect: %llu packets received by the kernel, %llu dropped\n",
 			(unsigned long long)krecv, (unsigned long long)kdrop);
 	print_summary(reg, &st, secs, c.quiet);
-	if (engine)
+	if (engine && par.w) {
+		struct isp_engine *all[65];
+		all[0] = engine;
+		for (unsigned i = 0; i < par.n; i++)
+			all[i + 1] = par.engines[i];
+		isp_engine_print_stats_sum((const struct isp_engine *const *)all, par.n + 1, stderr);
+	} else if (engine) {
 		isp_engine_print_stats(engine, stderr);
+	}
+	parallel_stop(&par);
 	close_rules(prog, channels, engine);
 	isp_source_close(g_source);
 	isp_program_free(prog);

@@ -15,6 +15,53 @@ static double num(const struct xval *v)
 	return f;
 }
 
+/*
+ * Exact moments of integer values (sum and sum of squares in 128 bits):
+ * avg and var then come out the same whatever the order of the values and
+ * however they were split between workers. A float value switches the
+ * state to doubles (Welford for var) for good.
+ */
+typedef __int128 i128;
+
+static i128 load128(const uint64_t w[2])
+{
+	i128 v;
+
+	memcpy(&v, w, sizeof(v));
+	return v;
+}
+
+static void store128(uint64_t w[2], i128 v)
+{
+	memcpy(w, &v, sizeof(v));
+}
+
+/* Switch an exact state (n values) to mean and m2 in doubles. */
+static void moments_to_float(struct agg_state *s)
+{
+	if (s->a.m.is_float)
+		return;
+	long double n = (long double)s->n, s1 = (long double)load128(s->a.m.s1);
+	long double s2 = (long double)load128(s->a.m.s2);
+	double mean = n > 0 ? (double)(s1 / n) : 0, m2 = n > 0 ? (double)(s2 - s1 * s1 / n) : 0;
+	s->a.m.is_float = 1;
+	memcpy(s->a.m.s1, &mean, sizeof(mean));
+	memcpy(s->a.m.s2, &m2, sizeof(m2));
+}
+
+static double fget(const uint64_t w[2])
+{
+	double d;
+
+	memcpy(&d, w, sizeof(d));
+	return d;
+}
+
+static void fset(uint64_t w[2], double d)
+{
+	memcpy(w, &d, sizeof(d));
+}
+
 bool agg_diff(struct agg_state *s, struct xval *v)
 {
 	if (!s->has_prev) {
@@ -74,14 +121,20 @@ void agg_update(struct agg_state *s, const struct qitem *it, const struct xval *
 		}
 		break;
 	case AGG_AVG:
-		s->a.sum.f += num(v);
+	case AGG_VAR:
+		if (v->k == XK_INT && !s->a.m.is_float) {
+			i128 x = v->u.i;
+			store128(s->a.m.s1, load128(s->a.m.s1) + x);
+			store128(s->a.m.s2, load128(s->a.m.s2) + x * x);
+		} else {
+			/* Welford on doubles */
+			moments_to_float(s);
+			double x = num(v), mean = fget(s->a.m.s1), delta = x - mean;
+			mean += delta / (double)(s->n + 1);
+			fset(s->a.m.s1, mean);
+			fset(s->a.m.s2, fget(s->a.m.s2) + delta * (x - mean));
+		}
 		break;
-	case AGG_VAR: {
-		double x = num(v), delta = x - s->a.w.mean;
-		s->a.w.mean += delta / (double)(s->n + 1);
-		s->a.w.m2 += delta * (x - s->a.w.mean);
-		break;
-	}
 	case AGG_MIN:
 		if (s->n == 0 || less(v, &s->a.val.u.v))
 			keep_value(s, v, order);
@@ -136,16 +189,21 @@ void agg_merge(struct agg_state *to, const struct agg_state *from, const struct 
 		}
 		break;
 	case AGG_AVG:
-		to->a.sum.f += from->a.sum.f;
+	case AGG_VAR:
+		if (!to->a.m.is_float && !from->a.m.is_float) {
+			store128(to->a.m.s1, load128(to->a.m.s1) + load128(from->a.m.s1));
+			store128(to->a.m.s2, load128(to->a.m.s2) + load128(from->a.m.s2));
+		} else {
+			/* Chan et al.: combine two Welford partials */
+			struct agg_state f = *from;
+			moments_to_float(to);
+			moments_to_float(&f);
+			double na = (double)to->n, nb = (double)f.n, n = na + nb;
+			double delta = fget(f.a.m.s1) - fget(to->a.m.s1);
+			fset(to->a.m.s1, fget(to->a.m.s1) + delta * nb / n);
+			fset(to->a.m.s2, fget(to->a.m.s2) + fget(f.a.m.s2) + delta * delta * na * nb / n);
+		}
 		break;
-	case AGG_VAR: {
-		/* Chan et al.: combine two Welford partials */
-		double na = (double)to->n, nb = (double)from->n, n = na + nb;
-		double delta = from->a.w.mean - to->a.w.mean;
-		to->a.w.mean += delta * nb / n;
-		to->a.w.m2 += from->a.w.m2 + delta * delta * na * nb / n;
-		break;
-	}
 	case AGG_MIN:
 		if (less(&from->a.val.u.v, &to->a.val.u.v))
 			to->a = from->a;
@@ -199,11 +257,23 @@ bool agg_result(const struct agg_state *s, const struct qitem *it, double window
 		return true;
 	case AGG_AVG:
 		out->k = XK_FLOAT;
-		out->u.f = s->a.sum.f / (double)s->n;
+		out->u.f = s->a.m.is_float ? fget(s->a.m.s1)
+					   : (double)((long double)load128(s->a.m.s1) / (long double)s->n);
 		return true;
 	case AGG_VAR:
 		out->k = XK_FLOAT;
-		out->u.f = s->a.w.m2 / (double)s->n;
+		if (s->a.m.is_float) {
+			out->u.f = fget(s->a.m.s2) / (double)s->n;
+		} else {
+			/* (n Σx² − (Σx)²) / n², exactly while it fits in 128 bits */
+			i128 n = (i128)s->n, s1 = load128(s->a.m.s1), s2 = load128(s->a.m.s2);
+			i128 num;
+			if (!__builtin_mul_overflow(n, s2, &num) && !__builtin_sub_overflow(num, s1 * s1, &num))
+				out->u.f = (double)((long double)num / ((long double)s->n * (long double)s->n));
+			else
+				out->u.f = (double)(((long double)s2 - (long double)s1 * (long double)s1 /
+						     (long double)s->n) / (long double)s->n);
+		}
 		return true;
 	case AGG_MIN:
 	case AGG_MAX:

@@ -3,8 +3,10 @@
  * for one group (and one hop), its update, its merge with another partial
  * state (for per-worker partials), and its result.
  *
- * var is Welford's running variance (merged with Chan's formula): O(1)
- * memory, population variance as MMT-Probe reports it. first/last keep the
+ * avg and var keep exact 128-bit sums of integer values (the same result
+ * in any order and over any split between workers), Welford's running
+ * variance on doubles once a float appears (merged with Chan's formula):
+ * O(1) memory, population variance as MMT-Probe reports it. first/last keep the
  * packet order (index) so merged partials keep the right one. diff(x)
  * feeds x - previous x of the same group to the function around it.
  */
@@ -25,7 +27,9 @@ struct agg_state {
 	uint64_t n;
 	union {
 		struct { double f; int64_t i; uint8_t is_float; } sum;
-		struct { double mean, m2; } w;
+		/* avg, var: 128-bit Σx and Σx² of integers, or (after a float)
+		 * mean and m2 as doubles in their first 8 bytes */
+		struct { uint64_t s1[2], s2[2]; uint8_t is_float; } m;
 		struct {
 			union {
 				struct xval v;

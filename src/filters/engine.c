@@ -22,8 +22,11 @@ struct isp_engine *isp_engine_new(const struct isp_program *prog, const struct i
 		goto oom;
 	e->ev = calloc(prog->nevents ? prog->nevents : 1, sizeof(*e->ev));
 	e->q = calloc(prog->nqueries ? prog->nqueries : 1, sizeof(*e->q));
-	if (!e->ev || !e->q)
+	e->events_on = malloc(prog->nevents ? prog->nevents : 1);
+	if (!e->ev || !e->q || !e->events_on)
 		goto oom;
+	memset(e->events_on, 1, prog->nevents ? prog->nevents : 1);
+	e->queries_on = true;
 	for (unsigned i = 0; i < prog->nevents; i++)
 		if (event_init(e, i) != 0)
 			goto oom;
@@ -59,13 +62,53 @@ void isp_engine_packet(struct isp_engine *e, const struct isp_packet *p)
 	const struct isp_program *prog = e->prog;
 
 	slot_cache_next(&e->sc);
-	e->order++;
 	if (p->ts_ns > e->last_ts)
 		e->last_ts = p->ts_ns;
-	for (unsigned i = 0; i < prog->nqueries; i++)
+	for (unsigned i = 0; e->queries_on && i < prog->nqueries; i++)
 		query_packet(e, i, p);
 	for (unsigned i = 0; i < prog->nevents; i++)
-		event_packet(e, i, p);
+		if (e->events_on[i])
+			event_packet(e, i, p);
+}
+
+bool isp_event_needs_one_owner(const struct isp_program *prog, unsigned i)
+{
+	const struct erule *r = &prog->events[i];
+	bool src = false, dst = false, src6 = false, dst6 = false;
+
+	if (r->ndelta == 0)
+		return false;   /* no state: any worker */
+	/* workers get flows by the innermost address pair: a delta-key that
+	 * holds both addresses lives on one worker */
+	for (unsigned k = 0; k < r->nkey; k++) {
+		const char *n = prog->slot_names[r->key_slots[k]];
+		src |= strcmp(n, "ip.src") == 0;
+		dst |= strcmp(n, "ip.dst") == 0;
+		src6 |= strcmp(n, "ipv6.src") == 0;
+		dst6 |= strcmp(n, "ipv6.dst") == 0;
+	}
+	return !((src && dst) || (src6 && dst6));
+}
+
+void isp_engine_set_role(struct isp_engine *e, bool worker)
+{
+	e->partial = worker;
+	e->queries_on = worker;
+	for (unsigned i = 0; i < e->prog->nevents; i++)
+		e->events_on[i] = isp_event_needs_one_owner(e->prog, i) != worker;
+}
+
+void isp_engine_close_windows(struct isp_engine *e, uint64_t now_ns)
+{
+	for (unsigned i = 0; i < e->prog->nqueries; i++)
+		query_advance(e, i, now_ns);
+}
+
+void isp_engine_merge_windows(struct isp_engine *merger, struct isp_engine *const *workers,
+			      unsigned n)
+{
+	for (unsigned i = 0; i < merger->prog->nqueries; i++)
+		query_merge(merger, i, workers, n);
 }
 
 void isp_engine_tick(struct isp_engine *e, uint64_t now_ns)
@@ -82,21 +125,45 @@ void isp_engine_finish(struct isp_engine *e)
 
 void isp_engine_print_stats(const struct isp_engine *e, FILE *out)
 {
-	for (unsigned i = 0; i < e->prog->nevents; i++) {
-		const struct rule_stats *s = &e->ev[i].st;
+	isp_engine_print_stats_sum(&e, 1, out);
+}
+
+/* One line per rule, summed over the engines that run it (workers). */
+void isp_engine_print_stats_sum(const struct isp_engine *const *es, unsigned n, FILE *out)
+{
+	const struct isp_program *prog = es[0]->prog;
+
+	for (unsigned i = 0; i < prog->nevents; i++) {
+		struct rule_stats s = { 0 };
+		uint64_t evicted = 0;
+		for (unsigned k = 0; k < n; k++) {
+			const struct rule_stats *t = &es[k]->ev[i].st;
+			s.matched += t->matched;
+			s.records += t->records;
+			s.dropped += t->dropped;
+			evicted += es[k]->ev[i].keys.evictions;
+		}
 		fprintf(out, "intspect: event-report %s: %llu matched, %llu records, %llu dropped, "
-			"%llu keys evicted\n", e->prog->events[i].name,
-			(unsigned long long)s->matched, (unsigned long long)s->records,
-			(unsigned long long)s->dropped,
-			(unsigned long long)e->ev[i].keys.evictions);
+			"%llu keys evicted\n", prog->events[i].name,
+			(unsigned long long)s.matched, (unsigned long long)s.records,
+			(unsigned long long)s.dropped, (unsigned long long)evicted);
 	}
-	for (unsigned i = 0; i < e->prog->nqueries; i++) {
-		const struct rule_stats *s = &e->q[i].st;
+	for (unsigned i = 0; i < prog->nqueries; i++) {
+		struct rule_stats s = { 0 };
+		uint64_t overflows = 0;
+		for (unsigned k = 0; k < n; k++) {
+			const struct rule_stats *t = &es[k]->q[i].st;
+			s.matched += t->matched;
+			s.records += t->records;
+			s.dropped += t->dropped;
+			s.windows = s.windows > t->windows ? s.windows : t->windows;
+			overflows += es[k]->q[i].groups.overflows;
+		}
 		fprintf(out, "intspect: query-report %s: %llu matched, %llu windows, %llu records, "
-			"%llu dropped, %llu packets beyond max-groups\n", e->prog->queries[i].name,
-			(unsigned long long)s->matched, (unsigned long long)s->windows,
-			(unsigned long long)s->records, (unsigned long long)s->dropped,
-			(unsigned long long)e->q[i].groups.overflows);
+			"%llu dropped, %llu packets beyond max-groups\n", prog->queries[i].name,
+			(unsigned long long)s.matched, (unsigned long long)s.windows,
+			(unsigned long long)s.records, (unsigned long long)s.dropped,
+			(unsigned long long)overflows);
 	}
 }
 
@@ -116,6 +183,8 @@ void isp_engine_free(struct isp_engine *e)
 		const struct qrule *r = &e->prog->queries[i];
 		table_free(&e->q[i].groups);
 		arena_free(&e->q[i].hops);
+		table_free(&e->q[i].done);
+		arena_free(&e->q[i].done_hops);
 		for (unsigned k = 0; e->q[i].group_keys && k < r->ngroup; k++)
 			rec_jkey_free(&e->q[i].group_keys[k]);
 		for (unsigned k = 0; e->q[i].item_keys && k < r->nitems; k++)
@@ -125,6 +194,7 @@ void isp_engine_free(struct isp_engine *e)
 	}
 	free(e->ev);
 	free(e->q);
+	free(e->events_on);
 	slot_cache_free(&e->sc);
 	free(e);
 }

@@ -40,6 +40,11 @@ struct query_state {
 	size_t entry_state;     /* bytes of per-group state */
 	struct rec_jkey *group_keys, *item_keys;
 	struct rule_stats st;
+	/* partial mode (a worker): the last closed window, waiting for the merger */
+	struct table done;
+	struct arena done_hops;
+	uint64_t done_start, done_end;
+	bool has_done;
 };
 
 struct isp_engine {
@@ -49,7 +54,9 @@ struct isp_engine {
 	struct query_state *q;
 	struct isp_channel **channels;  /* by program channel index (NULL = unused) */
 	struct rec rec;
-	uint64_t order;                 /* packet counter (first/last order) */
+	bool partial;                   /* a worker: windows go to the merger */
+	bool queries_on;                /* runs the query reports on packets */
+	uint8_t *events_on;             /* per event report: runs it */
 	uint64_t last_ts;
 	uint8_t keybuf[16 * (6 + 8 * ISP_MAX_HOPS) + ISP_STR_MAX * 16];
 	char keytext[1024];
@@ -63,10 +70,26 @@ struct isp_engine *isp_engine_new(const struct isp_program *prog, const struct i
  * output-format take their first channel's `format`. */
 void isp_program_bind_channels(struct isp_program *prog, struct isp_channel *const *channels);
 void isp_engine_packet(struct isp_engine *e, const struct isp_packet *p);
+
+/*
+ * Several workers: each runs an engine in partial mode (its closed query
+ * windows wait for the merger instead of being written) on the event
+ * reports whose state follows the flow; the reader runs one more engine
+ * for the other event reports, which merges the workers' windows.
+ * `serial` tells which event reports need one owner for their state.
+ */
+bool isp_event_needs_one_owner(const struct isp_program *prog, unsigned i);
+void isp_engine_set_role(struct isp_engine *e, bool worker);
+/* Worker, between packets: close the windows that ended by now_ns. */
+void isp_engine_close_windows(struct isp_engine *e, uint64_t now_ns);
+/* Reader, with every worker quiet: merge and write their closed windows. */
+void isp_engine_merge_windows(struct isp_engine *merger, struct isp_engine *const *workers,
+			      unsigned n);
 void isp_engine_tick(struct isp_engine *e, uint64_t now_ns);
 /* End of input or stop: flush every open window. */
 void isp_engine_finish(struct isp_engine *e);
 void isp_engine_print_stats(const struct isp_engine *e, FILE *out);
+void isp_engine_print_stats_sum(const struct isp_engine *const *es, unsigned n, FILE *out);
 void isp_engine_free(struct isp_engine *e);
 
 /* internal, shared by event.c and query.c */
@@ -88,5 +111,6 @@ int query_init(struct isp_engine *e, unsigned i);
 void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p);
 void query_flush(struct isp_engine *e, unsigned i);
 void query_advance(struct isp_engine *e, unsigned i, uint64_t now);
+void query_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w, unsigned n);
 
 #endif

@@ -99,6 +99,7 @@ struct isp_program {
 	unsigned nchannels;
 	/* globals */
 	unsigned probe_id;
+	unsigned workers;       /* thread-nb (0: not set) */
 	char *source_name;      /* for CSV's "source" column */
 	enum rec_format default_format;
 	/* input section */

@@ -9,6 +9,7 @@
  * counts in one group are all counted. Groups come out in the order of
  * their first packet in the window.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,17 +26,27 @@ struct qcell {
 #define MAX_GROUP_BY 16   /* the compiler refuses more */
 
 struct qgroup {
+	uint64_t first;                 /* order of its first packet (output order) */
 	struct qcell cell[1];           /* nitems of them */
 };
+
+/* Packet order for first/last and for the order of groups: the position
+ * in the input, then the report within a coalesced packet. The same for
+ * any number of workers. */
+static uint64_t order_of(const struct isp_packet *p)
+{
+	return p->index << 8 | p->report_index;
+}
 
 int query_init(struct isp_engine *e, unsigned i)
 {
 	const struct qrule *r = &e->prog->queries[i];
 	struct query_state *qs = &e->q[i];
 
-	qs->entry_state = (r->nitems ? r->nitems : 1) * sizeof(struct qcell);
-	if (table_init(&qs->groups, r->max_groups, qs->entry_state,
-		       engine_key_max(e, r->group_slots, r->ngroup)) != 0)
+	qs->entry_state = offsetof(struct qgroup, cell) + (r->nitems ? r->nitems : 1) * sizeof(struct qcell);
+	size_t kmax = engine_key_max(e, r->group_slots, r->ngroup);
+	if (table_init(&qs->groups, r->max_groups, qs->entry_state, kmax) != 0 ||
+	    table_init(&qs->done, r->max_groups, qs->entry_state, kmax) != 0)
 		return -1;
 	qs->group_keys = calloc(r->ngroup ? r->ngroup : 1, sizeof(*qs->group_keys));
 	qs->item_keys = calloc(r->nitems ? r->nitems : 1, sizeof(*qs->item_keys));
@@ -80,12 +91,12 @@ static void update_cell(struct isp_engine *e, struct query_state *qs, const stru
 	bool diff = it->diff || it->agg == AGG_DIFF;
 
 	if (!it->arg) {                 /* count(), rate() */
-		agg_update(&c->s, it, NULL, e->order, &qs->hops);
+		agg_update(&c->s, it, NULL, order_of(ctx->pkt), &qs->hops);
 		return;
 	}
 	if (!it->per_hop) {
 		if (cx_eval(it->arg, ctx, &v) && (!diff || agg_diff(&c->s, &v)))
-			agg_update(&c->s, it, &v, e->order, &qs->hops);
+			agg_update(&c->s, it, &v, order_of(ctx->pkt), &qs->hops);
 		return;
 	}
 	const struct isp_value *hv = slot_get(&e->sc, ctx->pkt, (unsigned)it->hop_slot);
@@ -101,7 +112,7 @@ static void update_cell(struct isp_engine *e, struct query_state *qs, const stru
 			continue;
 		struct agg_state *s = hop_state(qs, c, h);
 		if (s && (!diff || agg_diff(s, &v)))
-			agg_update(s, it, &v, e->order, &qs->hops);
+			agg_update(s, it, &v, order_of(ctx->pkt), &qs->hops);
 	}
 	ctx->hop = -1;
 }
@@ -126,6 +137,8 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 	if (!te)
 		return;         /* max-groups reached: counted in overflows */
 	struct qgroup *g = tentry_state(te);
+	if (created)
+		g->first = order_of(p);
 	for (unsigned k = 0; k < r->nitems; k++)
 		update_cell(e, qs, &r->items[k], &g->cell[k], &ctx);
 }
@@ -265,12 +278,10 @@ static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 	engine_emit(e, r->name, e->keytext, kl, r->channels, r->nchannels, &qs->st);
 }
 
-void query_flush(struct isp_engine *e, unsigned i)
+static void write_window(struct isp_engine *e, unsigned i)
 {
 	struct query_state *qs = &e->q[i];
 
-	if (qs->win_end == 0)
-		return;
 	for (uint32_t k = 0; k < qs->groups.count; k++)
 		write_group(e, i, qs->groups.order[k]);
 	qs->flushes++;
@@ -278,4 +289,89 @@ void query_flush(struct isp_engine *e, unsigned i)
 	table_clear(&qs->groups);
 	arena_reset(&qs->hops);
 	qs->win_end = 0;
+}
+
+void query_flush(struct isp_engine *e, unsigned i)
+{
+	struct query_state *qs = &e->q[i];
+
+	if (qs->win_end == 0)
+		return;
+	if (!e->partial) {
+		write_window(e, i);
+		return;
+	}
+	/* a worker: the window waits for the merger (which takes it before
+	 * the next one closes); the next window starts on empty tables */
+	struct table t = qs->done;
+	struct arena a = qs->done_hops;
+	qs->done = qs->groups;
+	qs->done_hops = qs->hops;
+	qs->groups = t;
+	qs->hops = a;
+	qs->done_start = qs->win_start;
+	qs->done_end = qs->win_end;
+	qs->has_done = true;
+	qs->win_end = 0;
+}
+
+static int by_first(const void *a, const void *b)
+{
+	const struct qgroup *x = tentry_state(*(struct tentry *const *)a);
+	const struct qgroup *y = tentry_state(*(struct tentry *const *)b);
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Fold a worker's cell into the merged one: states add up (Chan's formula
+ * for var, counters for sketches, packet order for first/last). */
+static void merge_cell(struct query_state *mqs, const struct qitem *it, struct qcell *to,
+		       const struct qcell *from)
+{
+	agg_merge(&to->s, &from->s, it, &mqs->hops);
+	for (unsigned h = 0; h < from->nh; h++) {
+		struct agg_state *s = hop_state(mqs, to, h);
+		if (s)
+			agg_merge(s, &from->hops[h], it, &mqs->hops);
+	}
+}
+
+void query_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w, unsigned n)
+{
+	const struct qrule *r = &m->prog->queries[i];
+	struct query_state *mqs = &m->q[i];
+	bool any = false;
+
+	for (unsigned k = 0; k < n; k++) {
+		struct query_state *wqs = &w[k]->q[i];
+		if (!wqs->has_done)
+			continue;
+		any = true;
+		mqs->win_start = wqs->done_start;
+		mqs->win_end = wqs->done_end;
+		for (uint32_t j = 0; j < wqs->done.count; j++) {
+			struct tentry *src = wqs->done.order[j];
+			struct qgroup *sg = tentry_state(src);
+			bool created;
+			struct tentry *te = table_get(&mqs->groups, tentry_key(&wqs->done, src),
+						      src->keylen, src->last_seen, false, &created);
+			if (!te)
+				continue;       /* max-groups: counted in the merger's overflows */
+			struct qgroup *g = tentry_state(te);
+			if (created || sg->first < g->first)
+				g->first = sg->first;
+			for (unsigned c = 0; c < r->nitems; c++)
+				merge_cell(mqs, &r->items[c], &g->cell[c], &sg->cell[c]);
+		}
+		mqs->st.matched += wqs->st.matched;
+		wqs->st.matched = 0;
+		table_clear(&wqs->done);
+		arena_reset(&wqs->done_hops);
+		wqs->has_done = false;
+	}
+	if (!any)
+		return;
+	/* the groups in the order of their first packet, as one worker writes them */
+	qsort(mqs->groups.order, mqs->groups.count, sizeof(*mqs->groups.order), by_first);
+	write_window(m, i);
 }

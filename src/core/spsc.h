@@ -1,0 +1,54 @@
+/*
+ * spsc.h - single-producer single-consumer ring of variable-size messages
+ * (packets and control markers) from the reader to one worker.
+ *
+ * Lock-free: the producer owns `tail`, the consumer owns `head`, each
+ * published with a release store and read with an acquire load. Messages
+ * are 8-byte aligned; one that does not fit before the end of the buffer
+ * leaves a wrap marker and starts again at 0. Bytes are copied in once and
+ * read in place.
+ */
+#ifndef ISP_SPSC_H
+#define ISP_SPSC_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum spsc_kind { SPSC_PACKET = 1, SPSC_TICK, SPSC_END, SPSC_WRAP };
+
+struct spsc_msg {
+	uint32_t size;          /* bytes of this message, header included, aligned */
+	uint8_t kind;           /* enum spsc_kind */
+	uint8_t report_index;   /* which individual report of the packet */
+	uint16_t pad;
+	uint32_t caplen, wirelen;
+	uint64_t ts_ns;
+	uint64_t index;         /* packet position in the input */
+	uint8_t data[];
+};
+
+struct spsc {
+	_Alignas(64) _Atomic size_t tail;       /* producer */
+	_Alignas(64) _Atomic size_t head;       /* consumer */
+	_Alignas(64) size_t cap;
+	uint8_t *buf;
+	size_t skip;            /* producer: bytes skipped before the reserved message */
+};
+
+int spsc_init(struct spsc *r, size_t cap);
+void spsc_free(struct spsc *r);
+
+/*
+ * Producer: reserve room for a message with n data bytes; NULL when the
+ * ring is full (try again, or drop and count). Fill it, then publish.
+ */
+struct spsc_msg *spsc_reserve(struct spsc *r, size_t n);
+void spsc_publish(struct spsc *r, struct spsc_msg *m);
+
+/* Consumer: the oldest message, or NULL when empty; release it after use. */
+struct spsc_msg *spsc_peek(struct spsc *r);
+void spsc_release(struct spsc *r, struct spsc_msg *m);
+
+#endif

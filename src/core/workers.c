@@ -1,0 +1,227 @@
+/*
+ * workers.c - see workers.h.
+ */
+#include "workers.h"
+
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "spsc.h"
+
+struct worker {
+	struct isp_workers *owner;
+	unsigned id;
+	void *ctx;
+	struct spsc ring;
+	pthread_t thread;
+	bool started;
+	struct isp_packet pkt;
+	struct isp_stats st;    /* the reader keeps the counts that are printed */
+	_Alignas(64) _Atomic uint64_t ticks_done;
+};
+
+struct isp_workers {
+	unsigned n;
+	const struct isp_registry *reg;
+	uint16_t first;
+	uint16_t ip4, ip6;      /* protocol ids of the address layers */
+	struct isp_worker_ops ops;
+	uint64_t ticks;         /* ticks sent */
+	_Atomic uint64_t dropped;
+	struct worker w[];
+};
+
+static void pause_a_little(unsigned *spins)
+{
+	if (++*spins < 64)
+		return;
+	if (*spins < 256) {
+		sched_yield();
+		return;
+	}
+	struct timespec ts = { 0, 50000 };      /* idle: do not burn the core */
+	nanosleep(&ts, NULL);
+}
+
+static void handle_packet(struct worker *wk, const struct spsc_msg *m)
+{
+	struct isp_packet *p = &wk->pkt;
+	const struct isp_registry *reg = wk->owner->reg;
+
+	p->data = m->data;
+	p->caplen = m->caplen;
+	p->wirelen = m->wirelen;
+	p->ts_ns = m->ts_ns;
+	p->index = m->index;
+	isp_dissect(reg, p, wk->owner->first, &wk->st);
+	/* the reader sent one individual report of a coalesced packet */
+	while (p->report_index < m->report_index)
+		if (!isp_dissect_next_report(reg, p, &wk->st))
+			return;
+	wk->owner->ops.packet(wk->ctx, p);
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *wk = arg;
+	unsigned spins = 0;
+
+	for (;;) {
+		struct spsc_msg *m = spsc_peek(&wk->ring);
+		if (!m) {
+			pause_a_little(&spins);
+			continue;
+		}
+		spins = 0;
+		switch (m->kind) {
+		case SPSC_PACKET:
+			handle_packet(wk, m);
+			break;
+		case SPSC_TICK:
+			wk->owner->ops.tick(wk->ctx, m->ts_ns);
+			atomic_fetch_add_explicit(&wk->ticks_done, 1, memory_order_release);
+			break;
+		case SPSC_END:
+			spsc_release(&wk->ring, m);
+			return NULL;
+		}
+		spsc_release(&wk->ring, m);
+	}
+}
+
+struct isp_workers *isp_workers_start(unsigned n, const struct isp_registry *reg,
+				      uint16_t first_proto, const struct isp_worker_ops *ops,
+				      void *const *ctx, size_t ring_bytes)
+{
+	struct isp_workers *w = calloc(1, sizeof(*w) + n * sizeof(w->w[0]));
+
+	if (!w)
+		return NULL;
+	w->n = n;
+	w->reg = reg;
+	w->first = first_proto;
+	w->ip4 = isp_proto_id(reg, "ip");
+	w->ip6 = isp_proto_id(reg, "ipv6");
+	w->ops = *ops;
+	for (unsigned i = 0; i < n; i++) {
+		struct worker *wk = &w->w[i];
+		wk->owner = w;
+		wk->id = i;
+		wk->ctx = ctx[i];
+		if (spsc_init(&wk->ring, ring_bytes) != 0 ||
+		    pthread_create(&wk->thread, NULL, worker_main, wk) != 0) {
+			isp_workers_stop(w);
+			return NULL;
+		}
+		wk->started = true;
+	}
+	return w;
+}
+
+unsigned isp_workers_pick(const struct isp_workers *w, const struct isp_packet *p)
+{
+	const uint8_t *a = NULL, *b = NULL;
+	size_t len = 0;
+
+	for (int i = p->nlayers - 1; i >= 0 && !a; i--) {
+		const struct isp_layer *l = &p->layer[i];
+		if (l->proto == w->ip4 && l->len >= 20) {
+			a = p->data + l->off + 12;
+			b = a + 4;
+			len = 4;
+		} else if (l->proto == w->ip6 && l->len >= 40) {
+			a = p->data + l->off + 8;
+			b = a + 16;
+			len = 16;
+		}
+	}
+	if (!a)
+		return 0;
+	/* symmetric: the same for both directions */
+	uint64_t h1 = 0, h2 = 0;
+	for (size_t i = 0; i < len; i++) {
+		h1 = h1 * 131 + a[i];
+		h2 = h2 * 131 + b[i];
+	}
+	uint64_t h = (h1 ^ h2) + (h1 < h2 ? h1 : h2) * 0x9e3779b97f4a7c15ull;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 32;
+	return (unsigned)(h % w->n);
+}
+
+static struct spsc_msg *reserve(struct isp_workers *w, unsigned i, size_t n, bool wait)
+{
+	unsigned spins = 0;
+	struct spsc_msg *m;
+
+	while (!(m = spsc_reserve(&w->w[i].ring, n))) {
+		if (!wait)
+			return NULL;
+		pause_a_little(&spins);
+	}
+	return m;
+}
+
+bool isp_workers_dispatch(struct isp_workers *w, unsigned i, const struct isp_packet *p,
+			  bool wait)
+{
+	struct spsc_msg *m = reserve(w, i, p->caplen, wait);
+
+	if (!m) {
+		atomic_fetch_add_explicit(&w->dropped, 1, memory_order_relaxed);
+		return false;
+	}
+	m->kind = SPSC_PACKET;
+	m->report_index = p->report_index;
+	m->caplen = p->caplen;
+	m->wirelen = p->wirelen;
+	m->ts_ns = p->ts_ns;
+	m->index = p->index;
+	memcpy(m->data, p->data, p->caplen);
+	spsc_publish(&w->w[i].ring, m);
+	return true;
+}
+
+void isp_workers_tick(struct isp_workers *w, uint64_t now_ns)
+{
+	w->ticks++;
+	for (unsigned i = 0; i < w->n; i++) {
+		struct spsc_msg *m = reserve(w, i, 0, true);
+		m->kind = SPSC_TICK;
+		m->ts_ns = now_ns;
+		spsc_publish(&w->w[i].ring, m);
+	}
+	for (unsigned i = 0; i < w->n; i++) {
+		unsigned spins = 0;
+		while (atomic_load_explicit(&w->w[i].ticks_done, memory_order_acquire) < w->ticks)
+			pause_a_little(&spins);
+	}
+}
+
+uint64_t isp_workers_dropped(const struct isp_workers *w)
+{
+	return atomic_load_explicit(&w->dropped, memory_order_relaxed);
+}
+
+void isp_workers_stop(struct isp_workers *w)
+{
+	if (!w)
+		return;
+	for (unsigned i = 0; i < w->n; i++) {
+		struct worker *wk = &w->w[i];
+		if (!wk->started)
+			continue;
+		struct spsc_msg *m = reserve(w, i, 0, true);
+		m->kind = SPSC_END;
+		spsc_publish(&wk->ring, m);
+		pthread_join(wk->thread, NULL);
+	}
+	for (unsigned i = 0; i < w->n; i++)
+		spsc_free(&w->w[i].ring);
+	free(w);
+}

@@ -1,0 +1,54 @@
+/*
+ * workers.h - worker threads fed by the reader through SPSC rings.
+ *
+ * The reader dissects each packet once (to find the monitored flow of a
+ * telemetry report: its inner addresses, not the sink-to-collector pair)
+ * and hands each item (a packet, or one individual report of a coalesced
+ * report) to the worker of its flow. A worker dissects it again from its
+ * own copy in the ring and calls the `packet` callback; the rule engine
+ * behind the callback is the worker's own, so no state is shared on the
+ * packet path. Ticks are barriers: every worker has handled everything
+ * before the tick, and the tick itself, when isp_workers_tick returns.
+ */
+#ifndef ISP_WORKERS_H
+#define ISP_WORKERS_H
+
+#include "dissect.h"
+
+struct isp_workers;
+
+struct isp_worker_ops {
+	/* an item of a dissected packet (layers of that item only) */
+	void (*packet)(void *ctx, const struct isp_packet *p);
+	/* a tick: time has reached now_ns (close windows) */
+	void (*tick)(void *ctx, uint64_t now_ns);
+};
+
+/* Start n workers; ctx[i] is worker i's callback context. ring_bytes per
+ * worker. NULL on failure. */
+struct isp_workers *isp_workers_start(unsigned n, const struct isp_registry *reg,
+				      uint16_t first_proto, const struct isp_worker_ops *ops,
+				      void *const *ctx, size_t ring_bytes);
+
+/* The worker of a dissected item: a symmetric hash of its innermost
+ * address pair (both directions of a flow go to one worker). */
+unsigned isp_workers_pick(const struct isp_workers *w, const struct isp_packet *p);
+
+/*
+ * Hand an item to worker i (the packet's bytes are copied). When the ring
+ * is full: wait if `wait` (capture files), else drop it and count it.
+ * Returns false when dropped.
+ */
+bool isp_workers_dispatch(struct isp_workers *w, unsigned i, const struct isp_packet *p,
+			  bool wait);
+
+/* Broadcast a tick and wait until every worker has handled it. */
+void isp_workers_tick(struct isp_workers *w, uint64_t now_ns);
+
+/* Items dropped because a worker's ring was full. */
+uint64_t isp_workers_dropped(const struct isp_workers *w);
+
+/* Let the workers drain their rings, stop and join them, free. */
+void isp_workers_stop(struct isp_workers *w);
+
+#endif
