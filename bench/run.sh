@@ -10,8 +10,8 @@
 #   (b) telemetry report v2.0, 6 hops, all 9 metric sets (bitmap 0xFF80)
 #   (c) as (b) with mixed hop counts 1-6
 # and for each: the floor, decode only, a 9-function query report with 2
-# group-by keys, a delta-cond event report, a 14-attribute event report per
-# packet to a file.
+# group-by keys (with 1 and 2 workers), a delta-cond event report, a
+# 14-attribute event report per packet to a file.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 bld=${BUILD:-$top/build/rel}
@@ -87,6 +87,7 @@ run_capture() {   # name description intgen-args...
 	awk -v f="$floor" 'BEGIN { printf "  %-34s %8.2f Mpps   100.0%% of the floor\n", "libpcap read loop (floor)", f / 1e6 }'
 	measure "decode only" "$floor" pps -r "$cap"
 	measure "9-function query, 2 group-by keys" "$floor" pps -r "$cap" -C "$tmp/q9.conf"
+	measure "the same query, 2 workers" "$floor" pps -r "$cap" -C "$tmp/q9.conf" -w 2
 	measure "delta-cond event per flow" "$floor" pps -r "$cap" -C "$tmp/delta.conf"
 	measure "14-attribute event to a file" "$floor" pps -r "$cap" -C "$tmp/ev14.conf"
 	rm -f "$tmp/ev14.json"
