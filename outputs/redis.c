@@ -46,70 +46,11 @@
 #include "kv.h"
 #include "queue.h"
 
-enum redis_mode { MODE_PUBLISH, MODE_LPUSH, MODE_RPUSH, MODE_XADD };
-
-/* What became of one record of the batch being written. */
-enum rec_state {
-	ST_UNSENT,      /* not written, or written and never answered */
-	ST_SENT,        /* written, reply pending */
-	ST_OK,          /* acknowledged */
-	ST_REJECTED,    /* refused for good: not retried, counted lost */
-	ST_RETRY,       /* refused for now */
-	ST_DONE_OK,     /* acknowledged in an earlier call (memo) */
-	ST_DONE_REJ,    /* refused for good in an earlier call (memo) */
-};
-
 #define REJECT_LOG_NS (1000 * 1000000LL)
 
-/* A growable byte string. */
-struct buf {
-	char *p;
-	size_t len, cap;
-};
+#include "redis_int.h"
 
-struct redis_out {
-	char *name;                     /* channel name, for messages */
-	char *host;                     /* or the Unix socket path */
-	int port;
-	bool unix_sock;
-	char *user, *password;          /* NULL: no AUTH */
-	long long db;                   /* -1: no SELECT */
-	unsigned connect_ms, command_ms;
-	enum redis_mode mode;
-	char maxlen[24];                /* "" : no MAXLEN */
-	char *field;                    /* XADD field name */
-	struct isp_channel *ch;
-
-	/* Key: the template, and its expansion for the last report seen;
-	 * head: the command in RESP up to the record (for that key); out:
-	 * the batch's commands, handed to hiredis in one piece. */
-	char *tmpl;
-	bool per_report;
-	struct buf key, head, out;
-	char *key_report;               /* report name key was expanded for */
-
-	redisContext *c;                /* NULL: not connected */
-	bool ever_connected;
-	bool down;                      /* an outage was logged; log its end */
-	char where[300];                /* "host:port" or the path, for messages */
-
-	unsigned char *st;              /* per record of a batch */
-	size_t cap;                     /* = the channel's batch size */
-	/* Outcome of records after the first retried one (see write). */
-	unsigned char *memo;            /* 0, ST_DONE_OK or ST_DONE_REJ */
-	size_t memo_n, memo_len;
-	uint64_t memo_hash;
-	uint64_t lost_pending;          /* refused, returned, not yet reported */
-
-	uint64_t rejected;              /* refused for good, in all */
-	uint64_t refused_unlogged;      /* refusals since the last log line */
-	int64_t reject_logged_ns;
-	char first_err[200];            /* of the batch being written */
-};
-
-static void say(const struct redis_out *o, const char *fmt, ...)
-	ISP_KV_PRINTF(2, 3);
-static void say(const struct redis_out *o, const char *fmt, ...)
+void say(const struct redis_out *o, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -123,7 +64,7 @@ static void say(const struct redis_out *o, const char *fmt, ...)
 /* ---- key: the template with %r replaced -------------------------------- */
 
 /* 0, or -1 with a message when the template has another %-sequence. */
-static int check_template(const char *t, bool *per_report, char *err, size_t errlen)
+int check_template(const char *t, bool *per_report, char *err, size_t errlen)
 {
 	*per_report = false;
 	for (; *t; t++) {
@@ -386,7 +327,7 @@ static int wait_connected(struct redis_out *o, char *why, size_t whylen)
  * set when the server refused AUTH or SELECT (a configuration mistake, not
  * an outage).
  */
-static int try_connect(struct redis_out *o, bool *auth_err, char *why, size_t whylen)
+int try_connect(struct redis_out *o, bool *auth_err, char *why, size_t whylen)
 {
 	struct hs_reply h = { .bad = -1 };
 
@@ -671,215 +612,6 @@ static int redis_flush(void *state)
 	if (o->c)
 		check_idle(o);
 	return ensure_conn(o) ? 0 : -1;
-}
-
-/* ---- open / close -------------------------------------------------------- */
-
-static void redis_free(struct redis_out *o)
-{
-	if (o->c)
-		redisFree(o->c);
-	free(o->name);
-	free(o->host);
-	free(o->user);
-	free(o->password);
-	free(o->field);
-	free(o->tmpl);
-	free(o->key.p);
-	free(o->head.p);
-	free(o->out.p);
-	free(o->key_report);
-	free(o->st);
-	free(o->memo);
-	free(o);
-}
-
-static void redis_close(void *state)
-{
-	struct redis_out *o = state;
-
-	if (o->rejected)
-		say(o, "%llu record(s) refused by the server in all (counted "
-		      "dropped)", (unsigned long long)o->rejected);
-	redis_free(o);
-}
-
-/* Both spellings of one setting given: name the first. */
-static int alias_clash(const struct isp_channel_cfg *cfg, const char *a,
-		       const char *b, int *bad_kv, char *err, size_t errlen)
-{
-	int ia = isp_kv_find(cfg, a), ib = isp_kv_find(cfg, b);
-
-	if (ia < 0 || ib < 0)
-		return 0;
-	*bad_kv = ia > ib ? ia : ib;
-	snprintf(err, errlen, "'%s' and '%s' are the same setting (first at line %d)",
-		 cfg->kv[*bad_kv].key, cfg->kv[ia > ib ? ib : ia].key,
-		 cfg->kv[ia > ib ? ib : ia].line);
-	return -1;
-}
-
-/* A name, address, key or field: empty is a mistake, not a default. */
-static int nonempty(const struct isp_kv *kv, char *err, size_t errlen)
-{
-	if (kv->value[0])
-		return 0;
-	snprintf(err, errlen, "%s must not be empty", kv->key);
-	return -1;
-}
-
-/* Parse the keys into o; -1 with *bad_kv and a message. */
-static int parse_keys(struct redis_out *o, const struct isp_channel_cfg *cfg,
-		      int *bad_kv, char *err, size_t errlen)
-{
-	static const char *const modes[] = {
-		"channel", "publish", "list", "lpush", "rpush", "xadd", "stream", NULL
-	};
-	static const enum redis_mode mode_of[] = {
-		MODE_PUBLISH, MODE_PUBLISH, MODE_LPUSH, MODE_LPUSH, MODE_RPUSH,
-		MODE_XADD, MODE_XADD
-	};
-	const char *host = "127.0.0.1", *tmpl = "report", *field = "record";
-	const char *user = NULL, *pass = NULL;
-	uint64_t v;
-	int m, i_maxlen = -1, i_field = -1, i_user = -1;
-
-	for (size_t i = 0; i < cfg->nkv; i++) {
-		const struct isp_kv *kv = &cfg->kv[i];
-		const char *k = kv->key;
-		int rc = 0;
-
-		*bad_kv = (int)i;
-		if (!strcmp(k, "hostname") || !strcmp(k, "server")) {
-			host = kv->value;
-			rc = nonempty(kv, err, errlen);
-		} else if (!strcmp(k, "port")) {
-			rc = isp_kv_uint(kv, 1, 65535, &v, err, errlen);
-			o->port = (int)v;
-		} else if (!strcmp(k, "channel") || !strcmp(k, "key")) {
-			tmpl = kv->value;
-			rc = nonempty(kv, err, errlen);
-			if (rc == 0)
-				rc = check_template(tmpl, &o->per_report, err, errlen);
-		} else if (!strcmp(k, "mode")) {
-			rc = isp_kv_enum(kv, modes, &m, err, errlen);
-			o->mode = rc == 0 ? mode_of[m] : o->mode;
-		} else if (!strcmp(k, "stream-maxlen")) {
-			rc = isp_kv_uint(kv, 1, (uint64_t)LLONG_MAX, &v, err, errlen);
-			snprintf(o->maxlen, sizeof(o->maxlen), "%llu", (unsigned long long)v);
-			i_maxlen = (int)i;
-		} else if (!strcmp(k, "stream-field")) {
-			field = kv->value;
-			i_field = (int)i;
-			rc = nonempty(kv, err, errlen);
-		} else if (!strcmp(k, "password")) {
-			pass = kv->value;
-		} else if (!strcmp(k, "username")) {
-			user = kv->value;
-			i_user = (int)i;
-		} else if (!strcmp(k, "database")) {
-			rc = isp_kv_uint(kv, 0, INT_MAX, &v, err, errlen);
-			o->db = (long long)v;
-		} else if (!strcmp(k, "connect-timeout-ms")) {
-			rc = isp_kv_uint(kv, 1, 600000, &v, err, errlen);
-			o->connect_ms = (unsigned)v;
-		} else if (!strcmp(k, "command-timeout-ms")) {
-			rc = isp_kv_uint(kv, 1, 600000, &v, err, errlen);
-			o->command_ms = (unsigned)v;
-		}
-		if (rc != 0)
-			return -1;
-	}
-	*bad_kv = i_maxlen >= 0 ? i_maxlen : i_field;
-	if (o->mode != MODE_XADD && *bad_kv >= 0) {
-		snprintf(err, errlen, "%s applies to mode = xadd only",
-			 cfg->kv[*bad_kv].key);
-		return -1;
-	}
-	*bad_kv = i_user;
-	if (user && !pass) {
-		snprintf(err, errlen, "username needs a password");
-		return -1;
-	}
-	*bad_kv = -1;
-	o->unix_sock = strchr(host, '/') != NULL;
-	if (o->unix_sock)
-		snprintf(o->where, sizeof(o->where), "%s", host);
-	else
-		snprintf(o->where, sizeof(o->where), "%s:%d", host, o->port);
-	o->host = strdup(host);
-	o->tmpl = strdup(tmpl);
-	o->field = strdup(field);
-	o->user = user ? strdup(user) : NULL;
-	o->password = pass ? strdup(pass) : NULL;
-	if (!o->host || !o->tmpl || !o->field || (user && !o->user) ||
-	    (pass && !o->password)) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	return 0;
-}
-
-static int redis_open(void **state, const struct isp_channel_cfg *cfg,
-		      int *bad_kv, char *err, size_t errlen)
-{
-	static const char *const known[] = {
-		"hostname", "server", "port", "channel", "key", "mode",
-		"stream-maxlen", "stream-field", "password", "username",
-		"database", "connect-timeout-ms", "command-timeout-ms", NULL
-	};
-	struct redis_out *o;
-	char why[256];
-	bool auth_err;
-
-	*bad_kv = -1;
-	if (isp_kv_check_known(cfg, known, bad_kv, err, errlen) != 0 ||
-	    alias_clash(cfg, "hostname", "server", bad_kv, err, errlen) != 0 ||
-	    alias_clash(cfg, "channel", "key", bad_kv, err, errlen) != 0)
-		return -1;
-	o = calloc(1, sizeof(*o));
-	if (!o) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	o->port = 6379;
-	o->db = -1;
-	o->connect_ms = 1000;
-	o->command_ms = 2000;
-	o->mode = MODE_PUBLISH;
-	o->ch = cfg->channel;
-	o->cap = cfg->params && cfg->params->batch ? cfg->params->batch : 65536;
-	o->name = strdup(cfg->name ? cfg->name : "redis");
-	o->st = malloc(o->cap);
-	o->memo = malloc(o->cap);
-	if (!o->name || !o->st || !o->memo) {
-		redis_free(o);
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (parse_keys(o, cfg, bad_kv, err, errlen) != 0) {
-		redis_free(o);
-		return -1;
-	}
-	/* A server that is down may come up later (records wait in the
-	 * queue); a refused AUTH or SELECT will not fix itself. */
-	if (try_connect(o, &auth_err, why, sizeof(why)) != 0) {
-		if (auth_err) {
-			int ip = isp_kv_find(cfg, "password");
-
-			*bad_kv = strncmp(why, "SELECT", 6) == 0 || ip < 0 ?
-				  isp_kv_find(cfg, "database") : ip;
-			snprintf(err, errlen, "redis %s: %s", o->where, why);
-			redis_free(o);
-			return -1;
-		}
-		say(o, "%s; records wait in the queue, reconnecting", why);
-		o->down = true;
-	} else {
-		o->ever_connected = true;
-	}
-	*state = o;
-	return 0;
 }
 
 const struct isp_channel_ops isp_redis_ops = {

@@ -2,10 +2,14 @@
 # packets built byte by byte (pktbuild.c). Included from the top-level
 # Makefile.am; paths are relative to the top directory.
 if HAVE_CHECK
-check_PROGRAMS += test/unit/check_base
-TESTS += test/unit/check_base
-test_unit_check_base_SOURCES = test/unit/check_base.c \
+check_PROGRAMS += test/unit/check_base test/unit/check_base_l4
+TESTS += test/unit/check_base test/unit/check_base_l4
+test_unit_check_base_SOURCES = test/unit/check_base.c test/unit/basetest.h \
 	test/unit/pktbuild.c test/unit/pktbuild.h
+test_unit_check_base_l4_SOURCES = test/unit/check_base_l4.c test/unit/basetest.h \
+	test/unit/pktbuild.c test/unit/pktbuild.h
+test_unit_check_base_l4_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+test_unit_check_base_l4_LDADD = libispcore.la $(PCAP_LIBS) $(CHECK_LIBS)
 test_unit_check_base_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 test_unit_check_base_LDADD = libispcore.la $(PCAP_LIBS) $(CHECK_LIBS)
 endif

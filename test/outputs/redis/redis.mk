@@ -4,7 +4,7 @@
 # installed) and the C check it runs. Included from the top-level
 # Makefile.am after test/outputs/outputs.mk; paths are from the top.
 if HAVE_HIREDIS
-libispout_la_SOURCES += outputs/redis.c
+libispout_la_SOURCES += outputs/redis.c outputs/redis_open.c outputs/redis_int.h
 libispout_la_LIBADD += $(HIREDIS_LIBS)
 libispout_la_CFLAGS += $(HIREDIS_CFLAGS)
 check_PROGRAMS += test/outputs/redis/check_redis
