@@ -12,7 +12,7 @@
 static void *alloc(void *ctx, size_t n)
 {
 	(void)ctx;
-	return calloc(1, n);    /* freed at exit: a test */
+	return calloc(1, n);    /* each test frees the buckets it made */
 }
 
 static uint64_t true_rank(uint64_t *v, size_t n, double q)
@@ -63,6 +63,7 @@ START_TEST(large_groups_within_one_32nd)
 			      (unsigned long long)got, (unsigned long long)want);
 	}
 	ck_assert_uint_le(qs_quantile(&q, 1.0), q.max);
+	free(q.count);
 }
 END_TEST
 
@@ -88,6 +89,9 @@ START_TEST(merge_equals_one_sketch)
 	qs_merge(&c, &d, alloc, NULL);
 	ck_assert_ptr_null(c.count);
 	ck_assert_uint_eq(qs_quantile(&c, 1.0), 20);
+	free(a.count);
+	free(b.count);
+	free(all.count);
 }
 END_TEST
 
