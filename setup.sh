@@ -15,7 +15,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 PACKAGES="autoconf automake libtool pkg-config make gcc clang libpcap-dev check \
 flex bison python3 valgrind libxxhash-dev libhiredis-dev librdkafka-dev \
-tcpreplay iproute2 socat openjdk-17-jre-headless maven kcat redis-server redis-tools"
+tcpreplay iproute2 socat openjdk-17-jre-headless maven kcat redis-server redis-tools libdpdk-dev"
 
 install_deps() {
 	missing=""

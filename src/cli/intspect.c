@@ -47,6 +47,8 @@ static void usage(FILE *out)
 "  -r FILE               read a pcap/pcapng capture ('-' = standard input)\n"
 "  -i IFACE              capture live on IFACE\n"
 "  -u, --udp [ADDR:]PORT receive telemetry reports on a UDP port, as a collector\n"
+"  --dpdk 'EAL ARGS'     read the first DPDK port, e.g. '--no-huge --no-pci\n"
+"                        --vdev net_pcap0,rx_pcap=FILE' (when built with DPDK)\n"
 "  -f EXPR               BPF filter expression\n"
 "  -c COUNT              stop after COUNT packets\n"
 "  -w, --workers N       rule workers (default 1, or thread-nb of the config)\n"
@@ -70,7 +72,7 @@ static void usage(FILE *out)
 }
 
 struct cli {
-	const char *file, *iface, *udp, *filter, *plugin_dir, *config, *check_config;
+	const char *file, *iface, *udp, *dpdk, *filter, *plugin_dir, *config, *check_config;
 	unsigned long long count;
 	unsigned workers;
 	bool dump, quiet, list_attrs, list_protos, no_builtin, verbose;
@@ -80,11 +82,12 @@ struct cli {
 
 static int parse_cli(int argc, char **argv, struct cli *c)
 {
-	enum { O_DUMP = 256, O_LIST_ATTRS, O_LIST_PROTOS, O_PLUGIN_DIR, O_NO_BUILTIN };
+	enum { O_DUMP = 256, O_LIST_ATTRS, O_LIST_PROTOS, O_PLUGIN_DIR, O_NO_BUILTIN, O_DPDK };
 	static const struct option longopts[] = {
 		{ "dump", no_argument, NULL, O_DUMP },
 		{ "config", required_argument, NULL, 'C' },
 		{ "udp", required_argument, NULL, 'u' },
+		{ "dpdk", required_argument, NULL, O_DPDK },
 		{ "workers", required_argument, NULL, 'w' },
 		{ "check-config", required_argument, NULL, 'T' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -135,13 +138,19 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		case 'C': c->config = optarg; break;
 		case 'T': c->check_config = optarg; break;
 		case 'v': c->verbose = true; break;
-		case 'V': printf("intspect %s\n", PACKAGE_VERSION); exit(0);
+		case 'V':
+			printf("intspect %s\n", PACKAGE_VERSION);
+#ifdef HAVE_DPDK
+			printf("built with: dpdk\n");
+#endif
+			exit(0);
 		case 'h': usage(stdout); exit(0);
 		case O_DUMP: c->dump = true; break;
 		case O_LIST_ATTRS: c->list_attrs = true; break;
 		case O_LIST_PROTOS: c->list_protos = true; break;
 		case O_PLUGIN_DIR: c->plugin_dir = optarg; break;
 		case O_NO_BUILTIN: c->no_builtin = true; break;
+		case O_DPDK: c->dpdk = optarg; break;
 		default: usage(stderr); return -1;
 		}
 	}
@@ -162,8 +171,8 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		}
 		c->filter = expr;
 	}
-	if (!!c->file + !!c->iface + !!c->udp > 1) {
-		fprintf(stderr, "intspect: give one input: -r, -i or -u\n");
+	if (!!c->file + !!c->iface + !!c->udp + !!c->dpdk > 1) {
+		fprintf(stderr, "intspect: give one input: -r, -i, -u or --dpdk\n");
 		return -1;
 	}
 	return 0;
@@ -473,14 +482,14 @@ int main(int argc, char **argv)
 		if (!c.filter)
 			c.filter = prog->input_filter;
 	}
-	if (!c.file && !c.iface && !c.udp) {
+	if (!c.file && !c.iface && !c.udp && !c.dpdk) {
 		fprintf(stderr, "intspect: no input: give -r FILE, -i IFACE or -u PORT (see --help)\n");
 		isp_program_free(prog);
 		isp_registry_free(reg);
 		return 2;
 	}
 
-	struct isp_source_opts so = { .file = c.file, .iface = c.iface, .udp = c.udp,
+	struct isp_source_opts so = { .file = c.file, .iface = c.iface, .udp = c.udp, .dpdk = c.dpdk,
 				      .filter = c.filter, .promisc = true };
 	g_source = isp_source_open(&so, err, sizeof(err));
 	if (!g_source) {
@@ -503,7 +512,7 @@ int main(int argc, char **argv)
 	struct isp_channel **channels = NULL;
 	struct isp_engine *engine = NULL;
 	/* waiting for a channel would lose packets on a live input */
-	for (unsigned i = 0; prog && (c.iface || c.udp) && i < prog->nchannels; i++) {
+	for (unsigned i = 0; prog && (c.iface || c.udp || c.dpdk) && i < prog->nchannels; i++) {
 		const struct isp_channel_cfg *cc = &prog->channels[i].cfg;
 		for (size_t k = 0; prog->channels[i].used && k < cc->nkv; k++) {
 			if (strcmp(cc->kv[k].key, "drop-policy") == 0 && strcmp(cc->kv[k].value, "block") == 0) {
@@ -543,7 +552,7 @@ int main(int argc, char **argv)
 		rc = 1;
 		g_stop = 1;
 	}
-	bool wait = !c.iface && !c.udp;         /* files: slow the reader, lose nothing */
+	bool wait = !c.iface && !c.udp && !c.dpdk;  /* files: slow the reader, lose nothing */
 	double t0 = now_sec();
 	while (!g_stop && (!c.count || st.packets < c.count)) {
 		if (g_print_stats) {
@@ -598,8 +607,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	uint64_t krecv, kdrop;
 	if (isp_source_kernel_stats(g_source, &krecv, &kdrop))
-		fprintf(stderr, "intspect: %llu packets received by the kernel, %llu dropped\n",
-			(unsigned long long)krecv, (unsigned long long)kdrop);
+		fprintf(stderr, "intspect: %llu packets received by the %s, %llu dropped\n",
+			(unsigned long long)krecv, c.dpdk ? "port" : "kernel", (unsigned long long)kdrop);
 	print_summary(reg, &st, secs, c.quiet);
 	if (engine && par.w) {
 		struct isp_engine *all[65];

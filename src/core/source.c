@@ -11,6 +11,10 @@
 
 #include "pcapmap.h"
 #include "udpsrc.h"
+#include "config.h"
+#ifdef HAVE_DPDK
+#include "dpdksrc.h"
+#endif
 #include "registry.h"
 
 struct isp_source {
@@ -18,6 +22,9 @@ struct isp_source {
 	struct pcap_map map;
 	bool mapped;
 	struct udp_src *udp;    /* UDP report listener */
+#ifdef HAVE_DPDK
+	struct dpdk_src *dpdk;
+#endif
 	bool filtered;
 	struct bpf_program prog;
 	int linktype;
@@ -84,6 +91,20 @@ struct isp_source *isp_source_open(const struct isp_source_opts *o, char *err, s
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
+	}
+	if (o->dpdk) {
+#ifdef HAVE_DPDK
+		s->dpdk = dpdk_src_open(o->dpdk, err, errlen);
+		if (!s->dpdk)
+			goto fail;
+		s->linktype = DLT_EN10MB;
+		s->nano = true;
+		s->live = true;
+		return s;
+#else
+		snprintf(err, errlen, "this intspect was built without DPDK (install libdpdk-dev and rebuild)");
+		goto fail;
+#endif
 	}
 	if (o->udp) {
 		s->udp = udp_src_open(o->udp, o->buffer_mb, o->reuseport, err, errlen);
@@ -188,6 +209,10 @@ int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen
 
 	if (s->udp)
 		return udp_src_next(s->udp, data, caplen, wirelen, ts_ns, err, errlen);
+#ifdef HAVE_DPDK
+	if (s->dpdk)
+		return dpdk_src_next(s->dpdk, data, caplen, wirelen, ts_ns, err, errlen);
+#endif
 	while (s->mapped) {
 		int rc = pcap_map_next(&s->map, data, caplen, wirelen, ts_ns, err, errlen);
 		if (rc <= 0 || s->stop)
@@ -228,6 +253,10 @@ void isp_source_break(struct isp_source *s)
 {
 	if (s && s->udp)
 		udp_src_stop(s->udp);
+#ifdef HAVE_DPDK
+	if (s && s->dpdk)
+		dpdk_src_stop(s->dpdk);
+#endif
 	if (s && s->pc) {
 		s->stop = 1;
 		pcap_breakloop(s->pc);
@@ -242,6 +271,12 @@ bool isp_source_kernel_stats(struct isp_source *s, uint64_t *recv, uint64_t *dro
 		udp_src_stats(s->udp, recv, drop);
 		return true;
 	}
+#ifdef HAVE_DPDK
+	if (s->dpdk) {
+		dpdk_src_stats(s->dpdk, recv, drop);
+		return true;
+	}
+#endif
 	if (!s->live || pcap_stats(s->pc, &st) < 0)
 		return false;
 	*recv = st.ps_recv;
@@ -256,6 +291,9 @@ void isp_source_close(struct isp_source *s)
 	if (s->filtered)
 		pcap_freecode(&s->prog);
 	udp_src_close(s->udp);
+#ifdef HAVE_DPDK
+	dpdk_src_close(s->dpdk);
+#endif
 	pcap_map_close(&s->map);
 	if (s->pc)
 		pcap_close(s->pc);

@@ -17,6 +17,7 @@ struct isp_source_opts {
 	const char *iface;      /* -i IFACE */
 	const char *filter;     /* BPF expression */
 	const char *udp;        /* UDP report listener: "PORT" or "ADDR:PORT" */
+	const char *dpdk;       /* DPDK EAL arguments: read the first port */
 	bool reuseport;         /* several listeners on one port (workers) */
 	int snaplen;            /* live: bytes per packet (default 262144) */
 	int buffer_mb;          /* live: kernel buffer (default 64) */

@@ -1,0 +1,23 @@
+/*
+ * dpdksrc.h - a DPDK port as a packet source (only when built with DPDK).
+ */
+#ifndef ISP_DPDKSRC_H
+#define ISP_DPDKSRC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct dpdk_src;
+
+/* Start the EAL with these arguments (as on a DPDK command line) and the
+ * first port. NULL with a message in err. */
+struct dpdk_src *dpdk_src_open(const char *eal_args, char *err, size_t errlen);
+/* 1: a packet (valid until the next call), 2: none yet, 0: stopped. */
+int dpdk_src_next(struct dpdk_src *s, const uint8_t **data, uint32_t *caplen,
+		  uint32_t *wirelen, uint64_t *ts_ns, char *err, size_t errlen);
+void dpdk_src_stop(struct dpdk_src *s);
+void dpdk_src_stats(struct dpdk_src *s, uint64_t *received, uint64_t *dropped);
+void dpdk_src_close(struct dpdk_src *s);
+
+#endif
