@@ -68,7 +68,10 @@ static void usage(FILE *out)
 "                        -o int_report.udp-ports=32766,9555\n"
 "  -v, --verbose         more messages\n"
 "  -V, --version         print the version\n"
-"  -h, --help            this help\n");
+"  -h, --help            this help\n"
+"\n"
+"Signals: SIGINT/SIGTERM close open windows, flush the channels and stop;\n"
+"SIGUSR1 prints the counters.\n");
 }
 
 struct cli {
