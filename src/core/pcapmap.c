@@ -85,7 +85,7 @@ int pcap_map_next(struct pcap_map *m, const uint8_t **data, uint32_t *caplen,
 	}
 	/* drop the pages already read (file-backed, they come back if touched):
 	 * a large capture then does not count in the resident set */
-	if (m->off - m->dropped >= (64u << 20)) {
+	if (m->off - m->dropped >= (16u << 20)) {
 		size_t upto = (m->off & ~(size_t)0xfffff);
 		if (upto > m->dropped) {
 			madvise((void *)(m->base + m->dropped), upto - m->dropped, MADV_DONTNEED);

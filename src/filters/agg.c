@@ -64,20 +64,25 @@ static void fset(uint64_t w[2], double d)
 
 bool agg_diff(struct agg_state *s, struct xval *v)
 {
-	if (!s->has_prev) {
-		s->prev = *v;
-		s->has_prev = 1;
-		return false;
-	}
+	bool was = s->prev.has;
 	struct xval cur = *v;
-	if (cur.k == XK_INT && s->prev.k == XK_INT) {
-		v->u.i = (int64_t)((uint64_t)cur.u.i - (uint64_t)s->prev.u.i);
-	} else {
-		v->k = XK_FLOAT;
-		v->u.f = num(&cur) - num(&s->prev);
+
+	if (was) {
+		if (cur.k == XK_INT && !s->prev.is_float) {
+			v->u.i = (int64_t)((uint64_t)cur.u.i - (uint64_t)s->prev.u.i);
+		} else {
+			double prev = s->prev.is_float ? s->prev.u.f : (double)s->prev.u.i;
+			v->k = XK_FLOAT;
+			v->u.f = num(&cur) - prev;
+		}
 	}
-	s->prev = cur;
-	return true;
+	s->prev.has = 1;
+	s->prev.is_float = cur.k != XK_INT;
+	if (cur.k == XK_INT)
+		s->prev.u.i = cur.u.i;
+	else
+		s->prev.u.f = num(&cur);
+	return was;
 }
 
 static void keep_value(struct agg_state *s, const struct xval *v, uint64_t order)

@@ -21,7 +21,7 @@
 #include "qsketch.h"
 #include "table.h"
 
-/* One state per group, item and hop: kept small (72 bytes), since a
+/* One state per group, item and hop: kept small (64 bytes), since a
  * million groups are a million of them per item. */
 struct agg_state {
 	uint64_t n;
@@ -40,8 +40,8 @@ struct agg_state {
 		} val;
 		struct qsketch *q;
 	} a;
-	struct xval prev;       /* diff(): the previous value */
-	uint8_t has_prev;
+	/* diff(): the previous value (numbers only) */
+	struct { union { int64_t i; double f; } u; uint8_t is_float, has; } prev;
 };
 
 /* Add one value (already through diff() if any). `order` is the packet

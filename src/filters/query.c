@@ -17,10 +17,15 @@
 #include "../core/value.h"
 #include "engine.h"
 
+/* A select item's state in a group: one state, or one per hop. */
 struct qcell {
-	struct agg_state s;             /* scalar argument */
-	struct agg_state *hops;         /* per-hop argument: one state per hop */
-	uint8_t nh, cap;
+	union {
+		struct agg_state s;             /* scalar argument */
+		struct {
+			struct agg_state *hops; /* per-hop argument: one state per hop */
+			uint8_t nh, cap;
+		} h;
+	} u;
 };
 
 #define MAX_GROUP_BY 16   /* the compiler refuses more */
@@ -63,25 +68,22 @@ int query_init(struct isp_engine *e, unsigned i)
 
 static struct agg_state *hop_state(struct query_state *qs, struct qcell *c, unsigned hop)
 {
-	if (hop >= c->cap) {
-		unsigned cap = c->cap ? c->cap : 1;
-		while (cap <= hop)
-			cap *= 2;
-		if (cap > ISP_MAX_HOPS)
-			cap = ISP_MAX_HOPS;
-		if (hop >= cap)
-			return NULL;
+	if (hop >= ISP_MAX_HOPS)
+		return NULL;
+	if (hop >= c->u.h.cap) {
+		/* exactly the path's length: paths rarely grow within a group */
+		unsigned cap = hop + 1;
 		struct agg_state *n = arena_alloc(&qs->hops, cap * sizeof(*n));
 		if (!n)
 			return NULL;
-		if (c->nh)
-			memcpy(n, c->hops, c->nh * sizeof(*n));
-		c->hops = n;
-		c->cap = (uint8_t)cap;
+		if (c->u.h.nh)
+			memcpy(n, c->u.h.hops, c->u.h.nh * sizeof(*n));
+		c->u.h.hops = n;
+		c->u.h.cap = (uint8_t)cap;
 	}
-	if (hop >= c->nh)
-		c->nh = (uint8_t)(hop + 1);
-	return &c->hops[hop];
+	if (hop >= c->u.h.nh)
+		c->u.h.nh = (uint8_t)(hop + 1);
+	return &c->u.h.hops[hop];
 }
 
 static void update_cell(struct isp_engine *e, struct query_state *qs, const struct qitem *it,
@@ -91,12 +93,12 @@ static void update_cell(struct isp_engine *e, struct query_state *qs, const stru
 	bool diff = it->diff || it->agg == AGG_DIFF;
 
 	if (!it->arg) {                 /* count(), rate() */
-		agg_update(&c->s, it, NULL, order_of(ctx->pkt), &qs->hops);
+		agg_update(&c->u.s, it, NULL, order_of(ctx->pkt), &qs->hops);
 		return;
 	}
 	if (!it->per_hop) {
-		if (cx_eval(it->arg, ctx, &v) && (!diff || agg_diff(&c->s, &v)))
-			agg_update(&c->s, it, &v, order_of(ctx->pkt), &qs->hops);
+		if (cx_eval(it->arg, ctx, &v) && (!diff || agg_diff(&c->u.s, &v)))
+			agg_update(&c->u.s, it, &v, order_of(ctx->pkt), &qs->hops);
 		return;
 	}
 	const struct isp_value *hv = slot_get(&e->sc, ctx->pkt, (unsigned)it->hop_slot);
@@ -252,12 +254,12 @@ static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 		const struct qcell *c = &g->cell[k];
 		rec_key_prepared(rec, &qs->item_keys[k]);
 		if (!it->per_hop) {
-			write_result(rec, it, &c->s, window_s);
+			write_result(rec, it, &c->u.s, window_s);
 			continue;
 		}
 		/* per hop: an array, null for a hop no packet had; null when
 		 * no packet of the group had the attribute */
-		if (c->nh == 0) {
+		if (c->u.h.nh == 0) {
 			rec_null(rec);
 			continue;
 		}
@@ -265,10 +267,10 @@ static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 		struct jsonw w;
 		jsonw_init(&w, buf, sizeof(buf));
 		jsonw_array_begin(&w);
-		for (unsigned h = 0; h < c->nh; h++) {
+		for (unsigned h = 0; h < c->u.h.nh; h++) {
 			struct xval v;
-			if (agg_result(&c->hops[h], it, window_s, &v))
-				xval_json(&w, &v, v.k == XK_STR ? agg_result_str(&c->hops[h]) : NULL);
+			if (agg_result(&c->u.h.hops[h], it, window_s, &v))
+				xval_json(&w, &v, v.k == XK_STR ? agg_result_str(&c->u.h.hops[h]) : NULL);
 			else
 				jsonw_null(&w);
 		}
@@ -328,11 +330,14 @@ static int by_first(const void *a, const void *b)
 static void merge_cell(struct query_state *mqs, const struct qitem *it, struct qcell *to,
 		       const struct qcell *from)
 {
-	agg_merge(&to->s, &from->s, it, &mqs->hops);
-	for (unsigned h = 0; h < from->nh; h++) {
+	if (!it->per_hop) {
+		agg_merge(&to->u.s, &from->u.s, it, &mqs->hops);
+		return;
+	}
+	for (unsigned h = 0; h < from->u.h.nh; h++) {
 		struct agg_state *s = hop_state(mqs, to, h);
 		if (s)
-			agg_merge(s, &from->hops[h], it, &mqs->hops);
+			agg_merge(s, &from->u.h.hops[h], it, &mqs->hops);
 	}
 }
 
