@@ -34,25 +34,8 @@ ip link set "$a" up
 ip netns exec "$ns" ip link set "$b" up
 ip netns exec "$ns" ip link set lo up
 
-pass=0 fail=0
-ok() { echo "ok $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
-
-"$bld/intgen" -o "$tmp/r.pcap" -n 300 --seed 8 --format report --report-version 2.0 \
-	--coalesce 2 --hops 1-5 2>/dev/null
-cat >"$tmp/rules.conf" <<CONF
-event-report each {
-  event = "int_report.seq_num"
-  attributes = {"int_report.node_id", "meta.report_index", "ip.src", "int.hop_switch_ids", "int.hop_latencies"}
-}
-query-report per-node {
-  ms-period = 3600000
-  select = {"count()", "sum(int.latency)", "avg(int.hop_latencies)"}
-  group-by = {"int_report.node_id"}
-}
-CONF
-strip() { sed -e 's/"ts":"[^"]*","time":[0-9.]*,//' -e 's/"window_start":[0-9.]*,"window_end":[0-9.]*,//'; }
-"$bld/intspect" -C "$tmp/rules.conf" -r "$tmp/r.pcap" 2>/dev/null | strip >"$tmp/offline"
+. "$src/test/inputs/lib.sh"
+make_reports 300 8 2 1-5
 
 # capture in the namespace, on the far end; the sink side replays into it
 ip netns exec "$ns" "$bld/intspect" -i "$b" -f "udp" -C "$tmp/rules.conf" \
@@ -65,15 +48,10 @@ kill -INT "$pid"
 wait "$pid"
 rc=$?
 pid=""
-strip <"$tmp/live.raw" >"$tmp/live"
 [ "$rc" -eq 0 ] && ok "capture stops cleanly on SIGINT, windows flushed" || { bad "exit status $rc"; cat "$tmp/live.err"; }
 grep -q "^intspect: 300 packets" "$tmp/live.err" && ok "300 packets captured" || { bad "packet count"; cat "$tmp/live.err"; }
 grep -q "received by the kernel, 0 dropped" "$tmp/live.err" && ok "kernel drop counter reported" \
 	|| { bad "kernel counters"; cat "$tmp/live.err"; }
-if cmp -s "$tmp/offline" "$tmp/live"; then
-	ok "records equal the offline run"
-else
-	bad "records differ from the offline run"; diff "$tmp/offline" "$tmp/live" | head -6
-fi
+same_as_offline "$tmp/live.raw"
 echo "live: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

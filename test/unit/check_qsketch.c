@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "../../src/filters/qsketch.h"
+#include "testlib.h"
 
 static void *alloc(void *ctx, size_t n)
 {
@@ -118,10 +119,5 @@ int main(void)
 	tcase_add_test(tc, merge_equals_one_sketch);
 	tcase_add_test(tc, buckets);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tl_run_suite(s);
 }

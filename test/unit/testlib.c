@@ -4,6 +4,7 @@
 #include "testlib.h"
 
 #include <check.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct isp_registry *tl_registry(void)
@@ -18,6 +19,17 @@ struct isp_registry *tl_registry(void)
 		ck_assert_int_eq(isp_registry_finalize(reg, err, sizeof(err)), 0);
 	}
 	return reg;
+}
+
+int tl_run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
 void tl_dissect(struct isp_packet *p, struct isp_stats *st, const uint8_t *b,

@@ -10,10 +10,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <check.h>
+
 #include "../../src/core/dissect.h"
 #include "../../src/core/registry.h"
 
 struct isp_registry *tl_registry(void);
+
+/* Run a suite in this process (no fork: sanitizers see every test);
+ * EXIT_SUCCESS or EXIT_FAILURE for main() to return. */
+int tl_run_suite(Suite *s);
 
 /* Dissect bytes starting with Ethernet (or `first` protocol by name). */
 void tl_dissect(struct isp_packet *p, struct isp_stats *st, const uint8_t *b,
