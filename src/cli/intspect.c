@@ -14,6 +14,7 @@
 #include "../core/registry.h"
 #include "../core/source.h"
 #include "../core/workers.h"
+#include "parallel.h"
 #include "../filters/engine.h"
 #include "../../dsl/compile.h"
 #include "../../outputs/channel.h"
@@ -263,14 +264,6 @@ static void print_summary(const struct isp_registry *reg, const struct isp_stats
 	}
 }
 
-static uint64_t wall_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Open the channels the rules use and the engine; -1 after a message. */
 static int open_rules(struct isp_program *prog, const struct isp_registry *reg,
 		      struct isp_channel ***channels, struct isp_engine **engine)
@@ -343,95 +336,39 @@ static void close_rules(const struct isp_program *prog, struct isp_channel **cha
 	free(channels);
 }
 
-/* ---- several workers ---- */
-
-static void worker_packet(void *ctx, const struct isp_packet *p)
-{
-	isp_engine_packet(ctx, p);
-}
-
-static void worker_tick(void *ctx, uint64_t now_ns)
-{
-	isp_engine_close_windows(ctx, now_ns);
-}
-
-/* The next window end of any query report after t (windows are aligned to
- * multiples of their period): when the workers must hand their windows
- * to the merger. */
-static uint64_t next_window_end(const struct isp_program *prog, uint64_t t)
-{
-	uint64_t next = UINT64_MAX;
-
-	for (unsigned i = 0; i < prog->nqueries; i++) {
-		uint64_t p = prog->queries[i].period_ns;
-		uint64_t end = (t / p + 1) * p;
-		if (end < next)
-			next = end;
-	}
-	return next;
-}
-
-struct parallel {
-	struct isp_workers *w;
-	struct isp_engine **engines;
-	unsigned n;
-	uint64_t next_tick;
-};
-
-static int parallel_start(struct parallel *par, unsigned n, struct isp_program *prog,
-			  const struct isp_registry *reg, struct isp_channel **channels,
-			  struct isp_engine *reader_engine, uint16_t first)
-{
-	char err[256];
-	static const struct isp_worker_ops ops = { worker_packet, worker_tick };
-
-	par->n = n;
-	par->next_tick = 0;
-	par->engines = calloc(n, sizeof(*par->engines));
-	if (!par->engines)
-		return -1;
-	for (unsigned i = 0; i < n; i++) {
-		par->engines[i] = isp_engine_new(prog, reg, channels, err, sizeof(err));
-		if (!par->engines[i]) {
-			fprintf(stderr, "intspect: %s\n", err);
-			return -1;
-		}
-		isp_engine_set_role(par->engines[i], true);
-	}
-	isp_engine_set_role(reader_engine, false);
-	par->w = isp_workers_start(n, reg, first, &ops, (void *const *)par->engines, 32u << 20);
-	if (!par->w) {
-		fprintf(stderr, "intspect: cannot start %u workers\n", n);
-		return -1;
-	}
-	return 0;
-}
-
-/* Close windows up to now: every worker hands them over, the reader
- * merges and writes them. */
-static void parallel_tick(struct parallel *par, const struct isp_program *prog,
-			  struct isp_engine *reader_engine, uint64_t now)
-{
-	isp_workers_tick(par->w, now);
-	isp_engine_merge_windows(reader_engine, par->engines, par->n);
-	par->next_tick = now == UINT64_MAX ? UINT64_MAX : next_window_end(prog, now);
-}
-
-static void parallel_stop(struct parallel *par)
-{
-	isp_workers_stop(par->w);
-	for (unsigned i = 0; par->engines && i < par->n; i++)
-		isp_engine_free(par->engines[i]);
-	free(par->engines);
-	memset(par, 0, sizeof(*par));
-}
-
 static double now_sec(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+struct progress {
+	double t0;
+	struct isp_program *prog;
+	struct isp_channel **channels;
+};
+
+/* SIGUSR1 while workers read their shares: their counters are theirs
+ * until they stop, so the packets read and the channels. */
+static void print_progress(void *ctx, uint64_t packets)
+{
+	const struct progress *pr = ctx;
+
+	fprintf(stderr, "intspect: %llu packets so far, %.3f s\n", (unsigned long long)packets,
+		now_sec() - pr->t0);
+	print_channels(pr->prog, pr->channels);
+}
+
+/* Sources in reverse order: a DPDK port belongs to share 0. */
+static void close_sources(struct isp_source **shares, int nshares)
+{
+	if (nshares == 0)
+		isp_source_close(g_source);
+	while (nshares-- > 0)
+		isp_source_close(shares[nshares]);
+	g_source = NULL;
 }
 
 int main(int argc, char **argv)
@@ -494,7 +431,16 @@ int main(int argc, char **argv)
 
 	struct isp_source_opts so = { .file = c.file, .iface = c.iface, .udp = c.udp, .dpdk = c.dpdk,
 				      .filter = c.filter, .promisc = true };
-	g_source = isp_source_open(&so, err, sizeof(err));
+	/* a live input read by several workers: each reads its own share */
+	unsigned nworkers = c.workers ? c.workers : prog && prog->workers ? prog->workers : 1;
+	static struct isp_source *shares[64];
+	int nshares = 0;
+	if (prog && nworkers > 1 && (c.iface || c.udp || c.dpdk) && !c.dump) {
+		nshares = isp_source_open_shares(&so, nworkers, shares, err, sizeof(err));
+		g_source = nshares > 0 ? shares[0] : NULL;
+	} else {
+		g_source = isp_source_open(&so, err, sizeof(err));
+	}
 	if (!g_source) {
 		fprintf(stderr, "intspect: %s\n", err);
 		isp_program_free(prog);
@@ -507,7 +453,7 @@ int main(int argc, char **argv)
 	uint16_t first = isp_source_first_proto(g_source, reg, err, sizeof(err));
 	if (first == ISP_PROTO_NONE) {
 		fprintf(stderr, "intspect: %s\n", err);
-		isp_source_close(g_source);
+		close_sources(shares, nshares);
 		isp_program_free(prog);
 		isp_registry_free(reg);
 		return 1;
@@ -522,7 +468,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "%s:%d:%d: drop-policy = block is for capture files: on a "
 					"live input it would lose packets instead of records\n",
 					cc->file ? cc->file : "config", cc->kv[k].line, cc->kv[k].col);
-				isp_source_close(g_source);
+				close_sources(shares, nshares);
 				isp_program_free(prog);
 				dsl_diags_free(&diags);
 				isp_registry_free(reg);
@@ -531,7 +477,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (prog && open_rules(prog, reg, &channels, &engine) < 0) {
-		isp_source_close(g_source);
+		close_sources(shares, nshares);
 		isp_program_free(prog);
 		isp_registry_free(reg);
 		return 2;
@@ -547,16 +493,22 @@ int main(int argc, char **argv)
 	static struct isp_stats st;
 	static struct isp_packet pkt;
 	unsigned digits = isp_source_ts_digits(g_source);
-	unsigned nworkers = c.workers ? c.workers : prog && prog->workers ? prog->workers : 1;
 	struct parallel par = { 0 };
-	if (engine && nworkers > 1 &&
+	double t0 = now_sec();
+	if (nshares > 0 && engine) {
+		struct progress pr = { t0, prog, channels };
+		struct shard_run run = { c.count, &g_stop, &g_print_stats, print_progress, &pr };
+		rc = parallel_run_shards(&par, shares, (unsigned)nshares, nworkers, &run, prog, reg,
+					 channels, engine, first, &st);
+		g_stop = 1;     /* the loop below has nothing left to read */
+	}
+	if (engine && nworkers > 1 && nshares == 0 &&
 	    parallel_start(&par, nworkers, prog, reg, channels, engine, first) < 0) {
 		parallel_stop(&par);
 		rc = 1;
 		g_stop = 1;
 	}
 	bool wait = !c.iface && !c.udp && !c.dpdk;  /* files: slow the reader, lose nothing */
-	double t0 = now_sec();
 	while (!g_stop && (!c.count || st.packets < c.count)) {
 		if (g_print_stats) {
 			g_print_stats = 0;
@@ -570,10 +522,10 @@ int main(int argc, char **argv)
 		if (got == 0)
 			break;
 		if (got == 2) {         /* live and idle: let windows close */
-			if (par.w && wall_ns() >= par.next_tick && par.next_tick)
-				parallel_tick(&par, prog, engine, wall_ns());
+			if (par.w && cli_wall_ns() >= par.next_tick && par.next_tick)
+				parallel_tick(&par, prog, engine, cli_wall_ns());
 			else if (engine && !par.w)
-				isp_engine_tick(engine, wall_ns());
+				isp_engine_tick(engine, cli_wall_ns());
 			continue;
 		}
 		if (got < 0) {
@@ -585,7 +537,7 @@ int main(int argc, char **argv)
 		isp_dissect(reg, &pkt, first, &st);
 		if (par.w) {
 			if (par.next_tick == 0)
-				par.next_tick = next_window_end(prog, pkt.ts_ns);
+				par.next_tick = parallel_window_end(prog, pkt.ts_ns);
 			else if (pkt.ts_ns >= par.next_tick)
 				parallel_tick(&par, prog, engine, pkt.ts_ns);
 		}
@@ -608,12 +560,21 @@ int main(int argc, char **argv)
 		isp_engine_finish(engine);
 	double secs = now_sec() - t0;
 	fflush(stdout);
-	uint64_t krecv, kdrop;
-	if (isp_source_kernel_stats(g_source, &krecv, &kdrop))
+	uint64_t krecv = 0, kdrop = 0;
+	bool kstats = false;
+	for (int i = 0; i < (nshares ? nshares : 1); i++) {
+		uint64_t r, d;
+		if (isp_source_kernel_stats(nshares ? shares[i] : g_source, &r, &d)) {
+			kstats = true;
+			krecv += r;
+			kdrop += d;
+		}
+	}
+	if (kstats)
 		fprintf(stderr, "intspect: %llu packets received by the %s, %llu dropped\n",
 			(unsigned long long)krecv, c.dpdk ? "port" : "kernel", (unsigned long long)kdrop);
 	print_summary(reg, &st, secs, c.quiet);
-	if (engine && par.w) {
+	if (engine && par.engines) {
 		struct isp_engine *all[65];
 		all[0] = engine;
 		for (unsigned i = 0; i < par.n; i++)
@@ -624,7 +585,7 @@ int main(int argc, char **argv)
 	}
 	parallel_stop(&par);
 	close_rules(prog, channels, engine);
-	isp_source_close(g_source);
+	close_sources(shares, nshares);
 	isp_program_free(prog);
 	dsl_diags_free(&diags);
 	isp_registry_free(reg);

@@ -4,10 +4,14 @@
 #include "source.h"
 
 #include <errno.h>
+#include <stdatomic.h>
+#include <linux/if_packet.h>
 #include <pcap/pcap.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "pcapmap.h"
 #include "udpsrc.h"
@@ -30,7 +34,7 @@ struct isp_source {
 	int linktype;
 	bool nano;
 	bool live;
-	volatile int stop;
+	_Atomic int stop;      /* set from a signal handler or another thread */
 };
 
 static int apply_filter(struct isp_source *s, const char *filter, char *err, size_t errlen)
@@ -71,7 +75,7 @@ static struct isp_source *open_live(struct isp_source *s, const struct isp_sourc
 	pcap_set_promisc(s->pc, o->promisc);
 	pcap_set_buffer_size(s->pc, (o->buffer_mb > 0 ? o->buffer_mb : 64) << 20);
 	pcap_set_immediate_mode(s->pc, 0);
-	pcap_set_timeout(s->pc, 100);
+	pcap_set_timeout(s->pc, o->timeout_ms > 0 ? o->timeout_ms : 100);
 	pcap_set_tstamp_precision(s->pc, PCAP_TSTAMP_PRECISION_NANO);
 	int rc = pcap_activate(s->pc);
 	if (rc < 0) {
@@ -94,7 +98,7 @@ struct isp_source *isp_source_open(const struct isp_source_opts *o, char *err, s
 	}
 	if (o->dpdk) {
 #ifdef HAVE_DPDK
-		s->dpdk = dpdk_src_open(o->dpdk, err, errlen);
+		s->dpdk = dpdk_src_open(o->dpdk, 1, err, errlen);
 		if (!s->dpdk)
 			goto fail;
 		s->linktype = DLT_EN10MB;
@@ -107,7 +111,7 @@ struct isp_source *isp_source_open(const struct isp_source_opts *o, char *err, s
 #endif
 	}
 	if (o->udp) {
-		s->udp = udp_src_open(o->udp, o->buffer_mb, o->reuseport, err, errlen);
+		s->udp = udp_src_open(o->udp, o->buffer_mb, o->reuseport, o->timeout_ms, err, errlen);
 		if (!s->udp)
 			goto fail;
 		s->linktype = DLT_RAW;
@@ -168,6 +172,84 @@ fail:
 	return NULL;
 }
 
+/* Every share of a live interface joins one fanout group: the kernel
+ * hashes each packet's flow to one socket, and each socket has its own
+ * ring and drop counters. */
+static int join_fanout(struct isp_source *s, const char *iface, char *err, size_t errlen)
+{
+	int arg = (getpid() & 0xffff) | (PACKET_FANOUT_HASH << 16);
+
+	if (setsockopt(pcap_fileno(s->pc), SOL_PACKET, PACKET_FANOUT, &arg, sizeof(arg)) != 0) {
+		snprintf(err, errlen, "%s: PACKET_FANOUT: %s", iface, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static struct isp_source *new_share(struct isp_source *like)
+{
+	struct isp_source *s = calloc(1, sizeof(*s));
+
+	if (s) {
+		s->linktype = like->linktype;
+		s->nano = like->nano;
+		s->live = true;
+	}
+	return s;
+}
+
+int isp_source_open_shares(const struct isp_source_opts *o, unsigned n, struct isp_source **src,
+			   char *err, size_t errlen)
+{
+	struct isp_source_opts one = *o;
+	unsigned got = 0;
+	char spec[300];
+
+	if (!o->iface && !o->udp && !o->dpdk)
+		return 0;
+	one.reuseport = true;
+	/* a share that waits for its own packets does not take the others' */
+	one.timeout_ms = 10;
+	if (o->dpdk) {
+#ifdef HAVE_DPDK
+		src[0] = new_share(&(struct isp_source){ .linktype = DLT_EN10MB, .nano = true });
+		if (!src[0] || !(src[0]->dpdk = dpdk_src_open(o->dpdk, n, err, errlen)))
+			goto fail;
+		for (got = 1; got < dpdk_src_queues(src[0]->dpdk); got++) {
+			src[got] = new_share(src[0]);
+			if (!src[got] || !(src[got]->dpdk = dpdk_src_queue(src[0]->dpdk, got))) {
+				snprintf(err, errlen, "out of memory");
+				goto fail;
+			}
+		}
+		return (int)got;
+#else
+		snprintf(err, errlen, "this intspect was built without DPDK (install libdpdk-dev and rebuild)");
+		return -1;
+#endif
+	}
+	for (got = 0; got < n; got++) {
+		src[got] = isp_source_open(&one, err, errlen);
+		if (!src[got])
+			goto fail;
+		if (o->iface && join_fanout(src[got], o->iface, err, errlen) < 0) {
+			got++;
+			goto fail;
+		}
+		if (o->udp && got == 0) {       /* the others bind the port the first got */
+			const char *colon = strrchr(o->udp, ':');
+			int alen = colon ? (int)(colon - o->udp) + 1 : 0;
+			snprintf(spec, sizeof(spec), "%.*s%u", alen, o->udp, udp_src_port(src[0]->udp));
+			one.udp = spec;
+		}
+	}
+	return (int)got;
+fail:
+	while (got-- > 0)
+		isp_source_close(src[got]);
+	return -1;
+}
+
 uint16_t isp_source_udp_port(const struct isp_source *s)
 {
 	return s->udp ? udp_src_port(s->udp) : 0;
@@ -215,7 +297,7 @@ int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen
 #endif
 	while (s->mapped) {
 		int rc = pcap_map_next(&s->map, data, caplen, wirelen, ts_ns, err, errlen);
-		if (rc <= 0 || s->stop)
+		if (rc <= 0 || atomic_load_explicit(&s->stop, memory_order_relaxed))
 			return rc < 0 ? -1 : 0;
 		if (!s->filtered)
 			return 1;
@@ -235,7 +317,7 @@ int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen
 			return 1;
 		}
 		if (rc == 0)            /* live timeout: nothing yet */
-			return s->stop ? 0 : 2;
+			return atomic_load_explicit(&s->stop, memory_order_relaxed) ? 0 : 2;
 		if (rc == PCAP_ERROR_BREAK)
 			return 0;
 		snprintf(err, errlen, "read: %s", pcap_geterr(s->pc));
@@ -258,7 +340,7 @@ void isp_source_break(struct isp_source *s)
 		dpdk_src_stop(s->dpdk);
 #endif
 	if (s && s->pc) {
-		s->stop = 1;
+		atomic_store_explicit(&s->stop, 1, memory_order_relaxed);
 		pcap_breakloop(s->pc);
 	}
 }

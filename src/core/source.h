@@ -22,6 +22,7 @@ struct isp_source_opts {
 	int snaplen;            /* live: bytes per packet (default 262144) */
 	int buffer_mb;          /* live: kernel buffer (default 64) */
 	bool promisc;
+	int timeout_ms;         /* live, UDP: longest wait in a read (default 100) */
 };
 
 struct isp_source;
@@ -40,6 +41,18 @@ uint16_t isp_source_first_proto(struct isp_source *s, const struct isp_registry 
  * data stays valid until the next call. */
 int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen,
 		    uint32_t *wirelen, uint64_t *ts_ns, char *err, size_t errlen);
+
+/*
+ * Open a live input as n shares, one per worker, each read by its own
+ * thread: a live interface joins one PACKET_FANOUT group (the kernel
+ * spreads flows by hash), a UDP listener opens n sockets on one port with
+ * SO_REUSEPORT, a DPDK port gets up to n RX queues with RSS. Returns how
+ * many shares were opened into src[] (a DPDK port may have fewer queues),
+ * 0 for inputs that cannot be shared (files), -1 with a message. Close
+ * them in reverse order (a DPDK port belongs to share 0).
+ */
+int isp_source_open_shares(const struct isp_source_opts *o, unsigned n, struct isp_source **src,
+			   char *err, size_t errlen);
 
 /* The port a UDP listener is bound to (0 for other sources). */
 uint16_t isp_source_udp_port(const struct isp_source *s);

@@ -4,6 +4,7 @@
  */
 #include "spsc.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,4 +84,15 @@ void spsc_release(struct spsc *r, struct spsc_msg *m)
 	size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
 
 	atomic_store_explicit(&r->head, head + m->size, memory_order_release);
+}
+
+int spsc_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(t, NULL, fn, arg);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return rc;
 }

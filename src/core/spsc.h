@@ -15,6 +15,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
 
 enum spsc_kind { SPSC_PACKET = 1, SPSC_TICK, SPSC_END, SPSC_WRAP };
 
@@ -50,5 +53,23 @@ void spsc_publish(struct spsc *r, struct spsc_msg *m);
 /* Consumer: the oldest message, or NULL when empty; release it after use. */
 struct spsc_msg *spsc_peek(struct spsc *r);
 void spsc_release(struct spsc *r, struct spsc_msg *m);
+
+/* Start a pipeline thread with every signal blocked, so that signals
+ * reach the main thread, whose handlers set its flags. */
+int spsc_thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
+
+/* Waiting on a ring: spin, then yield, then sleep, so an idle side does
+ * not burn the core the other side needs. */
+static inline void spsc_pause(unsigned *spins)
+{
+	if (++*spins < 64)
+		return;
+	if (*spins < 256) {
+		sched_yield();
+		return;
+	}
+	struct timespec ts = { 0, 50000 };
+	nanosleep(&ts, NULL);
+}
 
 #endif

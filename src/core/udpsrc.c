@@ -5,6 +5,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@ struct udp_src {
 	int fd;
 	uint16_t port;
 	uint32_t local_addr;    /* host order */
-	volatile int stop;
+	_Atomic int stop;      /* set from a signal handler or another thread */
 	struct mmsghdr msg[BATCH];
 	struct iovec iov[BATCH];
 	struct sockaddr_in from[BATCH];
@@ -60,7 +61,7 @@ bad:
 	return -1;
 }
 
-struct udp_src *udp_src_open(const char *spec, int rcvbuf_mb, bool reuseport,
+struct udp_src *udp_src_open(const char *spec, int rcvbuf_mb, bool reuseport, int timeout_ms,
 			     char *err, size_t errlen)
 {
 	struct sockaddr_in sa;
@@ -86,7 +87,8 @@ struct udp_src *udp_src_open(const char *spec, int rcvbuf_mb, bool reuseport,
 		setsockopt(u->fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
 	setsockopt(u->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
 	setsockopt(u->fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
-	struct timeval tv = { 0, 100000 };     /* wake up to close windows and stop */
+	/* wake up to close windows and stop */
+	struct timeval tv = { 0, (timeout_ms > 0 ? timeout_ms : 100) * 1000 };
 	setsockopt(u->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (bind(u->fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
 		goto sys;
@@ -131,7 +133,7 @@ static int refill(struct udp_src *u, char *err, size_t errlen)
 	int n = recvmmsg(u->fd, u->msg, BATCH, MSG_WAITFORONE, NULL);
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
-			return u->stop ? 0 : 2;
+			return atomic_load_explicit(&u->stop, memory_order_relaxed) ? 0 : 2;
 		snprintf(err, errlen, "UDP receive: %s", strerror(errno));
 		return -1;
 	}
@@ -143,7 +145,7 @@ static int refill(struct udp_src *u, char *err, size_t errlen)
 int udp_src_next(struct udp_src *u, const uint8_t **data, uint32_t *caplen,
 		 uint32_t *wirelen, uint64_t *ts_ns, char *err, size_t errlen)
 {
-	if (u->stop)
+	if (atomic_load_explicit(&u->stop, memory_order_relaxed))
 		return 0;
 	if (u->next >= u->n) {
 		int rc = refill(u, err, errlen);
@@ -198,7 +200,7 @@ uint16_t udp_src_port(const struct udp_src *u)
 
 void udp_src_stop(struct udp_src *u)
 {
-	u->stop = 1;
+	atomic_store_explicit(&u->stop, 1, memory_order_relaxed);
 }
 
 void udp_src_stats(const struct udp_src *u, uint64_t *received, uint64_t *dropped)

@@ -18,7 +18,7 @@ struct udp_src;
 
 /* "PORT" or "ADDR:PORT" (IPv4). NULL with a message in err. reuseport lets
  * several sockets share the port (one per worker). */
-struct udp_src *udp_src_open(const char *spec, int rcvbuf_mb, bool reuseport,
+struct udp_src *udp_src_open(const char *spec, int rcvbuf_mb, bool reuseport, int timeout_ms,
 			     char *err, size_t errlen);
 
 /* 1: a datagram (data valid until the next call), 2: nothing within the

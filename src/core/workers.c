@@ -4,11 +4,9 @@
 #include "workers.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "spsc.h"
 
@@ -35,34 +33,37 @@ struct isp_workers {
 	struct worker w[];
 };
 
-static void pause_a_little(unsigned *spins)
+bool isp_item_from_msg(const struct isp_registry *reg, uint16_t first, struct isp_packet *p,
+		       const struct spsc_msg *m, struct isp_stats *scratch)
 {
-	if (++*spins < 64)
-		return;
-	if (*spins < 256) {
-		sched_yield();
-		return;
-	}
-	struct timespec ts = { 0, 50000 };      /* idle: do not burn the core */
-	nanosleep(&ts, NULL);
-}
-
-static void handle_packet(struct worker *wk, const struct spsc_msg *m)
-{
-	struct isp_packet *p = &wk->pkt;
-	const struct isp_registry *reg = wk->owner->reg;
-
 	p->data = m->data;
 	p->caplen = m->caplen;
 	p->wirelen = m->wirelen;
 	p->ts_ns = m->ts_ns;
 	p->index = m->index;
-	isp_dissect(reg, p, wk->owner->first, &wk->st);
-	/* the reader sent one individual report of a coalesced packet */
+	isp_dissect(reg, p, first, scratch);
+	/* the sender sent one individual report of a coalesced packet */
 	while (p->report_index < m->report_index)
-		if (!isp_dissect_next_report(reg, p, &wk->st))
-			return;
-	wk->owner->ops.packet(wk->ctx, p);
+		if (!isp_dissect_next_report(reg, p, scratch))
+			return false;
+	return true;
+}
+
+void isp_item_to_msg(struct spsc_msg *m, const struct isp_packet *p)
+{
+	m->kind = SPSC_PACKET;
+	m->report_index = p->report_index;
+	m->caplen = p->caplen;
+	m->wirelen = p->wirelen;
+	m->ts_ns = p->ts_ns;
+	m->index = p->index;
+	memcpy(m->data, p->data, p->caplen);
+}
+
+static void handle_packet(struct worker *wk, const struct spsc_msg *m)
+{
+	if (isp_item_from_msg(wk->owner->reg, wk->owner->first, &wk->pkt, m, &wk->st))
+		wk->owner->ops.packet(wk->ctx, &wk->pkt);
 }
 
 static void *worker_main(void *arg)
@@ -73,7 +74,7 @@ static void *worker_main(void *arg)
 	for (;;) {
 		struct spsc_msg *m = spsc_peek(&wk->ring);
 		if (!m) {
-			pause_a_little(&spins);
+			spsc_pause(&spins);
 			continue;
 		}
 		spins = 0;
@@ -113,7 +114,7 @@ struct isp_workers *isp_workers_start(unsigned n, const struct isp_registry *reg
 		wk->id = i;
 		wk->ctx = ctx[i];
 		if (spsc_init(&wk->ring, ring_bytes) != 0 ||
-		    pthread_create(&wk->thread, NULL, worker_main, wk) != 0) {
+		    spsc_thread_start(&wk->thread, worker_main, wk) != 0) {
 			isp_workers_stop(w);
 			return NULL;
 		}
@@ -122,18 +123,18 @@ struct isp_workers *isp_workers_start(unsigned n, const struct isp_registry *reg
 	return w;
 }
 
-unsigned isp_workers_pick(const struct isp_workers *w, const struct isp_packet *p)
+unsigned isp_item_owner(const struct isp_packet *p, uint16_t ip4, uint16_t ip6, unsigned n)
 {
 	const uint8_t *a = NULL, *b = NULL;
 	size_t len = 0;
 
 	for (int i = p->nlayers - 1; i >= 0 && !a; i--) {
 		const struct isp_layer *l = &p->layer[i];
-		if (l->proto == w->ip4 && l->len >= 20) {
+		if (l->proto == ip4 && l->len >= 20) {
 			a = p->data + l->off + 12;
 			b = a + 4;
 			len = 4;
-		} else if (l->proto == w->ip6 && l->len >= 40) {
+		} else if (l->proto == ip6 && l->len >= 40) {
 			a = p->data + l->off + 8;
 			b = a + 16;
 			len = 16;
@@ -151,7 +152,12 @@ unsigned isp_workers_pick(const struct isp_workers *w, const struct isp_packet *
 	h ^= h >> 29;
 	h *= 0xbf58476d1ce4e5b9ull;
 	h ^= h >> 32;
-	return (unsigned)(h % w->n);
+	return (unsigned)(h % n);
+}
+
+unsigned isp_workers_pick(const struct isp_workers *w, const struct isp_packet *p)
+{
+	return isp_item_owner(p, w->ip4, w->ip6, w->n);
 }
 
 static struct spsc_msg *reserve(struct isp_workers *w, unsigned i, size_t n, bool wait)
@@ -162,7 +168,7 @@ static struct spsc_msg *reserve(struct isp_workers *w, unsigned i, size_t n, boo
 	while (!(m = spsc_reserve(&w->w[i].ring, n))) {
 		if (!wait)
 			return NULL;
-		pause_a_little(&spins);
+		spsc_pause(&spins);
 	}
 	return m;
 }
@@ -176,13 +182,7 @@ bool isp_workers_dispatch(struct isp_workers *w, unsigned i, const struct isp_pa
 		atomic_fetch_add_explicit(&w->dropped, 1, memory_order_relaxed);
 		return false;
 	}
-	m->kind = SPSC_PACKET;
-	m->report_index = p->report_index;
-	m->caplen = p->caplen;
-	m->wirelen = p->wirelen;
-	m->ts_ns = p->ts_ns;
-	m->index = p->index;
-	memcpy(m->data, p->data, p->caplen);
+	isp_item_to_msg(m, p);
 	spsc_publish(&w->w[i].ring, m);
 	return true;
 }
@@ -199,7 +199,7 @@ void isp_workers_tick(struct isp_workers *w, uint64_t now_ns)
 	for (unsigned i = 0; i < w->n; i++) {
 		unsigned spins = 0;
 		while (atomic_load_explicit(&w->w[i].ticks_done, memory_order_acquire) < w->ticks)
-			pause_a_little(&spins);
+			spsc_pause(&spins);
 	}
 }
 

@@ -24,14 +24,27 @@ struct isp_worker_ops {
 	void (*tick)(void *ctx, uint64_t now_ns);
 };
 
+struct spsc_msg;
+
+/* The owner among n of a dissected item: a symmetric hash of its innermost
+ * address pair (ip4, ip6: the address layers' protocol ids), so both
+ * directions of a flow go to one worker. */
+unsigned isp_item_owner(const struct isp_packet *p, uint16_t ip4, uint16_t ip6, unsigned n);
+
+/* An item into a ring message (a copy of its bytes), and back: the
+ * receiver dissects it again and steps to the same coalesced report
+ * (false if it cannot). Counters go to scratch: the sender counted. */
+void isp_item_to_msg(struct spsc_msg *m, const struct isp_packet *p);
+bool isp_item_from_msg(const struct isp_registry *reg, uint16_t first, struct isp_packet *p,
+		       const struct spsc_msg *m, struct isp_stats *scratch);
+
 /* Start n workers; ctx[i] is worker i's callback context. ring_bytes per
  * worker. NULL on failure. */
 struct isp_workers *isp_workers_start(unsigned n, const struct isp_registry *reg,
 				      uint16_t first_proto, const struct isp_worker_ops *ops,
 				      void *const *ctx, size_t ring_bytes);
 
-/* The worker of a dissected item: a symmetric hash of its innermost
- * address pair (both directions of a flow go to one worker). */
+/* The worker of a dissected item (isp_item_owner). */
 unsigned isp_workers_pick(const struct isp_workers *w, const struct isp_packet *p);
 
 /*

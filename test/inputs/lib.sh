@@ -31,6 +31,31 @@ strip_times() {
 	sed -e 's/"ts":"[^"]*","time":[0-9.]*,//' -e 's/"window_start":[0-9.]*,"window_end":[0-9.]*,//'
 }
 
+# same_set_as FILE EXPECTED: the same records in any order (workers that
+# read their own shares interleave them)
+same_set_as() {
+	strip_times <"$1" | sort >"$1.sorted"
+	strip_times <"$2" | sort >"$2.sorted"
+	if [ -s "$1.sorted" ] && cmp -s "$1.sorted" "$2.sorted"; then
+		ok "records equal the offline run (in any order)"
+	else
+		bad "records differ from the offline run"
+		diff "$2.sorted" "$1.sorted" | head -5
+	fi
+}
+
+# shares_read FILE N: the summary says N workers each read a share of
+# the input, and every share got packets
+shares_read() {
+	line=$(grep "workers read .* shares:" "$1")
+	if echo "$line" | grep -q "^intspect: $2 workers read $2 shares:" &&
+	   ! echo "$line" | grep -Eq "[:+] 0( |$)"; then
+		ok "$2 workers read their own shares ($(echo "$line" | sed 's/.*: //'))"
+	else
+		bad "shares: '$line'"
+	fi
+}
+
 # same_as_offline FILE: its records equal the offline run's
 same_as_offline() {
 	strip_times <"$1" >"$1.stripped"

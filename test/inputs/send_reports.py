@@ -2,7 +2,10 @@
 """Send the UDP payloads of a pcap's packets to HOST:PORT, as switches send
 telemetry reports to a collector. Classic pcap, Ethernet + IPv4 + UDP.
 
-usage: send_reports.py PCAP HOST PORT [PAUSE_EVERY PAUSE_S]
+usage: send_reports.py PCAP HOST PORT [PAUSE_EVERY PAUSE_S [SENDERS]]
+
+With SENDERS > 1, the reports go out round-robin from that many sockets
+(source ports), as from several switches.
 """
 import socket
 import struct
@@ -33,10 +36,11 @@ def main():
     path, host, port = sys.argv[1], sys.argv[2], int(sys.argv[3])
     every = int(sys.argv[4]) if len(sys.argv) > 4 else 0
     pause = float(sys.argv[5]) if len(sys.argv) > 5 else 0.0
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    senders = int(sys.argv[6]) if len(sys.argv) > 6 else 1
+    socks = [socket.socket(socket.AF_INET, socket.SOCK_DGRAM) for _ in range(senders)]
     n = 0
     for p in payloads(path):
-        s.sendto(p, (host, port))
+        socks[n % senders].sendto(p, (host, port))
         n += 1
         if every and n % every == 0:
             time.sleep(pause)

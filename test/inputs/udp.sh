@@ -30,6 +30,23 @@ grep -q "400 packets received by the kernel, 0 dropped" "$tmp/live.err" && ok "k
 same_as_offline "$tmp/live.raw"
 grep -q '"meta.report_index":2' "$tmp/live.raw" && ok "coalesced reports handed out one by one" \
 	|| bad "coalesced reports"
+# two workers, two SO_REUSEPORT sockets on the port; 32 senders (source
+# ports) for the kernel to spread
+"$bld/intspect" -C "$tmp/rules.conf" -u "127.0.0.1:$port" -w 2 >"$tmp/rp.raw" 2>"$tmp/rp.err" &
+pid=$!
+sleep 0.5
+python3 "$src/test/inputs/send_reports.py" "$tmp/r.pcap" 127.0.0.1 "$port" 50 0.01 32 >/dev/null
+sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+pid=""
+[ "$rc" -eq 0 ] && grep -q "^intspect: 400 packets" "$tmp/rp.err" &&
+	grep -q "400 packets received by the kernel, 0 dropped" "$tmp/rp.err" \
+	&& ok "reuseport: 400 datagrams over two sockets, counters summed" || { bad "reuseport run"; cat "$tmp/rp.err"; }
+shares_read "$tmp/rp.err" 2
+"$bld/intspect" -C "$tmp/rules.conf" -r "$tmp/r.pcap" >"$tmp/offline.raw" 2>/dev/null
+same_set_as "$tmp/rp.raw" "$tmp/offline.raw"
 "$bld/intspect" -u 70000 -q 2>"$tmp/e" ; rc=$?
 [ "$rc" -ne 0 ] && grep -q "expected PORT" "$tmp/e" && ok "bad port is an error" || bad "bad port"
 # drop-policy = block would stall a live input: refused with its position
