@@ -53,6 +53,7 @@ static void usage(FILE *out)
 "  -f EXPR               BPF filter expression\n"
 "  -c COUNT              stop after COUNT packets\n"
 "  -w, --workers N       rule workers (default 1, or thread-nb of the config)\n"
+"                        (a live input: each reads its own share)\n"
 "Rules:\n"
 "  -C, --config FILE     run the report rules of FILE (event-report, query-report,\n"
 "                        outputs; see dsl/README.md)\n"
