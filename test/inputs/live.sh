@@ -37,17 +37,25 @@ ip netns exec "$ns" ip link set lo up
 . "$src/test/inputs/lib.sh"
 make_reports 300 8 2 1-5
 
-# capture in the namespace, on the far end; the sink side replays into it
-ip netns exec "$ns" "$bld/intspect" -i "$b" -f "udp" -C "$tmp/rules.conf" \
-	>"$tmp/live.raw" 2>"$tmp/live.err" &
-pid=$!
-sleep 1
-tcpreplay -q -i "$a" --pps=3000 "$tmp/r.pcap" >"$tmp/replay.out" 2>&1 || bad "tcpreplay failed"
-sleep 1
-kill -INT "$pid"
-wait "$pid"
-rc=$?
-pid=""
+# capture NAME PCAP PPS [intspect options]: intspect captures in the
+# namespace, on the far end, while the sink side replays PCAP into it;
+# $tmp/NAME.raw and .err, its exit status in rc
+capture() {
+	name=$1 pcap=$2 pps=$3
+	shift 3
+	ip netns exec "$ns" "$bld/intspect" -i "$b" -f "udp" -C "$tmp/rules.conf" "$@" \
+		>"$tmp/$name.raw" 2>"$tmp/$name.err" &
+	pid=$!
+	sleep 1
+	tcpreplay -q -i "$a" --pps="$pps" "$pcap" >"$tmp/replay.out" 2>&1 || bad "tcpreplay failed"
+	sleep 1
+	kill -INT "$pid"
+	wait "$pid"
+	rc=$?
+	pid=""
+}
+
+capture live "$tmp/r.pcap" 3000
 [ "$rc" -eq 0 ] && ok "capture stops cleanly on SIGINT, windows flushed" || { bad "exit status $rc"; cat "$tmp/live.err"; }
 grep -q "^intspect: 300 packets" "$tmp/live.err" && ok "300 packets captured" || { bad "packet count"; cat "$tmp/live.err"; }
 grep -q "received by the kernel, 0 dropped" "$tmp/live.err" && ok "kernel drop counter reported" \
@@ -58,16 +66,7 @@ same_as_offline "$tmp/live.raw"
 # INT of 40 flows, which the kernel spreads by flow hash
 "$bld/intgen" -o "$tmp/inline.pcap" -n 2000 --flows 40 --hops 1-5 --seed 5 2>/dev/null
 "$bld/intspect" -C "$tmp/rules.conf" -r "$tmp/inline.pcap" >"$tmp/inline.offline" 2>/dev/null
-ip netns exec "$ns" "$bld/intspect" -i "$b" -f "udp" -w 2 -C "$tmp/rules.conf" \
-	>"$tmp/fanout.raw" 2>"$tmp/fanout.err" &
-pid=$!
-sleep 1
-tcpreplay -q -i "$a" --pps=4000 "$tmp/inline.pcap" >"$tmp/replay.out" 2>&1 || bad "tcpreplay failed"
-sleep 1
-kill -INT "$pid"
-wait "$pid"
-rc=$?
-pid=""
+capture fanout "$tmp/inline.pcap" 4000 -w 2
 [ "$rc" -eq 0 ] && ok "fanout: stops cleanly" || { bad "fanout: exit status $rc"; cat "$tmp/fanout.err"; }
 grep -q "^intspect: 2000 packets" "$tmp/fanout.err" && grep -q "2000 packets received by the kernel, 0 dropped" \
 	"$tmp/fanout.err" && ok "fanout: 2000 packets, kernel counters summed over the sockets" \
