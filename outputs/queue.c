@@ -7,6 +7,12 @@
  * and the end of the ring, a pad header fills the end and the record starts
  * at offset 0. `used` counts bytes including pads; an empty ring restarts
  * at offset 0, which keeps the common case free of pads.
+ *
+ * The ring starts small and doubles (up to queue-bytes) only when a record
+ * does not fit: a ring goes round all of its bytes, so a 64 MiB ring that
+ * never holds more than a few records would still end up resident, in
+ * every channel. The bound is unchanged: a record is refused, evicts or
+ * waits only once the ring has its full size.
  */
 #include "queue.h"
 
@@ -21,6 +27,8 @@
 /* Initial staging size, and so the most bytes copied under the lock per
  * batch in the common case (a few microseconds of memcpy). */
 #define STAGING_BYTES (64u * 1024u)
+/* First size of the ring; a channel that keeps up never needs more. */
+#define START_BYTES (1024u * 1024u)
 
 struct qhdr {
 	uint32_t size;          /* whole record (or pad), multiple of QALIGN */
@@ -33,6 +41,7 @@ struct isp_queue {
 	pthread_cond_t room;            /* blocked producers: room, or kill */
 	unsigned char *ring;
 	size_t cap, head, tail, used, count, max_records;
+	size_t max_cap;                 /* queue-bytes: cap grows up to it */
 	enum isp_drop_policy policy;
 	bool consumer_waiting, kicked, dead;
 	size_t wake_at;                 /* records waiting before a waiting consumer is woken */
@@ -77,7 +86,8 @@ struct isp_queue *isp_queue_new(size_t max_records, size_t max_bytes,
 	/* Sizes are stored in 32 bits. */
 	if (max_bytes > (size_t)UINT32_MAX - QALIGN + 1)
 		max_bytes = (size_t)UINT32_MAX - QALIGN + 1;
-	q->cap = max_bytes & ~(size_t)(QALIGN - 1);
+	q->max_cap = max_bytes & ~(size_t)(QALIGN - 1);
+	q->cap = q->max_cap < START_BYTES ? q->max_cap : START_BYTES;
 	q->ring = malloc(q->cap);
 	if (!q->ring) {
 		free(q);
@@ -136,6 +146,47 @@ static const struct qhdr *oldest(struct isp_queue *q)
 	return h;
 }
 
+/*
+ * A record of `need` bytes does not fit: move the records, in order, to
+ * the start of a ring of twice the size (or what they and the record need),
+ * at most max_cap. false when the ring is at its full size already or out
+ * of memory: the caller then applies the drop policy.
+ */
+static bool grow(struct isp_queue *q, size_t need)
+{
+	if (q->cap >= q->max_cap)
+		return false;
+	size_t want = q->used + need;   /* pads included: a little more is fine */
+	size_t cap = q->cap * 2 > want ? q->cap * 2 : want;
+	if (cap > q->max_cap)
+		cap = q->max_cap;
+	unsigned char *ring = malloc(cap);
+	if (!ring)
+		return false;
+	size_t off = 0, at = q->tail;
+	for (size_t n = 0; n < q->count; n++) {
+		struct qhdr h;
+
+		memcpy(&h, q->ring + at, sizeof(h));
+		if (h.text_len == PAD_MARK) {   /* the end of the ring: skip it */
+			at = 0;
+			memcpy(&h, q->ring, sizeof(h));
+		}
+		memcpy(ring + off, q->ring + at, h.size);
+		off += h.size;
+		at += h.size;
+		if (at == q->cap)
+			at = 0;
+	}
+	free(q->ring);
+	q->ring = ring;
+	q->cap = cap;
+	q->tail = 0;
+	q->head = off == cap ? 0 : off;
+	q->used = off;
+	return true;
+}
+
 static void pop(struct isp_queue *q, size_t size)
 {
 	q->tail += size;
@@ -154,11 +205,11 @@ bool isp_queue_push(struct isp_queue *q, const struct isp_record *r)
 	size_t need = 0, pad = 0;
 	bool fits, wake;
 
-	/* Each length below cap first, so the sum cannot overflow. */
-	fits = rl < q->cap && kl < q->cap && tl < q->cap;
+	/* Each length below the bound first, so the sum cannot overflow. */
+	fits = rl < q->max_cap && kl < q->max_cap && tl < q->max_cap;
 	if (fits) {
 		need = rec_size(rl, kl, tl);
-		fits = need <= q->cap;
+		fits = need <= q->max_cap;
 	}
 
 	pthread_mutex_lock(&q->mu);
@@ -171,8 +222,13 @@ bool isp_queue_push(struct isp_queue *q, const struct isp_record *r)
 		pad = 0;
 		if (q->count == 0)
 			q->head = q->tail = q->used = 0;
-		if (q->count < q->max_records && (q->used == 0 || ring_fit(q, need, &pad)))
+		if (q->count < q->max_records && need <= q->cap &&
+		    (q->used == 0 || ring_fit(q, need, &pad)))
 			break;
+		if (q->count < q->max_records && grow(q, need))
+			continue;
+		if (q->count == 0)
+			goto drop;      /* no memory to grow: nothing to wait for */
 		if (q->policy == ISP_DROP_OLDEST) {
 			/* count > 0 here: an empty ring always fits need <= cap. */
 			pop(q, oldest(q)->size);

@@ -46,7 +46,9 @@ struct isp_queue;
 #define ISP_QUEUE_MIN_BYTES 1024
 
 /*
- * New empty queue. max_bytes is rounded down to the ring's alignment;
+ * New empty queue. max_bytes is rounded down to the ring's alignment; the
+ * ring starts at 1 MiB (or max_bytes if smaller) and doubles up to
+ * max_bytes only when records do not fit, so memory follows what waits;
  * `cnt` (owned by the caller, zeroed) receives queued/dropped counts.
  * NULL when out of memory.
  */

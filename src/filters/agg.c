@@ -4,8 +4,41 @@
 #include "agg.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+
+#define ROUND8(x) (((x) + 7u) & ~(size_t)7u)
+
+_Static_assert(sizeof(struct agg_state) == 64, "agg_state: one cache line");
+
+size_t agg_state_size(const struct qitem *it)
+{
+	if (it->diff || it->agg == AGG_DIFF)
+		return sizeof(struct agg_state);        /* prev comes last */
+	switch ((enum agg_kind)it->agg) {
+	case AGG_COUNT:
+		return offsetof(struct agg_state, a);   /* n only */
+	case AGG_SUM:
+	case AGG_RATE:
+		return ROUND8(offsetof(struct agg_state, a.sum.is_float) + 1);
+	case AGG_AVG:
+		return ROUND8(offsetof(struct agg_state, a.m.is_float) + 1);
+	case AGG_VAR:
+		return ROUND8(offsetof(struct agg_state, a.m.s2) + 2 * sizeof(uint64_t));
+	case AGG_MIN:
+	case AGG_MAX:
+		return ROUND8(offsetof(struct agg_state, a.val.order));
+	case AGG_FIRST:
+	case AGG_LAST:
+		return ROUND8(offsetof(struct agg_state, a.val.order) + sizeof(uint64_t));
+	case AGG_PCT:
+		return ROUND8(offsetof(struct agg_state, a.q) + sizeof(struct qsketch));
+	case AGG_DIFF:
+		break;
+	}
+	return sizeof(struct agg_state);
+}
 
 static double num(const struct xval *v)
 {
@@ -116,13 +149,13 @@ void agg_update(struct agg_state *s, const struct qitem *it, const struct xval *
 	case AGG_SUM:
 	case AGG_RATE:
 		if (v->k == XK_INT && !s->a.sum.is_float) {
-			s->a.sum.i += v->u.i;
+			s->a.sum.u.i += v->u.i;
 		} else {
 			if (!s->a.sum.is_float) {
-				s->a.sum.f = (double)s->a.sum.i;
+				s->a.sum.u.f = (double)s->a.sum.u.i;
 				s->a.sum.is_float = 1;
 			}
-			s->a.sum.f += num(v);
+			s->a.sum.u.f += num(v);
 		}
 		break;
 	case AGG_AVG:
@@ -158,12 +191,10 @@ void agg_update(struct agg_state *s, const struct qitem *it, const struct xval *
 			keep_value(s, v, order);
 		break;
 	case AGG_PCT: {
-		if (!s->a.q && !(s->a.q = arena_alloc(mem, sizeof(*s->a.q))))
-			return; /* out of memory: the value is not counted */
 		double f = num(v);
-		if (qs_add(s->a.q, f <= 0 ? 0 : f >= 1.8e19 ? UINT64_MAX : (uint64_t)llround(f),
+		if (qs_add(&s->a.q, f <= 0 ? 0 : f >= 1.8e19 ? UINT64_MAX : (uint64_t)llround(f),
 			   arena_alloc_cb, mem) != 0)
-			return;
+			return; /* out of memory: the value is not counted */
 		break;
 	}
 	}
@@ -185,11 +216,11 @@ void agg_merge(struct agg_state *to, const struct agg_state *from, const struct 
 	case AGG_SUM:
 	case AGG_RATE:
 		if (!to->a.sum.is_float && !from->a.sum.is_float) {
-			to->a.sum.i += from->a.sum.i;
+			to->a.sum.u.i += from->a.sum.u.i;
 		} else {
-			double a = to->a.sum.is_float ? to->a.sum.f : (double)to->a.sum.i;
-			double b = from->a.sum.is_float ? from->a.sum.f : (double)from->a.sum.i;
-			to->a.sum.f = a + b;
+			double a = to->a.sum.is_float ? to->a.sum.u.f : (double)to->a.sum.u.i;
+			double b = from->a.sum.is_float ? from->a.sum.u.f : (double)from->a.sum.u.i;
+			to->a.sum.u.f = a + b;
 			to->a.sum.is_float = 1;
 		}
 		break;
@@ -227,10 +258,10 @@ void agg_merge(struct agg_state *to, const struct agg_state *from, const struct 
 			to->a = from->a;
 		break;
 	case AGG_PCT:
-		if (!to->a.q && !(to->a.q = arena_alloc(mem, sizeof(*to->a.q))))
+		/* (never copied whole: from's blocks belong to a worker's
+		 * arena, reset once merged) */
+		if (qs_merge(&to->a.q, &from->a.q, arena_alloc_cb, mem) != 0)
 			return;
-		if (from->a.q)
-			qs_merge(to->a.q, from->a.q, arena_alloc_cb, mem);
 		break;
 	}
 	to->n += from->n;
@@ -249,15 +280,15 @@ bool agg_result(const struct agg_state *s, const struct qitem *it, double window
 	case AGG_SUM:
 		if (s->a.sum.is_float) {
 			out->k = XK_FLOAT;
-			out->u.f = s->a.sum.f;
+			out->u.f = s->a.sum.u.f;
 		} else {
 			out->k = XK_INT;
-			out->u.i = s->a.sum.i;
+			out->u.i = s->a.sum.u.i;
 		}
 		return true;
 	case AGG_RATE:
 		out->k = XK_FLOAT;
-		out->u.f = (it->arg ? (s->a.sum.is_float ? s->a.sum.f : (double)s->a.sum.i)
+		out->u.f = (it->arg ? (s->a.sum.is_float ? s->a.sum.u.f : (double)s->a.sum.u.i)
 				    : (double)s->n) / window_s;
 		return true;
 	case AGG_AVG:
@@ -288,10 +319,10 @@ bool agg_result(const struct agg_state *s, const struct qitem *it, double window
 		*out = s->a.val.u.v;
 		return true;
 	case AGG_PCT:
-		if (!s->a.q)
+		if (s->a.q.n == 0)
 			return false;
 		out->k = XK_INT;
-		out->u.i = (int64_t)qs_quantile(s->a.q, it->quantile);
+		out->u.i = (int64_t)qs_quantile(&s->a.q, it->quantile);
 		return true;
 	}
 	return false;

@@ -14,38 +14,59 @@
 #define ISP_FILTERS_AGG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "expr.h"
 #include "program.h"
 #include "qsketch.h"
 #include "table.h"
 
-/* One state per group, item and hop: kept small (64 bytes), since a
- * million groups are a million of them per item. */
+/* One state per group, item and hop, as the functions below work on it
+ * (64 bytes). A group keeps only the part its function uses
+ * (agg_state_size: from 8 bytes for count() to 64 with diff()), since a
+ * million groups are a million of them per item and hop: copy it in and
+ * out with agg_load/agg_store around a call. */
 struct agg_state {
 	uint64_t n;
 	union {
-		struct { double f; int64_t i; uint8_t is_float; } sum;
+		/* sum, rate: integers until a float appears */
+		struct { union { double f; int64_t i; } u; uint8_t is_float; } sum;
 		/* avg, var: 128-bit Σx and Σx² of integers, or (after a float)
-		 * mean and m2 as doubles in their first 8 bytes */
-		struct { uint64_t s1[2], s2[2]; uint8_t is_float; } m;
+		 * mean and m2 as doubles in their first 8 bytes; avg needs
+		 * neither Σx² nor m2, so they come last */
+		struct { uint64_t s1[2]; uint8_t is_float; uint64_t s2[2]; } m;
 		struct {
 			union {
 				struct xval v;
 				/* first/last of a string: its first 22 characters */
 				struct { uint8_t k; char text[23]; } str;
 			} u;
-			uint64_t order;
+			uint64_t order;         /* first/last only */
 		} val;
-		struct qsketch *q;
+		struct qsketch q;
 	} a;
 	/* diff(): the previous value (numbers only) */
 	struct { union { int64_t i; double f; } u; uint8_t is_float, has; } prev;
 };
 
+/* Bytes of the state a group keeps for the item (a multiple of 8). */
+size_t agg_state_size(const struct qitem *it);
+
+static inline void agg_load(struct agg_state *s, const void *kept, size_t size)
+{
+	memset(s, 0, sizeof(*s));
+	memcpy(s, kept, size);
+}
+
+static inline void agg_store(void *kept, const struct agg_state *s, size_t size)
+{
+	memcpy(kept, s, size);
+}
+
 /* Add one value (already through diff() if any). `order` is the packet
- * position for first/last. The arena provides sketches. */
+ * position for first/last. The arena provides the sketches' blocks. */
 void agg_update(struct agg_state *s, const struct qitem *it, const struct xval *v,
 		uint64_t order, struct arena *mem);
 

@@ -191,6 +191,8 @@ void isp_engine_free(struct isp_engine *e)
 			rec_jkey_free(&e->q[i].item_keys[k]);
 		free(e->q[i].group_keys);
 		free(e->q[i].item_keys);
+		free(e->q[i].cell_off);
+		free(e->q[i].cell_size);
 	}
 	free(e->ev);
 	free(e->q);

@@ -45,7 +45,7 @@ int event_init(struct isp_engine *e, unsigned i)
 	struct event_state *es = &e->ev[i];
 
 	if (table_init(&es->keys, r->nkey ? r->max_keys : 1, key_state_size(r),
-		       engine_key_max(e, r->key_slots, r->nkey)) != 0)
+		       engine_key_max(e, r->key_slots, r->nkey), true) != 0)
 		return -1;
 	if (r->event_slot >= 0 &&
 	    rec_jkey_make(&es->event_key, e->prog->slot_names[r->event_slot]) != 0)

@@ -1,18 +1,26 @@
 /*
  * qsketch.h - bounded-memory quantile sketch for p50/p90/p99.
  *
- * Up to QS_SMALL values are kept as they are (a group with a few packets,
- * the common case with many groups, costs 96 bytes and its quantiles are
- * exact). Past that, log-linear buckets (HDR-histogram style): values
- * below 32 are exact, larger ones fall in one of 16 buckets per power of
- * two, so a quantile is within 1/32 (about 3%) of a true sample value, and
- * never below the smallest or above the largest value added. Fixed size
- * (976 counters, allocated once, through the caller's allocator), no
- * allocation after that, mergeable by adding counters.
+ * Up to QS_SMALL values are kept as they are, so a group with a few
+ * packets (the common case with many groups) has exact quantiles. Past
+ * that, log-linear buckets (HDR-histogram style): values below 32 are
+ * exact, larger ones fall in one of 16 buckets per power of two, so a
+ * quantile is within 1/32 (about 3%) of a true sample value, and never
+ * below the smallest or above the largest value added. Mergeable by
+ * adding counters.
+ *
+ * Memory grows with what a group holds, since a million groups hold a
+ * million sketches: the first QS_INLINE values live in the 24-byte
+ * struct itself (no allocation), the next ones in a block of QS_SMALL
+ * values, and the counters cover only the range of buckets the values
+ * fell in (widened as needed, at most QS_BUCKETS). Blocks come from the
+ * caller's allocator (an arena freed as a whole: a block outgrown is not
+ * given back, which costs at most as much again as the final counters).
  */
 #ifndef ISP_QSKETCH_H
 #define ISP_QSKETCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,22 +28,34 @@
 #define QS_SUB 16u
 #define QS_BUCKETS (QS_EXACT + (64u - 5u) * QS_SUB)
 #define QS_SMALL 8u
+#define QS_INLINE 2u
 
 typedef void *(*qs_alloc_fn)(void *ctx, size_t n);     /* zeroed memory or NULL */
 
+struct qs_big;
+
 struct qsketch {
-	uint64_t n;
-	uint64_t min, max;      /* exact: a quantile never leaves [min, max] */
-	uint64_t small[QS_SMALL];
-	uint32_t *count;        /* QS_BUCKETS counters once past QS_SMALL values */
+	uint64_t n;             /* values added */
+	union {
+		uint64_t v[QS_INLINE];  /* n <= QS_INLINE: the values */
+		struct qs_big *big;     /* n > QS_INLINE */
+	} u;
 };
 
-/* Add a value; false when the buckets could not be allocated (the value
- * is then not counted). */
+/* Add a value; -1 when a block could not be allocated (the value is then
+ * not counted and the sketch is unchanged). A zeroed struct is empty. */
 int qs_add(struct qsketch *q, uint64_t v, qs_alloc_fn alloc, void *ctx);
+/* Add everything `from` holds (from is not changed and keeps its blocks). */
 int qs_merge(struct qsketch *to, const struct qsketch *from, qs_alloc_fn alloc, void *ctx);
 /* Value at quantile q in [0, 1], nearest rank (0 for an empty sketch). */
 uint64_t qs_quantile(const struct qsketch *q, double quantile);
+
+/* For tests: the extremes (0 when empty), and whether values went into
+ * buckets (no longer exact) and how many counters that takes. */
+uint64_t qs_min(const struct qsketch *q);
+uint64_t qs_max(const struct qsketch *q);
+bool qs_bucketed(const struct qsketch *q);
+unsigned qs_counters(const struct qsketch *q);
 
 /* Bucket of a value and the value a bucket stands for (exposed for tests). */
 unsigned qs_bucket(uint64_t v);

@@ -17,23 +17,28 @@
 #include "../core/value.h"
 #include "engine.h"
 
-/* A select item's state in a group: one state, or one per hop. */
-struct qcell {
-	union {
-		struct agg_state s;             /* scalar argument */
-		struct {
-			struct agg_state *hops; /* per-hop argument: one state per hop */
-			uint8_t nh, cap;
-		} h;
-	} u;
+/*
+ * A group's state: the order of its first packet, then one cell per
+ * select item at qs->cell_off[k]: the part of the item's agg_state its
+ * function uses (qs->cell_size[k] bytes, agg_state_size), or for a
+ * per-hop argument a struct qhops whose array holds that much per hop.
+ * Sized per rule because a million groups multiply every byte.
+ */
+struct qhops {
+	uint8_t *hops;          /* nh states of cell_size bytes (cap allocated) */
+	uint8_t nh, cap;
 };
 
 #define MAX_GROUP_BY 16   /* the compiler refuses more */
 
 struct qgroup {
 	uint64_t first;                 /* order of its first packet (output order) */
-	struct qcell cell[1];           /* nitems of them */
 };
+
+static uint8_t *cell_of(const struct query_state *qs, struct qgroup *g, unsigned k)
+{
+	return (uint8_t *)g + qs->cell_off[k];
+}
 
 /* Packet order for first/last and for the order of groups: the position
  * in the input, then the report within a coalesced packet. The same for
@@ -48,10 +53,20 @@ int query_init(struct isp_engine *e, unsigned i)
 	const struct qrule *r = &e->prog->queries[i];
 	struct query_state *qs = &e->q[i];
 
-	qs->entry_state = offsetof(struct qgroup, cell) + (r->nitems ? r->nitems : 1) * sizeof(struct qcell);
+	qs->cell_off = calloc(r->nitems ? r->nitems : 1, sizeof(*qs->cell_off));
+	qs->cell_size = calloc(r->nitems ? r->nitems : 1, sizeof(*qs->cell_size));
+	if (!qs->cell_off || !qs->cell_size)
+		return -1;
+	size_t off = sizeof(struct qgroup);
+	for (unsigned k = 0; k < r->nitems; k++) {
+		qs->cell_off[k] = (uint32_t)off;
+		qs->cell_size[k] = (uint16_t)agg_state_size(&r->items[k]);
+		off += r->items[k].per_hop ? sizeof(struct qhops) : qs->cell_size[k];
+	}
+	qs->entry_state = off;
 	size_t kmax = engine_key_max(e, r->group_slots, r->ngroup);
-	if (table_init(&qs->groups, r->max_groups, qs->entry_state, kmax) != 0 ||
-	    table_init(&qs->done, r->max_groups, qs->entry_state, kmax) != 0)
+	if (table_init(&qs->groups, r->max_groups, qs->entry_state, kmax, false) != 0 ||
+	    table_init(&qs->done, r->max_groups, qs->entry_state, kmax, false) != 0)
 		return -1;
 	qs->group_keys = calloc(r->ngroup ? r->ngroup : 1, sizeof(*qs->group_keys));
 	qs->item_keys = calloc(r->nitems ? r->nitems : 1, sizeof(*qs->item_keys));
@@ -66,55 +81,70 @@ int query_init(struct isp_engine *e, unsigned i)
 	return 0;
 }
 
-static struct agg_state *hop_state(struct query_state *qs, struct qcell *c, unsigned hop)
+/* The state of hop `hop` (size bytes) in a per-hop cell, made on first use. */
+static uint8_t *hop_state(struct query_state *qs, struct qhops *c, unsigned hop, size_t size)
 {
 	if (hop >= ISP_MAX_HOPS)
 		return NULL;
-	if (hop >= c->u.h.cap) {
+	if (hop >= c->cap) {
 		/* exactly the path's length: paths rarely grow within a group */
 		unsigned cap = hop + 1;
-		struct agg_state *n = arena_alloc(&qs->hops, cap * sizeof(*n));
+		uint8_t *n = arena_alloc(&qs->hops, cap * size);
 		if (!n)
 			return NULL;
-		if (c->u.h.nh)
-			memcpy(n, c->u.h.hops, c->u.h.nh * sizeof(*n));
-		c->u.h.hops = n;
-		c->u.h.cap = (uint8_t)cap;
+		if (c->nh)
+			memcpy(n, c->hops, c->nh * size);
+		c->hops = n;
+		c->cap = (uint8_t)cap;
 	}
-	if (hop >= c->u.h.nh)
-		c->u.h.nh = (uint8_t)(hop + 1);
-	return &c->u.h.hops[hop];
+	if (hop >= c->nh)
+		c->nh = (uint8_t)(hop + 1);
+	return c->hops + hop * size;
+}
+
+/* One value into a kept state: v == NULL counts a packet (count(), rate()). */
+static void update_state(struct query_state *qs, const struct qitem *it, uint8_t *kept,
+			 size_t size, struct xval *v, uint64_t order)
+{
+	struct agg_state s;
+
+	agg_load(&s, kept, size);
+	if (!v || !(it->diff || it->agg == AGG_DIFF) || agg_diff(&s, v))
+		agg_update(&s, it, v, order, &qs->hops);
+	agg_store(kept, &s, size);
 }
 
 static void update_cell(struct isp_engine *e, struct query_state *qs, const struct qitem *it,
-			struct qcell *c, struct cx_ctx *ctx)
+			unsigned k, uint8_t *cell, struct cx_ctx *ctx)
 {
+	size_t size = qs->cell_size[k];
+	uint64_t order = order_of(ctx->pkt);
 	struct xval v;
-	bool diff = it->diff || it->agg == AGG_DIFF;
 
 	if (!it->arg) {                 /* count(), rate() */
-		agg_update(&c->u.s, it, NULL, order_of(ctx->pkt), &qs->hops);
+		update_state(qs, it, cell, size, NULL, order);
 		return;
 	}
 	if (!it->per_hop) {
-		if (cx_eval(it->arg, ctx, &v) && (!diff || agg_diff(&c->u.s, &v)))
-			agg_update(&c->u.s, it, &v, order_of(ctx->pkt), &qs->hops);
+		if (cx_eval(it->arg, ctx, &v))
+			update_state(qs, it, cell, size, &v, order);
 		return;
 	}
+	struct qhops *c = (struct qhops *)cell;
 	const struct isp_value *hv = slot_get(&e->sc, ctx->pkt, (unsigned)it->hop_slot);
 	if (!hv || !hv->is_array)
 		return;
 	/* the result is as long as the longest path seen, even when its last
 	 * hops had no value (they come out as null) */
-	if (hv->count && !hop_state(qs, c, hv->count - 1u))
+	if (hv->count && !hop_state(qs, c, hv->count - 1u, size))
 		return;
 	for (unsigned h = 0; h < hv->count; h++) {
 		ctx->hop = (int)h;
 		if (!cx_eval(it->arg, ctx, &v))
 			continue;
-		struct agg_state *s = hop_state(qs, c, h);
-		if (s && (!diff || agg_diff(s, &v)))
-			agg_update(s, it, &v, order_of(ctx->pkt), &qs->hops);
+		uint8_t *s = hop_state(qs, c, h, size);
+		if (s)
+			update_state(qs, it, s, size, &v, order);
 	}
 	ctx->hop = -1;
 }
@@ -142,7 +172,7 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 	if (created)
 		g->first = order_of(p);
 	for (unsigned k = 0; k < r->nitems; k++)
-		update_cell(e, qs, &r->items[k], &g->cell[k], &ctx);
+		update_cell(e, qs, &r->items[k], k, cell_of(qs, g, k), &ctx);
 }
 
 void query_advance(struct isp_engine *e, unsigned i, uint64_t now)
@@ -195,13 +225,15 @@ static const uint8_t *key_value(const uint8_t *k, const uint8_t *end, uint8_t ty
 	return k + 16;
 }
 
-static void write_result(struct rec *rec, const struct qitem *it, const struct agg_state *s,
-			 double window_s)
+static void write_result(struct rec *rec, const struct qitem *it, const uint8_t *kept,
+			 size_t size, double window_s)
 {
+	struct agg_state s;
 	struct xval v;
 
-	if (agg_result(s, it, window_s, &v))
-		rec_xval(rec, &v, v.k == XK_STR ? agg_result_str(s) : NULL);
+	agg_load(&s, kept, size);
+	if (agg_result(&s, it, window_s, &v))
+		rec_xval(rec, &v, v.k == XK_STR ? agg_result_str(&s) : NULL);
 	else
 		rec_null(rec);
 }
@@ -251,15 +283,17 @@ static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 	}
 	for (unsigned k = 0; k < r->nitems; k++) {
 		const struct qitem *it = &r->items[k];
-		const struct qcell *c = &g->cell[k];
+		const uint8_t *cell = cell_of(qs, g, k);
+		size_t size = qs->cell_size[k];
 		rec_key_prepared(rec, &qs->item_keys[k]);
 		if (!it->per_hop) {
-			write_result(rec, it, &c->u.s, window_s);
+			write_result(rec, it, cell, size, window_s);
 			continue;
 		}
 		/* per hop: an array, null for a hop no packet had; null when
 		 * no packet of the group had the attribute */
-		if (c->u.h.nh == 0) {
+		const struct qhops *c = (const struct qhops *)cell;
+		if (c->nh == 0) {
 			rec_null(rec);
 			continue;
 		}
@@ -267,10 +301,12 @@ static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 		struct jsonw w;
 		jsonw_init(&w, buf, sizeof(buf));
 		jsonw_array_begin(&w);
-		for (unsigned h = 0; h < c->u.h.nh; h++) {
+		for (unsigned h = 0; h < c->nh; h++) {
+			struct agg_state s;
 			struct xval v;
-			if (agg_result(&c->u.h.hops[h], it, window_s, &v))
-				xval_json(&w, &v, v.k == XK_STR ? agg_result_str(&c->u.h.hops[h]) : NULL);
+			agg_load(&s, c->hops + h * size, size);
+			if (agg_result(&s, it, window_s, &v))
+				xval_json(&w, &v, v.k == XK_STR ? agg_result_str(&s) : NULL);
 			else
 				jsonw_null(&w);
 		}
@@ -327,17 +363,31 @@ static int by_first(const void *a, const void *b)
 
 /* Fold a worker's cell into the merged one: states add up (Chan's formula
  * for var, counters for sketches, packet order for first/last). */
-static void merge_cell(struct query_state *mqs, const struct qitem *it, struct qcell *to,
-		       const struct qcell *from)
+static void merge_state(struct query_state *mqs, const struct qitem *it, uint8_t *to,
+			const uint8_t *from, size_t size)
 {
+	struct agg_state a, b;
+
+	agg_load(&a, to, size);
+	agg_load(&b, from, size);
+	agg_merge(&a, &b, it, &mqs->hops);
+	agg_store(to, &a, size);
+}
+
+static void merge_cell(struct query_state *mqs, unsigned k, const struct qitem *it, uint8_t *to,
+		       const uint8_t *from)
+{
+	size_t size = mqs->cell_size[k];
+
 	if (!it->per_hop) {
-		agg_merge(&to->u.s, &from->u.s, it, &mqs->hops);
+		merge_state(mqs, it, to, from, size);
 		return;
 	}
-	for (unsigned h = 0; h < from->u.h.nh; h++) {
-		struct agg_state *s = hop_state(mqs, to, h);
+	const struct qhops *f = (const struct qhops *)from;
+	for (unsigned h = 0; h < f->nh; h++) {
+		uint8_t *s = hop_state(mqs, (struct qhops *)to, h, size);
 		if (s)
-			agg_merge(s, &from->u.h.hops[h], it, &mqs->hops);
+			merge_state(mqs, it, s, f->hops + h * size, size);
 	}
 }
 
@@ -366,7 +416,7 @@ void query_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w, 
 			if (created || sg->first < g->first)
 				g->first = sg->first;
 			for (unsigned c = 0; c < r->nitems; c++)
-				merge_cell(mqs, &r->items[c], &g->cell[c], &sg->cell[c]);
+				merge_cell(mqs, c, &r->items[c], cell_of(mqs, g, c), cell_of(wqs, sg, c));
 		}
 		mqs->st.matched += wqs->st.matched;
 		wqs->st.matched = 0;

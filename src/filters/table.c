@@ -19,7 +19,9 @@ struct arena_block {
 
 void *arena_alloc(struct arena *a, size_t n)
 {
-	n = (n + 15) & ~(size_t)15;
+	/* 8 is all the states need (no member is wider; 128-bit sums are
+	 * kept as two words); 16 would add 8 bytes to many entries */
+	n = (n + 7) & ~(size_t)7;
 	if (!a->cur || a->used + n > a->cur->size) {
 		/* the next kept block, or a new one */
 		struct arena_block *b = a->cur ? a->cur->next : a->head;
@@ -74,7 +76,7 @@ uint64_t table_hash(const void *key, size_t len)
 	return XXH3_64bits(key, len);
 }
 
-int table_init(struct table *t, uint32_t max, size_t state_size, size_t key_max)
+int table_init(struct table *t, uint32_t max, size_t state_size, size_t key_max, bool evicts)
 {
 	uint32_t cap = 16;
 
@@ -89,9 +91,10 @@ int table_init(struct table *t, uint32_t max, size_t state_size, size_t key_max)
 	}
 	t->mask = cap - 1;
 	t->max = max;
-	t->state_size = (state_size + 15) & ~(size_t)15;
+	t->state_size = (state_size + 7) & ~(size_t)7;
 	t->key_max = key_max;
 	t->entry_size = sizeof(struct tentry) + t->state_size + key_max;
+	t->evicts = evicts;
 	return 0;
 }
 
@@ -171,7 +174,7 @@ struct tentry *table_get(struct table *t, const void *key, size_t len, uint64_t 
 	}
 	struct tentry *e;
 	if (t->count >= t->max) {
-		if (!evict_lru) {
+		if (!evict_lru || !t->evicts) {
 			t->overflows++;
 			return NULL;
 		}
@@ -181,7 +184,8 @@ struct tentry *table_get(struct table *t, const void *key, size_t len, uint64_t 
 		while (t->slot[i])
 			i = (i + 1) & t->mask;
 	} else {
-		e = arena_alloc(&t->mem, t->entry_size);
+		e = arena_alloc(&t->mem, t->evicts ? t->entry_size :
+				sizeof(struct tentry) + t->state_size + len);
 		if (!e) {
 			t->overflows++;
 			return NULL;

@@ -3,6 +3,10 @@
  * delta keys): open addressing on a 64-bit hash of the key bytes, fixed
  * entry size, entries carved from big blocks and reused, so a steady
  * stream of packets allocates nothing. Bounded: at most `max` entries.
+ * A table that evicts reuses an evicted entry in place, so its entries
+ * have room for the longest key; one that does not (query groups, cleared
+ * each window) sizes each entry by its key: a per-hop or string key may
+ * take 260 bytes and is most often a tenth of that.
  */
 #ifndef ISP_FILTERS_TABLE_H
 #define ISP_FILTERS_TABLE_H
@@ -17,7 +21,7 @@ struct arena {
 	size_t used;            /* in cur */
 };
 
-void *arena_alloc(struct arena *a, size_t n);   /* 16-byte aligned, zeroed */
+void *arena_alloc(struct arena *a, size_t n);   /* 8-byte aligned, zeroed */
 /* The same as a callback (ctx is the arena), for modules that take one. */
 void *arena_alloc_cb(void *ctx, size_t n);
 void arena_reset(struct arena *a);
@@ -35,13 +39,14 @@ struct table {
 	struct tentry **slot;   /* open addressing, capacity mask+1 */
 	uint32_t mask;
 	uint32_t count, max;
-	size_t state_size, key_max, entry_size;
+	size_t state_size, key_max, entry_size;   /* entry_size: with key_max */
+	bool evicts;            /* table_get may evict: entries of entry_size */
 	struct tentry **order;  /* insertion order (for deterministic output) */
 	struct arena mem;       /* entries (an evicted entry is reused in place) */
 	uint64_t evictions, overflows;
 };
 
-int table_init(struct table *t, uint32_t max, size_t state_size, size_t key_max);
+int table_init(struct table *t, uint32_t max, size_t state_size, size_t key_max, bool evicts);
 void table_free(struct table *t);
 
 static inline void *tentry_state(struct tentry *e)
@@ -58,9 +63,9 @@ uint64_t table_hash(const void *key, size_t len);
 
 /*
  * Find the entry of a key, or insert it (state zeroed, *created = true).
- * When the table is full: with evict_lru, the least recently seen entry of
- * a small sample is replaced (counted in evictions); otherwise NULL
- * (counted in overflows).
+ * When the table is full: with evict_lru (in a table made to evict), the
+ * least recently seen entry of a small sample is replaced (counted in
+ * evictions); otherwise NULL (counted in overflows).
  */
 struct tentry *table_get(struct table *t, const void *key, size_t len, uint64_t now,
 			 bool evict_lru, bool *created);

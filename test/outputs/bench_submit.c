@@ -7,8 +7,9 @@
  * machine); built by `make check`, run by hand:
  *     test/outputs/bench_submit [records [bytes [producers [queue-bytes
  *                                [drop-policy]]]]]
- * A large queue (default 256M) is first touched during the run (page
- * faults); a small one with drop-policy=block shows the steady state.
+ * A large queue (default 256M) grows during the run as records wait
+ * (copies and page faults); a small one with drop-policy=block shows the
+ * steady state.
  */
 #include <pthread.h>
 #include <stdio.h>

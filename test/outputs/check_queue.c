@@ -2,7 +2,8 @@
  * check_queue.c - what the channel queue does with records, through a
  * channel of the fake type (fake.c) and on the ring alone: order, batch
  * sizes, the drop policies and the byte bound with exact counts, big
- * records, and integrity across many wraps of a small ring.
+ * records, integrity across many wraps of a small ring, and a ring that
+ * grows to its bound with records wrapped round it.
  */
 #include <check.h>
 #include <stdio.h>
@@ -287,6 +288,79 @@ START_TEST(queue_model_oldest)
 }
 END_TEST
 
+/* Push record `seq` of RING_TEXT bytes (1520 with its header: a 1 MiB ring
+ * ends in a pad). */
+#define RING_TEXT 1500
+static bool push_seq(struct isp_queue *q, unsigned seq)
+{
+	char text[RING_TEXT];
+	int n = snprintf(text, sizeof(text), "%07u:", seq);
+
+	for (size_t j = (size_t)n; j < sizeof(text); j++)
+		text[j] = (char)('a' + (seq + j) % 26);
+
+	struct isp_record r = { .text = text, .len = sizeof(text) };
+
+	return isp_queue_push(q, &r);
+}
+
+/* Take up to `n` records; each must be the next in sequence, intact. */
+static unsigned take_seq(struct isp_queue *q, struct isp_qbatch *b, unsigned n, unsigned *next)
+{
+	unsigned got = 0;
+
+	while (got < n && isp_queue_take(q, b, 0) > 0) {
+		for (size_t i = 0; i < b->n; i++) {
+			const struct isp_record *r = &b->recs[i];
+			bool ok = r->len == RING_TEXT && strtoul(r->text, NULL, 10) == *next;
+
+			for (size_t j = 8; ok && j < r->len; j++)
+				ok = r->text[j] == 'a' + (char)((*next + j) % 26);
+			ck_assert_msg(ok, "record %u damaged or out of order", *next);
+			(*next)++;
+			got++;
+		}
+	}
+	return got;
+}
+
+/* The ring starts at 1 MiB and grows while records wait, keeping them in
+ * order across a wrap and its pad; at its bound (3 MiB, not a power of
+ * two) it holds exactly what the bytes allow, and refuses the next. */
+START_TEST(ring_grows_to_bound)
+{
+	struct isp_counters cnt = { 0 };
+	struct isp_queue *q = isp_queue_new(1u << 20, 3u << 20, ISP_DROP_NEWEST, &cnt);
+	struct isp_qbatch b;
+	unsigned seq = 0, next = 0;
+
+	ck_assert_ptr_nonnull(q);
+	ck_assert_int_eq(isp_qbatch_init(&b, 100, 3u << 20), 0);
+	for (; seq < 400; seq++)
+		ck_assert(push_seq(q, seq));
+	/* (batches of 43: the staging buffer holds 64 KiB) */
+	ck_assert_uint_eq(take_seq(q, &b, 300, &next), 301);
+	/* 99 wait in the middle; 500 more wrap round the end (289 fit) */
+	for (; seq < 900; seq++)
+		ck_assert(push_seq(q, seq));
+	/* past 1 MiB, then past 2 MiB of records waiting */
+	for (; seq < 1900; seq++)
+		ck_assert(push_seq(q, seq));
+	/* 3 MiB / 1520 bytes: 2069 records in all */
+	while (push_seq(q, seq))
+		seq++;
+	ck_assert_uint_eq(seq - next, (3u << 20) / 1520u);
+	ck_assert_uint_eq(atomic_load(&cnt.dropped), 1);
+	ck_assert_uint_eq(take_seq(q, &b, ~0u, &next), seq - 301);
+	ck_assert_uint_eq(next, seq);
+	/* empty again: records still go through */
+	ck_assert(push_seq(q, seq++));
+	ck_assert_uint_eq(take_seq(q, &b, ~0u, &next), 1);
+	isp_qbatch_free(&b);
+	isp_queue_free(q);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("queue");
@@ -307,6 +381,7 @@ int main(void)
 	tcase_add_test(tc, ring_wraps_intact);
 	tcase_add_test(tc, queue_model_newest);
 	tcase_add_test(tc, queue_model_oldest);
+	tcase_add_test(tc, ring_grows_to_bound);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

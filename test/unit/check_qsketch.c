@@ -1,7 +1,9 @@
 /*
  * check_qsketch.c - the quantile sketch: exact for small groups, within
- * 1/32 of a true sample value past that, clamped to [min, max], and
- * merging two sketches equals adding everything to one.
+ * 1/32 of a true sample value past that, clamped to [min, max], merging
+ * two sketches equals adding everything to one, and memory grows with
+ * what a sketch holds (nothing for two values, a narrow range of
+ * counters for values close together).
  */
 #include <check.h>
 #include <math.h>
@@ -10,10 +12,31 @@
 #include "../../src/filters/qsketch.h"
 #include "testlib.h"
 
+/* The sketch's blocks, freed at the end of each test (as an arena is). */
+static void *blocks[4096];
+static size_t nblocks, allocated;
+
 static void *alloc(void *ctx, size_t n)
 {
 	(void)ctx;
-	return calloc(1, n);    /* each test frees the buckets it made */
+	ck_assert_uint_lt(nblocks, sizeof(blocks) / sizeof(blocks[0]));
+	allocated += n;
+	return blocks[nblocks++] = calloc(1, n);
+}
+
+static void free_blocks(void)
+{
+	while (nblocks)
+		free(blocks[--nblocks]);
+	allocated = 0;
+}
+
+/* Fails on any allocation: a sketch must stay as it was. */
+static void *no_alloc(void *ctx, size_t n)
+{
+	(void)ctx;
+	(void)n;
+	return NULL;
 }
 
 static uint64_t true_rank(uint64_t *v, size_t n, double q)
@@ -34,12 +57,63 @@ START_TEST(small_groups_are_exact)
 	struct qsketch q = { 0 };
 	uint64_t vals[] = { 1163, 1480, 2231 };
 
-	for (unsigned i = 0; i < 3; i++)
+	for (unsigned i = 0; i < 2; i++)
 		ck_assert_int_eq(qs_add(&q, vals[i], alloc, NULL), 0);
-	ck_assert_ptr_null(q.count);
+	ck_assert_uint_eq(allocated, 0);        /* two values: in the struct */
+	ck_assert_uint_eq(qs_quantile(&q, 0.5), 1163);
+	ck_assert_uint_eq(qs_quantile(&q, 1.0), 1480);
+	ck_assert_int_eq(qs_add(&q, vals[2], alloc, NULL), 0);
+	ck_assert(!qs_bucketed(&q));
 	ck_assert_uint_eq(qs_quantile(&q, 0.5), 1480);
 	ck_assert_uint_eq(qs_quantile(&q, 0.99), 2231);
 	ck_assert_uint_eq(qs_quantile(&q, 0.0), 1163);
+	ck_assert_uint_eq(qs_min(&q), 1163);
+	ck_assert_uint_eq(qs_max(&q), 2231);
+	/* up to QS_SMALL values stay exact, the next one goes into buckets */
+	for (unsigned i = 3; i < QS_SMALL; i++)
+		ck_assert_int_eq(qs_add(&q, 5000 + i, alloc, NULL), 0);
+	ck_assert(!qs_bucketed(&q));
+	ck_assert_uint_eq(qs_quantile(&q, 1.0), 5000 + QS_SMALL - 1);
+	ck_assert_int_eq(qs_add(&q, 7, alloc, NULL), 0);
+	ck_assert(qs_bucketed(&q));
+	ck_assert_uint_eq(q.n, QS_SMALL + 1);
+	ck_assert_uint_eq(qs_min(&q), 7);
+	ck_assert_uint_eq(qs_quantile(&q, 0.0), 7);
+	free_blocks();
+}
+END_TEST
+
+/* Values close together take a few counters; the range widens as values
+ * spread, up to every bucket, and a failed allocation changes nothing. */
+START_TEST(counters_follow_the_range)
+{
+	struct qsketch q = { 0 };
+
+	for (uint64_t i = 0; i < 1000; i++)
+		ck_assert_int_eq(qs_add(&q, 1000 + i % 40, alloc, NULL), 0);
+	ck_assert(qs_bucketed(&q));
+	ck_assert_uint_le(qs_counters(&q), 16);
+	size_t before = allocated;
+	ck_assert_uint_eq(qs_quantile(&q, 0.5), qs_bucket_value(qs_bucket(1019)));
+
+	/* out of range, no memory: refused, nothing changed */
+	struct qsketch copy = q;
+	ck_assert_int_eq(qs_add(&q, 1u << 30, no_alloc, NULL), -1);
+	ck_assert_uint_eq(q.n, copy.n);
+	ck_assert_uint_eq(qs_max(&q), 1039);
+	ck_assert_uint_eq(qs_quantile(&q, 1.0), 1039);
+
+	ck_assert_int_eq(qs_add(&q, 1u << 30, alloc, NULL), 0);
+	ck_assert_int_eq(qs_add(&q, 0, alloc, NULL), 0);
+	ck_assert_int_eq(qs_add(&q, UINT64_MAX, alloc, NULL), 0);
+	ck_assert_uint_le(qs_counters(&q), QS_BUCKETS);
+	ck_assert_uint_gt(allocated, before);
+	ck_assert_uint_eq(qs_quantile(&q, 0.0), 0);
+	ck_assert_uint_eq(qs_quantile(&q, 1.0), qs_bucket_value(qs_bucket(UINT64_MAX)));
+	ck_assert_uint_eq(qs_quantile(&q, 0.5), qs_bucket_value(qs_bucket(1019)));
+	/* geometric growth: what was left behind is less than what is in use */
+	ck_assert_uint_le(allocated, 2 * (qs_counters(&q) * sizeof(uint32_t)) + 512);
+	free_blocks();
 }
 END_TEST
 
@@ -54,7 +128,7 @@ START_TEST(large_groups_within_one_32nd)
 		v[i] = copy[i] = x % 10000000u;
 		qs_add(&q, v[i], alloc, NULL);
 	}
-	ck_assert_ptr_nonnull(q.count);
+	ck_assert(qs_bucketed(&q));
 	const double qs[] = { 0.5, 0.9, 0.99 };
 	for (unsigned k = 0; k < 3; k++) {
 		uint64_t want = true_rank(copy, 5000, qs[k]);
@@ -63,8 +137,8 @@ START_TEST(large_groups_within_one_32nd)
 		ck_assert_msg(err <= 1.0 / 32, "q%.2f: %llu vs %llu", qs[k],
 			      (unsigned long long)got, (unsigned long long)want);
 	}
-	ck_assert_uint_le(qs_quantile(&q, 1.0), q.max);
-	free(q.count);
+	ck_assert_uint_le(qs_quantile(&q, 1.0), qs_max(&q));
+	free_blocks();
 }
 END_TEST
 
@@ -79,8 +153,8 @@ START_TEST(merge_equals_one_sketch)
 	}
 	ck_assert_int_eq(qs_merge(&a, &b, alloc, NULL), 0);
 	ck_assert_uint_eq(a.n, all.n);
-	ck_assert_uint_eq(a.min, all.min);
-	ck_assert_uint_eq(a.max, all.max);
+	ck_assert_uint_eq(qs_min(&a), qs_min(&all));
+	ck_assert_uint_eq(qs_max(&a), qs_max(&all));
 	for (double q = 0.05; q < 1; q += 0.05)
 		ck_assert_uint_eq(qs_quantile(&a, q), qs_quantile(&all, q));
 	/* two small ones stay small and exact */
@@ -88,11 +162,41 @@ START_TEST(merge_equals_one_sketch)
 	qs_add(&c, 10, alloc, NULL);
 	qs_add(&d, 20, alloc, NULL);
 	qs_merge(&c, &d, alloc, NULL);
-	ck_assert_ptr_null(c.count);
+	ck_assert(!qs_bucketed(&c));
 	ck_assert_uint_eq(qs_quantile(&c, 1.0), 20);
-	free(a.count);
-	free(b.count);
-	free(all.count);
+	free_blocks();
+}
+END_TEST
+
+/* Every split of the same values, whatever stage each part is at (in the
+ * struct, exact in a block, in buckets), merges to what one sketch of all
+ * the values gives: the merged windows of several workers are the same
+ * records as one worker's. */
+START_TEST(merge_any_stage)
+{
+	const unsigned sizes[] = { 0, 1, 2, 3, 5, 8, 9, 30 };
+	const unsigned ns = sizeof(sizes) / sizeof(sizes[0]);
+
+	for (unsigned i = 0; i < ns; i++)
+		for (unsigned j = 0; j < ns; j++) {
+			struct qsketch a = { 0 }, b = { 0 }, all = { 0 };
+			uint64_t x = 7 + i * 31 + j;
+			for (unsigned k = 0; k < sizes[i] + sizes[j]; k++) {
+				x = x * 6364136223846793005ull + 1442695040888963407ull;
+				uint64_t v = (x >> 33) % (k % 3 ? 5000 : 60);
+				ck_assert_int_eq(qs_add(k < sizes[i] ? &a : &b, v, alloc, NULL), 0);
+				ck_assert_int_eq(qs_add(&all, v, alloc, NULL), 0);
+			}
+			ck_assert_int_eq(qs_merge(&a, &b, alloc, NULL), 0);
+			ck_assert_uint_eq(a.n, all.n);
+			ck_assert(qs_bucketed(&a) == qs_bucketed(&all));
+			ck_assert_uint_eq(qs_min(&a), qs_min(&all));
+			ck_assert_uint_eq(qs_max(&a), qs_max(&all));
+			for (double q = 0; q <= 1.0; q += 0.05)
+				ck_assert_msg(qs_quantile(&a, q) == qs_quantile(&all, q),
+					      "%u+%u values, q%.2f", sizes[i], sizes[j], q);
+			free_blocks();
+		}
 }
 END_TEST
 
@@ -115,6 +219,8 @@ int main(void)
 	TCase *tc = tcase_create("sketch");
 
 	tcase_add_test(tc, small_groups_are_exact);
+	tcase_add_test(tc, counters_follow_the_range);
+	tcase_add_test(tc, merge_any_stage);
 	tcase_add_test(tc, large_groups_within_one_32nd);
 	tcase_add_test(tc, merge_equals_one_sketch);
 	tcase_add_test(tc, buckets);

@@ -128,7 +128,10 @@ int main(int argc, char **argv)
 
 	if (rc)
 		return rc > 0 ? 0 : 2;
-	model_init(&r.model, &r.cfg);
+	if (model_init(&r.model, &r.cfg) != 0) {
+		fprintf(stderr, "intgen: out of memory\n");
+		return 1;
+	}
 	rng_seed(&r.aux, r.cfg.seed ^ 0xA5A5A5A5DEADBEEFull);
 
 	if (pcap_open(&r.pcap, r.cfg.out_path, r.cfg.nanosec)) {
@@ -168,5 +171,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "intgen: %s: write error\n", r.cfg.expect_path);
 		rc = 1;
 	}
+	model_free(&r.model);
 	return rc;
 }

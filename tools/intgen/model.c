@@ -10,6 +10,7 @@
  */
 #include "model.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define TS48_MASK 0xFFFFFFFFFFFFull
@@ -18,11 +19,47 @@
 /* Prime > IG_MAX_HOPS: hop h -> (a + h*b) mod P is injective for h < P. */
 #define PATH_PRIME 65521u
 
-void model_init(struct ig_model *m, const struct ig_config *cfg)
+int model_init(struct ig_model *m, const struct ig_config *cfg)
 {
 	memset(m, 0, sizeof(*m));
 	m->cfg = cfg;
 	rng_seed(&m->rng, cfg->seed);
+	if (!cfg->flow_shuffle)
+		return 0;
+	m->perm = malloc((size_t)cfg->flows * sizeof(*m->perm));
+	if (!m->perm)
+		return -1;
+	for (uint32_t i = 0; i < cfg->flows; i++)
+		m->perm[i] = i;
+	return 0;
+}
+
+void model_free(struct ig_model *m)
+{
+	free(m->perm);
+	m->perm = NULL;
+}
+
+/* The flow index of the next item. Random draws (the default) repeat
+ * flows long before every flow has appeared (N draws from N flows reach
+ * only 63% of them); a shuffled round reaches each flow exactly once, so
+ * a capture of k*N items has exactly N flows of k items each. */
+static uint32_t next_flow(struct ig_model *m)
+{
+	uint32_t n = m->cfg->flows;
+
+	if (!m->perm)
+		return (uint32_t)rng_below(&m->rng, n);
+	uint64_t k = m->drawn++ % n;
+	if (k == 0) {           /* a new round: Fisher-Yates */
+		for (uint32_t i = n - 1; i > 0; i--) {
+			uint32_t j = (uint32_t)rng_below(&m->rng, (uint64_t)i + 1);
+			uint32_t t = m->perm[i];
+			m->perm[i] = m->perm[j];
+			m->perm[j] = t;
+		}
+	}
+	return m->perm[k];
 }
 
 uint32_t model_path_switch(uint32_t flow, unsigned h)
@@ -96,7 +133,7 @@ static unsigned max_fit_hops(const struct ig_config *cfg, unsigned words)
 static void make_flow(struct ig_model *m, struct ig_flow *f)
 {
 	const struct ig_config *cfg = m->cfg;
-	uint32_t i = (uint32_t)rng_below(&m->rng, cfg->flows);
+	uint32_t i = next_flow(m);
 	uint32_t host = i + 1;
 
 	memset(f, 0, sizeof(*f));

@@ -89,9 +89,15 @@ struct ig_model {
 	const struct ig_config *cfg;
 	struct rng rng;
 	uint32_t seq[65536];      /* per reporting node */
+	/* --flow-order shuffle: a permutation of the flows, drawn again at
+	 * the start of every round of cfg->flows items */
+	uint32_t *perm;
+	uint64_t drawn;           /* items made so far */
 };
 
-void model_init(struct ig_model *m, const struct ig_config *cfg);
+/* -1 when the permutation of --flow-order shuffle cannot be allocated. */
+int model_init(struct ig_model *m, const struct ig_config *cfg);
+void model_free(struct ig_model *m);
 
 /* Fill it with a fresh INT item (flow, hops, header fields) for packet time
  * ts_ns. with_int=false leaves a plain flow packet (report inner only). */

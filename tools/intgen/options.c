@@ -25,7 +25,7 @@ enum {
 	OPT_BITMAP, OPT_FLOWS, OPT_IPV6, OPT_SIZE, OPT_DIALECT, OPT_REPVER,
 	OPT_REPPORT, OPT_COALESCE, OPT_REPMD, OPT_MALFORMED, OPT_UNAVAIL,
 	OPT_TSSTART, OPT_PPS, OPT_NSEC, OPT_GREPROTO, OPT_GENEVECLASS,
-	OPT_INNERL4, OPT_NPROTO, OPT_REPINNER, OPT_VERSION
+	OPT_INNERL4, OPT_NPROTO, OPT_REPINNER, OPT_FLOWORDER, OPT_VERSION
 };
 
 static const struct option long_opts[] = {
@@ -39,6 +39,7 @@ static const struct option long_opts[] = {
 	{ "hops", required_argument, NULL, OPT_HOPS },
 	{ "bitmap", required_argument, NULL, OPT_BITMAP },
 	{ "flows", required_argument, NULL, OPT_FLOWS },
+	{ "flow-order", required_argument, NULL, OPT_FLOWORDER },
 	{ "ipv6", no_argument, NULL, OPT_IPV6 },
 	{ "size", required_argument, NULL, OPT_SIZE },
 	{ "dialect", required_argument, NULL, OPT_DIALECT },
@@ -73,6 +74,8 @@ static void usage(FILE *fp)
 "  --bitmap 0xFC00                instruction bitmap, bit 0 = MSB\n"
 "                                 (default 0xFC00; 0xFFFF with --dialect l4s)\n"
 "  --flows N                      distinct inner 5-tuples (default 64)\n"
+"  --flow-order random|shuffle    each item draws its flow (default), or every\n"
+"                                 flow once per N items, in a random order\n"
 "  --ipv6                         inner packets are IPv6\n"
 "  --size BYTES                   pad payload so frames are about BYTES (default 230)\n"
 "  --dialect l4s                  p4-int-l4s: v1.0 layout + nb_mark/nb_drop word,\n"
@@ -243,6 +246,7 @@ int options_parse(struct ig_config *cfg, int argc, char **argv)
 	static const char *const repvers[] = { "0.5", "1.0", "2.0", NULL };
 	static const char *const l4s[] = { "udp", "tcp", "mix", NULL };
 	static const char *const inner[] = { "int", "plain", NULL };
+	static const char *const orders[] = { "random", "shuffle", NULL };
 	bool ver_set = false, bitmap_set = false, repmd_set = false;
 	uint64_t u;
 	double d;
@@ -311,6 +315,11 @@ int options_parse(struct ig_config *cfg, int argc, char **argv)
 			if (parse_u64(optarg, &u, 1, IG_MAX_FLOWS, "--flows"))
 				return -1;
 			cfg->flows = (uint32_t)u;
+			break;
+		case OPT_FLOWORDER:
+			if ((i = pick(optarg, orders, "--flow-order")) < 0)
+				return -1;
+			cfg->flow_shuffle = i == 1;
 			break;
 		case OPT_IPV6: cfg->ipv6 = true; break;
 		case OPT_SIZE:

@@ -32,6 +32,7 @@ struct ig_config {
 	unsigned hops_min, hops_max;
 	uint16_t bitmap;
 	uint32_t flows;
+	bool flow_shuffle;    /* --flow-order shuffle: each flow once per round */
 	bool ipv6;
 	unsigned size;
 	bool l4s;             /* --dialect l4s */
