@@ -71,6 +71,8 @@ print(" ".join(str(s.getsockname()[1]) for s in ss))'
 }
 
 # A KRaft cluster id: 16 random bytes, URL-safe base64 without padding.
+# a random id; one in 64 starts with '-', which the tool's argument parser
+# would take for an option: hence --cluster-id=ID below
 cluster_id() {
 	python3 -c 'import base64, uuid; print(base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("="))'
 }
@@ -118,7 +120,7 @@ log4j.logger.state.change.logger=WARN
 EOF
 	echo "127.0.0.1:$port" >"$dir/addr"
 	java -cp "$jars/*" -Dlog4j.configuration="file:$dir/log4j.properties" \
-		kafka.tools.StorageTool format -t "$(cluster_id)" \
+		kafka.tools.StorageTool format --cluster-id="$(cluster_id)" \
 		-c "$dir/server.properties" >"$dir/format.log" 2>&1 ||
 		{ cat "$dir/format.log" >&2; die "formatting $dir/data failed"; }
 }
