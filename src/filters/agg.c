@@ -40,6 +40,22 @@ size_t agg_state_size(const struct qitem *it)
 	return sizeof(struct agg_state);
 }
 
+uint8_t agg_fast_op(const struct qitem *it)
+{
+	switch ((enum agg_kind)it->agg) {
+	case AGG_COUNT: return AF_COUNT;
+	case AGG_SUM: case AGG_RATE: return AF_SUM;
+	case AGG_AVG: return AF_AVG;
+	case AGG_VAR: return AF_VAR;
+	case AGG_MIN: return AF_MIN;
+	case AGG_MAX: return AF_MAX;
+	case AGG_FIRST: return AF_FIRST;
+	case AGG_LAST: return AF_LAST;
+	case AGG_DIFF: case AGG_PCT: break;
+	}
+	return AF_NONE;
+}
+
 static double num(const struct xval *v)
 {
 	double f = 0;

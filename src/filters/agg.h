@@ -65,6 +65,119 @@ static inline void agg_store(void *kept, const struct agg_state *s, size_t size)
 	memcpy(kept, s, size);
 }
 
+/*
+ * The common case without the copy: an integer into a kept state, read
+ * and written in place, only at the fields agg_update would change within
+ * the kept bytes; the same result as agg_load, agg_update, agg_store, at a
+ * tenth of the instructions (a query report runs this for every function
+ * of every packet). Functions that keep more than numbers (percentiles,
+ * diff() as the outer function) have no fast path: AF_NONE.
+ */
+enum agg_fast { AF_NONE, AF_COUNT, AF_SUM, AF_AVG, AF_VAR, AF_MIN, AF_MAX, AF_FIRST, AF_LAST };
+
+/* The fast path of an item's function (enum agg_fast). */
+uint8_t agg_fast_op(const struct qitem *it);
+
+#define AGG_AT(field) offsetof(struct agg_state, field)
+
+static inline uint64_t agg_kept_u64(const uint8_t *k, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, k + off, sizeof(v));
+	return v;
+}
+
+static inline void agg_kept_set_u64(uint8_t *k, size_t off, uint64_t v)
+{
+	memcpy(k + off, &v, sizeof(v));
+}
+
+/* A 128-bit sum kept as two words, plus y. */
+static inline void agg_kept_add128(uint8_t *k, size_t off, __int128 y)
+{
+	__int128 v;
+
+	memcpy(&v, k + off, sizeof(v));
+	v += y;
+	memcpy(k + off, &v, sizeof(v));
+}
+
+/* Add the integer x at packet order `order`; false when the state needs
+ * the general path (it went to floats, or holds a non-integer min/max). */
+static inline bool agg_update_int(uint8_t *k, unsigned op, int64_t x, uint64_t order)
+{
+	uint64_t n = agg_kept_u64(k, 0);
+
+	switch ((enum agg_fast)op) {
+	case AF_NONE:
+		return false;
+	case AF_COUNT:
+		break;
+	case AF_SUM:
+		if (k[AGG_AT(a.sum.is_float)])
+			return false;
+		/* (as unsigned: the same two's-complement wrap, defined) */
+		agg_kept_set_u64(k, AGG_AT(a.sum.u.i),
+				 agg_kept_u64(k, AGG_AT(a.sum.u.i)) + (uint64_t)x);
+		break;
+	case AF_AVG:
+	case AF_VAR:
+		if (k[AGG_AT(a.m.is_float)])
+			return false;
+		agg_kept_add128(k, AGG_AT(a.m.s1), x);
+		if (op == AF_VAR)       /* avg does not keep Σx² */
+			agg_kept_add128(k, AGG_AT(a.m.s2), (__int128)x * x);
+		break;
+	case AF_MIN:
+	case AF_MAX:
+		if (n) {
+			if (k[AGG_AT(a.val.u.v.k)] != XK_INT)
+				return false;   /* compared as numbers: the general path */
+			int64_t cur = (int64_t)agg_kept_u64(k, AGG_AT(a.val.u.v.u.i));
+			if (op == AF_MIN ? !(x < cur) : !(cur < x))
+				break;
+		}
+		/* (min and max do not keep the order) */
+		k[AGG_AT(a.val.u.v.k)] = XK_INT;
+		agg_kept_set_u64(k, AGG_AT(a.val.u.v.u.i), (uint64_t)x);
+		break;
+	case AF_FIRST:
+	case AF_LAST:
+		if (n) {
+			uint64_t kept_order = agg_kept_u64(k, AGG_AT(a.val.order));
+			if (op == AF_FIRST ? !(order < kept_order) : order < kept_order)
+				break;
+		}
+		k[AGG_AT(a.val.u.v.k)] = XK_INT;
+		agg_kept_set_u64(k, AGG_AT(a.val.u.v.u.i), (uint64_t)x);
+		agg_kept_set_u64(k, AGG_AT(a.val.order), order);
+		break;
+	}
+	agg_kept_set_u64(k, 0, n + 1);
+	return true;
+}
+
+/* diff() of an integer in place (agg_diff's integer case): -1 when the
+ * previous value was a float (nothing changed: the general path), 0 for
+ * the group's first value (kept; nothing to add), 1 with *x replaced by its
+ * difference to the previous value. */
+static inline int agg_diff_int(uint8_t *k, int64_t *x)
+{
+	uint8_t has = k[AGG_AT(prev.has)];
+
+	if (has && k[AGG_AT(prev.is_float)])
+		return -1;
+	uint64_t prev = agg_kept_u64(k, AGG_AT(prev.u.i));
+	agg_kept_set_u64(k, AGG_AT(prev.u.i), (uint64_t)*x);
+	k[AGG_AT(prev.has)] = 1;
+	k[AGG_AT(prev.is_float)] = 0;
+	if (!has)
+		return 0;
+	*x = (int64_t)((uint64_t)*x - prev);
+	return 1;
+}
+
 /* Add one value (already through diff() if any). `order` is the packet
  * position for first/last. The arena provides the sketches' blocks. */
 void agg_update(struct agg_state *s, const struct qitem *it, const struct xval *v,

@@ -193,6 +193,7 @@ void isp_engine_free(struct isp_engine *e)
 		free(e->q[i].item_keys);
 		free(e->q[i].cell_off);
 		free(e->q[i].cell_size);
+		free(e->q[i].plan);
 	}
 	free(e->ev);
 	free(e->q);

@@ -40,6 +40,7 @@ struct query_state {
 	size_t entry_state;     /* bytes of per-group state */
 	uint32_t *cell_off;     /* per select item: where its cell is in the group */
 	uint16_t *cell_size;    /* per select item: bytes of its kept agg_state (per hop) */
+	struct qplan *plan;     /* how each item is updated (query.c), one block */
 	struct rec_jkey *group_keys, *item_keys;
 	struct rule_stats st;
 	/* partial mode (a worker): the last closed window, waiting for the merger */

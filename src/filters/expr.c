@@ -23,16 +23,12 @@ void slot_cache_free(struct slot_cache *sc)
 	sc->s = NULL;
 }
 
-const struct isp_value *slot_get(struct slot_cache *sc, const struct isp_packet *p,
-				 unsigned slot)
+void slot_fill(struct slot_cache *sc, const struct isp_packet *p, unsigned slot)
 {
 	struct slot *s = &sc->s[slot];
 
-	if (s->gen != sc->gen) {
-		s->gen = sc->gen;
-		s->present = isp_attr_get(sc->reg, p, &sc->refs[slot], &s->v);
-	}
-	return s->present ? &s->v : NULL;
+	s->gen = sc->gen;
+	s->present = isp_attr_get(sc->reg, p, &sc->refs[slot], &s->v);
 }
 
 bool xval_from_value(const struct isp_value *v, int hop, struct xval *out)

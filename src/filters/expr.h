@@ -91,9 +91,21 @@ static inline void slot_cache_next(struct slot_cache *sc)
 	}
 }
 
-/* The slot's value for the current packet, or NULL when absent. */
-const struct isp_value *slot_get(struct slot_cache *sc, const struct isp_packet *p,
-				 unsigned slot);
+/* slot_get's first call for a slot in a packet: fetch. */
+void slot_fill(struct slot_cache *sc, const struct isp_packet *p, unsigned slot);
+
+/* The slot's value for the current packet, or NULL when absent. Inline:
+ * rules ask for their slots several times a packet and, but for the
+ * first time, the answer is two loads and a compare. */
+static inline const struct isp_value *slot_get(struct slot_cache *sc, const struct isp_packet *p,
+					       unsigned slot)
+{
+	struct slot *s = &sc->s[slot];
+
+	if (s->gen != sc->gen)
+		slot_fill(sc, p, slot);
+	return s->present ? &s->v : NULL;
+}
 
 /* Element `hop` (or the scalar when index is CX_SCALAR) as an xval. */
 bool xval_from_value(const struct isp_value *v, int hop, struct xval *out);

@@ -35,6 +35,45 @@ struct qgroup {
 	uint64_t first;                 /* order of its first packet (output order) */
 };
 
+/*
+ * How query_packet updates each item, chosen once by query_init: most
+ * rules select functions of plain attributes, which need neither cx_eval
+ * per function nor a copy of the state, and often the same attribute
+ * several times (avg, var, min and max of int.latency): each is fetched
+ * and converted once a packet.
+ */
+enum qsrc {
+	QS_PACKET,      /* count(), rate(): no value, a packet */
+	QS_INPUT,       /* an attribute, or one hop of it: an input of the plan */
+	QS_HOPS,        /* a per-hop attribute aggregated hop by hop */
+	QS_EXPR,        /* anything else: cx_eval */
+};
+
+struct qstep {
+	uint8_t src;            /* enum qsrc */
+	uint8_t op;             /* enum agg_fast: the in-place update of integers */
+	uint8_t diff;           /* diff() in front of a fast op */
+	uint8_t gdiff;          /* the general way takes a difference (agg_diff) */
+	uint16_t in;            /* QS_INPUT: index in plan->in */
+	int16_t slot;           /* QS_HOPS: the attribute */
+	uint16_t size;          /* kept bytes of the state (per hop) */
+	uint32_t off;           /* the cell in the group */
+};
+
+struct qinput {
+	int16_t slot, index;    /* as in the CX_ATTR */
+	bool ok;                /* this packet: present */
+	struct xval v;          /* this packet: the value */
+};
+
+struct qplan {
+	unsigned nin;
+	bool key_fixed;         /* every group-by value is a fixed-size scalar */
+	bool key16[MAX_GROUP_BY];       /* key_fixed: the value takes 16 bytes (IPv6, MAC) */
+	struct qinput *in;      /* in the same block, after the steps */
+	struct qstep step[];    /* one per item */
+};
+
 static uint8_t *cell_of(const struct query_state *qs, struct qgroup *g, unsigned k)
 {
 	return (uint8_t *)g + qs->cell_off[k];
@@ -46,6 +85,59 @@ static uint8_t *cell_of(const struct query_state *qs, struct qgroup *g, unsigned
 static uint64_t order_of(const struct isp_packet *p)
 {
 	return p->index << 8 | p->report_index;
+}
+
+static int plan_init(const struct isp_engine *e, const struct qrule *r, struct query_state *qs)
+{
+	size_t steps = sizeof(struct qplan) + r->nitems * sizeof(struct qstep);
+	steps = (steps + 7) & ~(size_t)7;
+	struct qplan *pl = calloc(1, steps + (r->nitems ? r->nitems : 1) * sizeof(struct qinput));
+	if (!pl)
+		return -1;
+	qs->plan = pl;
+	pl->in = (struct qinput *)((uint8_t *)pl + steps);
+	for (unsigned k = 0; k < r->nitems; k++) {
+		const struct qitem *it = &r->items[k];
+		const struct cx *a = it->arg;
+		struct qstep *st = &pl->step[k];
+		st->off = qs->cell_off[k];
+		st->size = qs->cell_size[k];
+		st->op = agg_fast_op(it);
+		/* diff() as the outer function keeps more than numbers */
+		st->diff = it->diff && it->agg != AGG_DIFF;
+		st->gdiff = it->diff || it->agg == AGG_DIFF;
+		if (!a) {
+			st->src = QS_PACKET;
+		} else if (a->op == CX_ATTR && !it->per_hop && a->index != CX_HOP_CURRENT) {
+			unsigned j = 0;
+			while (j < pl->nin &&
+			       (pl->in[j].slot != a->slot || pl->in[j].index != a->index))
+				j++;
+			if (j == pl->nin) {
+				pl->in[j].slot = a->slot;
+				pl->in[j].index = a->index;
+				pl->nin++;
+			}
+			st->src = QS_INPUT;
+			st->in = (uint16_t)j;
+		} else if (a->op == CX_ATTR && it->per_hop && a->index == CX_HOP_CURRENT &&
+			   it->hop_slot_valid && it->hop_slot == a->slot) {
+			st->src = QS_HOPS;
+			st->slot = a->slot;
+		} else {
+			st->src = QS_EXPR;
+		}
+	}
+	pl->key_fixed = true;
+	for (unsigned k = 0; k < r->ngroup; k++) {
+		const struct isp_attr_desc *a =
+			isp_attr_desc_of(e->sc.reg, &e->prog->slots[r->group_slots[k]]);
+		if (a->per_hop || a->type == ISP_T_STRING || k >= MAX_GROUP_BY)
+			pl->key_fixed = false;
+		else
+			pl->key16[k] = a->type == ISP_T_IPV6 || a->type == ISP_T_MAC;
+	}
+	return 0;
 }
 
 int query_init(struct isp_engine *e, unsigned i)
@@ -64,6 +156,8 @@ int query_init(struct isp_engine *e, unsigned i)
 		off += r->items[k].per_hop ? sizeof(struct qhops) : qs->cell_size[k];
 	}
 	qs->entry_state = off;
+	if (plan_init(e, r, qs) != 0)
+		return -1;
 	size_t kmax = engine_key_max(e, r->group_slots, r->ngroup);
 	if (table_init(&qs->groups, r->max_groups, qs->entry_state, kmax, false) != 0 ||
 	    table_init(&qs->done, r->max_groups, qs->entry_state, kmax, false) != 0)
@@ -81,78 +175,282 @@ int query_init(struct isp_engine *e, unsigned i)
 	return 0;
 }
 
+/* hop_state's allocation: the cell's array grows to hop + 1 states. */
+static __attribute__((noinline)) uint8_t *hop_grow(struct query_state *qs, struct qhops *c,
+						   unsigned hop, size_t size)
+{
+	/* exactly the path's length: paths rarely grow within a group */
+	unsigned cap = hop + 1;
+	uint8_t *n = arena_alloc(&qs->hops, cap * size);
+	if (!n)
+		return NULL;
+	if (c->nh)
+		memcpy(n, c->hops, c->nh * size);
+	c->hops = n;
+	c->cap = (uint8_t)cap;
+	return n;
+}
+
 /* The state of hop `hop` (size bytes) in a per-hop cell, made on first use. */
-static uint8_t *hop_state(struct query_state *qs, struct qhops *c, unsigned hop, size_t size)
+static inline uint8_t *hop_state(struct query_state *qs, struct qhops *c, unsigned hop,
+				 size_t size)
 {
 	if (hop >= ISP_MAX_HOPS)
 		return NULL;
-	if (hop >= c->cap) {
-		/* exactly the path's length: paths rarely grow within a group */
-		unsigned cap = hop + 1;
-		uint8_t *n = arena_alloc(&qs->hops, cap * size);
-		if (!n)
-			return NULL;
-		if (c->nh)
-			memcpy(n, c->hops, c->nh * size);
-		c->hops = n;
-		c->cap = (uint8_t)cap;
-	}
+	if (hop >= c->cap && !hop_grow(qs, c, hop, size))
+		return NULL;
 	if (hop >= c->nh)
 		c->nh = (uint8_t)(hop + 1);
 	return c->hops + hop * size;
 }
 
-/* One value into a kept state: v == NULL counts a packet (count(), rate()). */
+/* One value into a kept state the general way: a copy of the whole state
+ * (agg_load), agg_diff and agg_update on it, the kept part back. */
 static void update_state(struct query_state *qs, const struct qitem *it, uint8_t *kept,
-			 size_t size, struct xval *v, uint64_t order)
+			 size_t size, struct xval *v, uint64_t order, bool diff)
 {
 	struct agg_state s;
 
 	agg_load(&s, kept, size);
-	if (!v || !(it->diff || it->agg == AGG_DIFF) || agg_diff(&s, v))
+	if (!diff || agg_diff(&s, v))
 		agg_update(&s, it, v, order, &qs->hops);
 	agg_store(kept, &s, size);
 }
 
-static void update_cell(struct isp_engine *e, struct query_state *qs, const struct qitem *it,
-			unsigned k, uint8_t *cell, struct cx_ctx *ctx)
+/* The general way, out of line (floats, percentiles, addresses, a state
+ * gone to floats): diff() first when `diff`, on a copy of v. */
+static __attribute__((noinline)) void update_slow(struct query_state *qs, const struct qitem *it,
+						  const struct qstep *st, uint8_t *kept,
+						  const struct xval *v, uint64_t order, bool diff)
 {
-	size_t size = qs->cell_size[k];
-	uint64_t order = order_of(ctx->pkt);
-	struct xval v;
+	struct xval c = *v;
 
-	if (!it->arg) {                 /* count(), rate() */
-		update_state(qs, it, cell, size, NULL, order);
+	update_state(qs, it, kept, st->size, &c, order, diff);
+}
+
+/* One value into a kept state: an integer in place when the function has
+ * a fast path (diff() included), anything else the general way. Always
+ * inline: a call per function and hop would cost as much as the update. */
+static inline __attribute__((always_inline)) void
+update_value(struct query_state *qs, const struct qitem *it, const struct qstep *st, uint8_t *kept,
+	     const struct xval *v, uint64_t order)
+{
+	if (v->k != XK_INT || st->op == AF_NONE) {
+		update_slow(qs, it, st, kept, v, order, st->gdiff);
 		return;
 	}
+	int64_t x = v->u.i;
+	if (st->diff) {
+		int d = agg_diff_int(kept, &x);
+		if (d == 0)
+			return;         /* a group's first value */
+		if (d < 0) {            /* the previous value was a float */
+			update_slow(qs, it, st, kept, v, order, true);
+			return;
+		}
+	}
+	if (!agg_update_int(kept, st->op, x, order)) {
+		/* the state went to floats: x, a difference if diff(), goes the
+		 * general way */
+		struct xval c = { .k = XK_INT, .u.i = x };
+		update_slow(qs, it, st, kept, &c, order, false);
+	}
+}
+
+/* An attribute type whose values are integers in expressions (the
+ * XK_INT cases of xval_from_value). */
+static inline bool int_type(uint8_t type)
+{
+	return type != ISP_T_IPV4 && type != ISP_T_IPV6 && type != ISP_T_MAC &&
+	       type != ISP_T_STRING;
+}
+
+/* Element raw of an integer attribute as xval_from_value converts it. */
+static inline int64_t int_of(uint8_t type, uint64_t raw)
+{
+	return (int64_t)(type == ISP_T_TIMESTAMP ? raw / 1000u : raw);  /* µs */
+}
+
+/* update_hops' loop for one fast function (op a constant at each use). */
+static inline __attribute__((always_inline)) void
+hops_fast(struct query_state *qs, const struct qitem *it, const struct qstep *st, uint8_t *hops,
+	  unsigned n, unsigned size, uint32_t missing, uint8_t type, const uint64_t *arr,
+	  uint64_t order, unsigned op)
+{
+	for (unsigned h = 0; h < n; h++) {
+		if (missing >> h & 1)
+			continue;
+		int64_t x = int_of(type, arr[h]);
+		if (!agg_update_int(hops + h * size, op, x, order)) {
+			struct xval v = { .k = XK_INT, .u.i = x };
+			update_slow(qs, it, st, hops + h * size, &v, order, false);
+		}
+	}
+}
+
+/* A per-hop attribute hop by hop: the value is the slot's own element,
+ * converted as xval_from_value does, without cx_eval. */
+static void update_hops(struct isp_engine *e, struct query_state *qs, const struct qitem *it,
+			const struct qstep *st, uint8_t *cell, const struct isp_packet *p,
+			uint64_t order)
+{
+	struct qhops *c = (struct qhops *)cell;
+	const struct isp_value *hv = slot_get(&e->sc, p, (unsigned)st->slot);
+
+	/* the result is as long as the longest path seen, even when its last
+	 * hops had no value (they come out as null) */
+	if (!hv || !hv->is_array || !hv->count || !hop_state(qs, c, hv->count - 1u, st->size))
+		return;
+	/* in locals: the stores into the states could alias them */
+	unsigned n = hv->count, size = st->size;
+	uint32_t missing = hv->missing;
+	uint8_t type = hv->type, *hops = c->hops;
+	if (!int_type(type)) {
+		for (unsigned h = 0; h < n; h++) {
+			struct xval v;
+			if (xval_from_value(hv, (int)h, &v))
+				update_slow(qs, it, st, hops + h * size, &v, order, st->gdiff);
+		}
+		return;
+	}
+	unsigned op = st->op;
+	if (op == AF_NONE || st->diff) {        /* percentiles, diff() per hop */
+		for (unsigned h = 0; h < n; h++) {
+			if (missing >> h & 1)
+				continue;
+			struct xval v = { .k = XK_INT, .u.i = int_of(type, hv->v.arr[h]) };
+			update_value(qs, it, st, hops + h * size, &v, order);
+		}
+		return;
+	}
+	/* the usual case: one loop per function, so the update inside is
+	 * compiled for it (no dispatch per hop) */
+	switch ((enum agg_fast)op) {
+#define HOPS_CASE(OP) case OP: \
+		hops_fast(qs, it, st, hops, n, size, missing, type, hv->v.arr, order, OP); break
+	HOPS_CASE(AF_COUNT);
+	HOPS_CASE(AF_SUM);
+	HOPS_CASE(AF_AVG);
+	HOPS_CASE(AF_VAR);
+	HOPS_CASE(AF_MIN);
+	HOPS_CASE(AF_MAX);
+	HOPS_CASE(AF_FIRST);
+	HOPS_CASE(AF_LAST);
+#undef HOPS_CASE
+	case AF_NONE:
+		break;
+	}
+}
+
+/* A scalar input's value for this packet (xval_from_value, with the
+ * common integer case inline). */
+static inline bool input_value(const struct isp_value *v, int index, struct xval *out)
+{
+	if (!v->is_array && int_type(v->type)) {
+		if (v->missing & 1)
+			return false;
+		out->k = XK_INT;
+		out->u.i = int_of(v->type, v->v.u);
+		return true;
+	}
+	return xval_from_value(v, index, out);
+}
+
+/* Any other argument: cx_eval, per hop when it holds per-hop attributes. */
+static void update_expr(struct isp_engine *e, struct query_state *qs, const struct qitem *it,
+			const struct qstep *st, uint8_t *cell, struct cx_ctx *ctx, uint64_t order)
+{
+	struct xval v;
+
 	if (!it->per_hop) {
 		if (cx_eval(it->arg, ctx, &v))
-			update_state(qs, it, cell, size, &v, order);
+			update_value(qs, it, st, cell, &v, order);
 		return;
 	}
 	struct qhops *c = (struct qhops *)cell;
 	const struct isp_value *hv = slot_get(&e->sc, ctx->pkt, (unsigned)it->hop_slot);
 	if (!hv || !hv->is_array)
 		return;
-	/* the result is as long as the longest path seen, even when its last
-	 * hops had no value (they come out as null) */
-	if (hv->count && !hop_state(qs, c, hv->count - 1u, size))
+	if (hv->count && !hop_state(qs, c, hv->count - 1u, st->size))
 		return;
 	for (unsigned h = 0; h < hv->count; h++) {
 		ctx->hop = (int)h;
 		if (!cx_eval(it->arg, ctx, &v))
 			continue;
-		uint8_t *s = hop_state(qs, c, h, size);
+		uint8_t *s = hop_state(qs, c, h, st->size);
 		if (s)
-			update_state(qs, it, s, size, &v, order);
+			update_value(qs, it, st, s, &v, order);
 	}
 	ctx->hop = -1;
+}
+
+/*
+ * Group keys of a rule whose group-by values are all fixed-size scalars
+ * (addresses, ports: key_fixed): per value a flag byte (0 absent, 1
+ * present, 3 present but unavailable), then 16 bytes for an IPv6 or MAC
+ * address, 8 for anything else. Half the bytes of engine_key's layout (a
+ * million groups keep them), so less to build, hash and compare. Other
+ * rules use engine_key's. Only this file reads either (key_value).
+ */
+static size_t group_key(struct isp_engine *e, const struct isp_packet *p, const struct qrule *r,
+			const struct qplan *pl)
+{
+	uint8_t *buf = e->keybuf;
+	size_t len = 0;
+
+	for (unsigned i = 0; i < r->ngroup; i++) {
+		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)r->group_slots[i]);
+		if (!v) {
+			buf[len++] = 0;
+		} else if (pl->key16[i]) {
+			buf[len] = 1;
+			memcpy(buf + len + 1, v->v.ip6, 16);
+			len += 17;
+		} else {
+			buf[len] = (uint8_t)(1 | (v->missing & 1) << 1);
+			memcpy(buf + len + 1, &v->v.u, 8);
+			len += 9;
+		}
+	}
+	return len;
+}
+
+/* The hash of the group table (table_get_hashed): a multiply-xorshift
+ * round per 8 bytes and a final avalanche (the table takes the low bits),
+ * a third of XXH3's instructions on these 10- to 50-byte keys. Where the
+ * groups land shows in no record: they come out in their order of arrival. */
+static uint64_t group_hash(const uint8_t *k, size_t len)
+{
+	const uint64_t m = 0xbf58476d1ce4e5b9u;
+	uint64_t h = 0x9e3779b97f4a7c15u ^ len, w;
+
+	if (len >= 8) {
+		size_t i = 0;
+		for (; i + 8 <= len; i += 8) {
+			memcpy(&w, k + i, 8);
+			h = (h ^ w) * m;
+			h ^= h >> 29;
+		}
+		if (i < len) {  /* the last 8 bytes, overlapping the ones before */
+			memcpy(&w, k + len - 8, 8);
+			h = (h ^ w) * m;
+		}
+	} else {
+		w = 0;
+		for (size_t i = 0; i < len; i++)
+			w = w << 8 | k[i];
+		h = (h ^ w) * m;
+	}
+	h ^= h >> 31;
+	h *= 0x94d049bb133111ebu;
+	return h ^ h >> 32;
 }
 
 void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 {
 	const struct qrule *r = &e->prog->queries[i];
 	struct query_state *qs = &e->q[i];
+	struct qplan *pl = qs->plan;
 	struct cx_ctx ctx = { &e->sc, p, -1 };
 
 	query_advance(e, i, p->ts_ns);
@@ -163,16 +461,47 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		qs->win_end = qs->win_start + r->period_ns;
 	}
 	qs->st.matched++;
-	size_t klen = engine_key(e, p, r->group_slots, r->ngroup, e->keybuf, qs->groups.key_max);
+	size_t klen = pl->key_fixed ? group_key(e, p, r, pl) :
+		      engine_key(e, p, r->group_slots, r->ngroup, e->keybuf, qs->groups.key_max);
 	bool created;
-	struct tentry *te = table_get(&qs->groups, e->keybuf, klen, p->ts_ns, false, &created);
+	uint64_t h = group_hash(e->keybuf, klen);
+	struct tentry *te = table_get_hashed(&qs->groups, e->keybuf, klen, h, p->ts_ns, false,
+					     &created);
 	if (!te)
 		return;         /* max-groups reached: counted in overflows */
 	struct qgroup *g = tentry_state(te);
+	uint64_t order = order_of(p);
 	if (created)
-		g->first = order_of(p);
-	for (unsigned k = 0; k < r->nitems; k++)
-		update_cell(e, qs, &r->items[k], k, cell_of(qs, g, k), &ctx);
+		g->first = order;
+	/* each distinct input once: several functions often share one */
+	struct qinput *in = pl->in;
+	for (unsigned j = 0, n = pl->nin; j < n; j++) {
+		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)in[j].slot);
+		in[j].ok = v && input_value(v, in[j].index, &in[j].v);
+	}
+	const struct qstep *steps = pl->step;
+	for (unsigned k = 0, n = r->nitems; k < n; k++) {
+		const struct qstep st = steps[k];       /* a copy: the stores below could alias */
+		uint8_t *cell = (uint8_t *)g + st.off;
+		switch ((enum qsrc)st.src) {
+		case QS_PACKET:         /* count(), rate(): agg_update without a value */
+			agg_kept_set_u64(cell, 0, agg_kept_u64(cell, 0) + 1);
+			break;
+		case QS_INPUT: {
+			const struct qinput *x = &in[st.in];
+			if (!x->ok)
+				break;
+			update_value(qs, &r->items[k], &steps[k], cell, &x->v, order);
+			break;
+		}
+		case QS_HOPS:
+			update_hops(e, qs, &r->items[k], &steps[k], cell, p, order);
+			break;
+		case QS_EXPR:
+			update_expr(e, qs, &r->items[k], &steps[k], cell, &ctx, order);
+			break;
+		}
+	}
 }
 
 void query_advance(struct isp_engine *e, unsigned i, uint64_t now)
@@ -183,17 +512,27 @@ void query_advance(struct isp_engine *e, unsigned i, uint64_t now)
 		query_flush(e, i);
 }
 
-/* Rebuild a group-by value from its key bytes (see engine_key). */
+/* Rebuild a group-by value from its key bytes (see engine_key, or
+ * group_key when the rule's keys are `fixed`). */
 static const uint8_t *key_value(const uint8_t *k, const uint8_t *end, uint8_t type,
-				bool per_hop, struct isp_value *v, bool *present)
+				bool per_hop, bool fixed, struct isp_value *v, bool *present)
 {
 	memset(v, 0, offsetof(struct isp_value, v) + 16);
 	v->type = type;
 	if (k >= end)
 		return end;
-	*present = *k++;
+	uint8_t flag = *k++;
+	*present = flag & 1;
 	if (!*present)
 		return k;
+	if (fixed) {
+		size_t n = type == ISP_T_IPV6 || type == ISP_T_MAC ? 16 : 8;
+		if ((size_t)(end - k) < n)
+			return end;
+		memcpy(n == 16 ? (void *)v->v.ip6 : (void *)&v->v.u, k, n);
+		v->missing = flag >> 1 & 1;
+		return k + n;
+	}
 	if (per_hop) {
 		if (end - k < 5)
 			return end;
@@ -259,7 +598,8 @@ static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 	for (unsigned j = 0; j < ng; j++) {
 		const struct isp_attr_desc *a = isp_attr_desc_of(e->sc.reg, &prog->slots[r->group_slots[j]]);
 		present[j] = false;
-		kb = key_value(kb, kend, a->type, a->per_hop, &vals[j], &present[j]);
+		kb = key_value(kb, kend, a->type, a->per_hop, qs->plan->key_fixed, &vals[j],
+			       &present[j]);
 		if (j)
 			engine_text_append(e->keytext, sizeof(e->keytext), &kl, "|", NULL);
 		if (present[j])
@@ -408,8 +748,10 @@ void query_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w, 
 			struct tentry *src = wqs->done.order[j];
 			struct qgroup *sg = tentry_state(src);
 			bool created;
-			struct tentry *te = table_get(&mqs->groups, tentry_key(&wqs->done, src),
-						      src->keylen, src->last_seen, false, &created);
+			const uint8_t *key = tentry_key(&wqs->done, src);
+			struct tentry *te = table_get_hashed(&mqs->groups, key, src->keylen,
+							     group_hash(key, src->keylen),
+							     src->last_seen, false, &created);
 			if (!te)
 				continue;       /* max-groups: counted in the merger's overflows */
 			struct qgroup *g = tentry_state(te);

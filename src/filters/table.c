@@ -157,10 +157,12 @@ static struct tentry *evict_one(struct table *t, uint64_t hash)
 	return e;
 }
 
-struct tentry *table_get(struct table *t, const void *key, size_t len, uint64_t now,
-			 bool evict_lru, bool *created)
+/* table_get and table_get_hashed, inlined in both: the hot path of every
+ * rule with keys pays for no extra call. */
+static inline __attribute__((always_inline)) struct tentry *
+get(struct table *t, const void *key, size_t len, uint64_t h, uint64_t now, bool evict_lru,
+    bool *created)
 {
-	uint64_t h = table_hash(key, len);
 	uint32_t i = (uint32_t)h & t->mask;
 
 	*created = false;
@@ -201,4 +203,16 @@ struct tentry *table_get(struct table *t, const void *key, size_t len, uint64_t 
 	t->order[t->count++] = e;
 	*created = true;
 	return e;
+}
+
+struct tentry *table_get(struct table *t, const void *key, size_t len, uint64_t now,
+			 bool evict_lru, bool *created)
+{
+	return get(t, key, len, table_hash(key, len), now, evict_lru, created);
+}
+
+struct tentry *table_get_hashed(struct table *t, const void *key, size_t len, uint64_t h,
+				uint64_t now, bool evict_lru, bool *created)
+{
+	return get(t, key, len, h, now, evict_lru, created);
 }

@@ -69,6 +69,11 @@ uint64_t table_hash(const void *key, size_t len);
  */
 struct tentry *table_get(struct table *t, const void *key, size_t len, uint64_t now,
 			 bool evict_lru, bool *created);
+/* The same with the caller's hash of the key: a table whose placement
+ * does not show in any output (query groups) may use a cheaper one, as
+ * long as every key of that table is hashed the same way. */
+struct tentry *table_get_hashed(struct table *t, const void *key, size_t len, uint64_t h,
+				uint64_t now, bool evict_lru, bool *created);
 
 /* Remove every entry (the memory is kept). */
 void table_clear(struct table *t);
