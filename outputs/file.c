@@ -44,6 +44,7 @@ struct file_out {
 	int64_t opened_ns;
 	int64_t rotate_after_ns;        /* holdoff after a failed rename */
 	size_t partial;                 /* bytes of the first pending line written */
+	struct isp_fdstage stage;       /* a batch's lines, for one write */
 	struct isp_channel *ch;
 };
 
@@ -123,6 +124,7 @@ static void rotate_by_time(struct file_out *o)
 static void file_free(struct file_out *o)
 {
 	close_fd(o);
+	isp_fdstage_free(&o->stage);
 	free(o->path);
 	free(o->name_a);
 	free(o->name_b);
@@ -173,7 +175,7 @@ static int file_open(void **state, const struct isp_channel_cfg *cfg,
 		o->name_a = malloc(strlen(o->path) + 16);
 		o->name_b = malloc(strlen(o->path) + 16);
 	}
-	if (!o->path || !o->name_a || !o->name_b) {
+	if (!o->path || !o->name_a || !o->name_b || isp_fdstage_init(&o->stage) != 0) {
 		file_free(o);
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -221,8 +223,8 @@ static size_t file_write(void *state, const struct isp_record *recs, size_t n)
 
 		uint64_t wrote = 0;
 		int e;
-		size_t k = isp_fd_write_lines(o->fd, recs + i, j - i, &o->partial,
-					      &wrote, &e);
+		size_t k = isp_fd_write_lines(o->fd, &o->stage, recs + i, j - i,
+					      &o->partial, &wrote, &e);
 
 		o->size += wrote;
 		i += k;

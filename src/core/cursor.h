@@ -138,16 +138,23 @@ static inline uint16_t isp_bit16(unsigned n)
 	return (uint16_t)(0x8000u >> n);
 }
 
-/* SWAR popcount: the baseline x86-64 has no POPCNT instruction and the
- * builtin would call libgcc on every hop field offset. */
+/* Bits set in a byte, for the popcounts below. A table rather than the
+ * POPCNT instruction (not in the baseline x86-64; the builtin would call
+ * libgcc) or SWAR (a dozen operations): hop field offsets are popcounts of
+ * the instruction bitmap, asked for every per-hop attribute of a packet. */
+static const uint8_t isp_pop8[256] = {
+#define ISP_P2(n) n, n + 1, n + 1, n + 2
+#define ISP_P4(n) ISP_P2(n), ISP_P2(n + 1), ISP_P2(n + 1), ISP_P2(n + 2)
+#define ISP_P6(n) ISP_P4(n), ISP_P4(n + 1), ISP_P4(n + 1), ISP_P4(n + 2)
+	ISP_P6(0), ISP_P6(1), ISP_P6(1), ISP_P6(2)
+#undef ISP_P6
+#undef ISP_P4
+#undef ISP_P2
+};
+
 static inline unsigned isp_popcount16(uint16_t v)
 {
-	unsigned x = v;
-
-	x = x - ((x >> 1) & 0x5555u);
-	x = (x & 0x3333u) + ((x >> 2) & 0x3333u);
-	x = (x + (x >> 4)) & 0x0f0fu;
-	return (x + (x >> 8)) & 0x1fu;
+	return (unsigned)isp_pop8[v & 0xff] + isp_pop8[v >> 8];
 }
 
 /* All-ones check of a field of `bits` width: the INT "unavailable" value. */

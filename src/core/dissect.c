@@ -20,13 +20,53 @@ const char *isp_verdict_name(enum isp_verdict v)
 	return (unsigned)v < ISP_VERDICT__COUNT ? names[v] : "?";
 }
 
-static uint8_t instance_of(const struct isp_packet *p, uint16_t proto, unsigned n)
-{
-	uint8_t k = 1;
+/*
+ * The state of one run of the chain. The counts of each protocol in the
+ * layers so far give a new layer's instance number with one load instead
+ * of a scan of the layers before it (a report's inner packet is 8 layers
+ * deep); one pointer to all of it keeps the loop's live values few across
+ * the decoder calls.
+ */
+struct chain {
+	struct isp_dissect d;
+	const struct isp_registry *reg;
+	struct isp_stats *st;
+	uint8_t seen[ISP_MAX_PROTOS];
+};
 
-	for (unsigned i = 0; i < n; i++)
-		k += p->layer[i].proto == proto;
-	return k;
+_Static_assert(ISP_MAX_PROTOS <= 64, "isp_packet.protos is a 64-bit set");
+
+/* Start a run over the layers the packet keeps (0, or those before a
+ * coalescing report): counts and the innermost-layer index of them. */
+static void chain_init(struct chain *c, const struct isp_registry *reg,
+		       struct isp_packet *p, struct isp_stats *st)
+{
+	memset(&c->d, 0, sizeof(c->d));
+	c->d.pkt = p;
+	c->d.reg = reg;
+	c->reg = reg;
+	c->st = st;
+	memset(c->seen, 0, sizeof(c->seen));
+	p->protos = 0;
+	for (unsigned i = 0; i < p->nlayers; i++) {
+		uint16_t proto = p->layer[i].proto;
+		c->seen[proto]++;
+		p->protos |= UINT64_C(1) << proto;
+		p->last[proto] = (uint8_t)i;
+	}
+}
+
+/* Whether proto was tried below layer n-1 as a heuristic (INT by DSCP). */
+static bool is_heuristic_child(const struct isp_registry *reg, const struct isp_packet *p,
+			       unsigned n, uint16_t proto)
+{
+	if (n == 0)
+		return false;
+	const struct isp_proto *pp = &reg->proto[p->layer[n - 1].proto];
+	for (unsigned i = 0; i < pp->nheur; i++)
+		if (pp->heur[i] == proto)
+			return true;
+	return false;
 }
 
 /* After a heuristic candidate declined: fall back to the port tables. */
@@ -39,56 +79,56 @@ static void next_by_ports(struct isp_dissect *d)
 		isp_next_by(d, t, d->l4_sport);
 }
 
-static void run_chain(const struct isp_registry *reg, struct isp_packet *p,
-		      struct isp_stats *st, struct isp_dissect *d,
-		      uint16_t proto, uint32_t off, uint32_t end)
+static void fail(struct chain *c, struct isp_packet *p, uint16_t proto, enum isp_verdict v)
 {
+	p->malformed = (uint8_t)v;
+	p->malformed_proto = proto;
+	c->st->malformed[proto][v]++;
+}
+
+static void run_chain(struct chain *c, struct isp_packet *p, uint16_t proto,
+		      uint32_t off, uint32_t end)
+{
+	struct isp_dissect *d = &c->d;
+
 	while (proto != ISP_PROTO_NONE) {
-		if (p->nlayers >= ISP_MAX_LAYERS) {
-			p->malformed = ISP_ERR_DEPTH;
-			p->malformed_proto = proto;
-			st->malformed[proto][ISP_ERR_DEPTH]++;
+		unsigned n = p->nlayers;
+		if (n >= ISP_MAX_LAYERS) {
+			fail(c, p, proto, ISP_ERR_DEPTH);
 			return;
 		}
-		unsigned n = p->nlayers;
 		struct isp_layer *l = &p->layer[n];
 		l->proto = proto;
-		l->instance = instance_of(p, proto, n);
+		l->instance = (uint8_t)(c->seen[proto] + 1);
 		l->version = 0;
 		l->off = off;
 		l->len = 0;
 		l->end = end;
 
-		uint16_t parent_proto = n ? p->layer[n - 1].proto : ISP_PROTO_NONE;
-		bool heuristic = false;
-		if (parent_proto != ISP_PROTO_NONE) {
-			const struct isp_proto *pp = &reg->proto[parent_proto];
-			for (unsigned i = 0; i < pp->nheur; i++)
-				heuristic |= pp->heur[i] == proto;
-		}
-
 		d->next = ISP_PROTO_NONE;
 		d->next_off = UINT32_MAX;
 		d->next_end = UINT32_MAX;
-		enum isp_verdict v = reg->proto[proto].desc->decode(d, l);
-		if (v == ISP_NOT_MINE) {
-			if (heuristic) {
-				next_by_ports(d);
-				if (d->next != proto) {
-					proto = d->next;
-					continue;
-				}
-			}
-			return; /* an unknown payload, not an error */
-		}
+		enum isp_verdict v = c->reg->proto[proto].desc->decode(d, l);
 		if (v != ISP_OK) {
-			p->malformed = (uint8_t)v;
-			p->malformed_proto = proto;
-			st->malformed[proto][v]++;
-			return;
+			/* only a heuristic child may decline; whether this one
+			 * was is asked here, not for every layer */
+			if (v != ISP_NOT_MINE) {
+				fail(c, p, proto, v);
+				return;
+			}
+			if (!is_heuristic_child(c->reg, p, n, proto))
+				return; /* an unknown payload, not an error */
+			next_by_ports(d);
+			if (d->next == proto)
+				return;
+			proto = d->next;
+			continue;
 		}
-		st->decoded[proto]++;
-		p->nlayers++;
+		c->st->decoded[proto]++;
+		c->seen[proto]++;
+		p->protos |= UINT64_C(1) << proto;
+		p->last[proto] = (uint8_t)n;
+		p->nlayers = (uint8_t)(n + 1);
 		off = d->next_off != UINT32_MAX ? d->next_off : l->off + l->len;
 		end = d->next_end != UINT32_MAX ? d->next_end : l->end;
 		if (off > end)
@@ -97,30 +137,22 @@ static void run_chain(const struct isp_registry *reg, struct isp_packet *p,
 	}
 }
 
-static void dissect_init(struct isp_dissect *d, const struct isp_registry *reg,
-			 struct isp_packet *p)
-{
-	memset(d, 0, sizeof(*d));
-	d->pkt = p;
-	d->reg = reg;
-}
-
 unsigned isp_dissect(const struct isp_registry *reg, struct isp_packet *p,
 		     uint16_t first, struct isp_stats *st)
 {
-	struct isp_dissect d;
+	struct chain c;
 
-	dissect_init(&d, reg, p);
 	p->nlayers = 0;
 	p->report_index = 0;
 	p->report_count = 1;
 	p->report_layer = 0xff;
 	p->report_next_off = 0;
 	p->malformed = 0;
+	chain_init(&c, reg, p, st);
 	st->packets++;
 	st->items++;
 	st->bytes += p->wirelen;
-	run_chain(reg, p, st, &d, first, 0, p->caplen);
+	run_chain(&c, p, first, 0, p->caplen);
 	if (p->malformed)
 		st->malformed_packets++;
 	return p->nlayers;
@@ -133,19 +165,19 @@ bool isp_dissect_next_report(const struct isp_registry *reg,
 	    p->report_next_off == 0)
 		return false;
 
-	struct isp_dissect d;
+	struct chain c;
 	const struct isp_layer *rl = &p->layer[p->report_layer];
 	uint16_t proto = rl->proto;
 	uint32_t off = rl->off, end = rl->end;
 
 	/* The report decoder runs again on the same header and, seeing
 	 * report_index > 0, picks the individual report at report_next_off. */
-	dissect_init(&d, reg, p);
 	p->nlayers = p->report_layer;
 	p->report_index++;
 	p->malformed = 0;
+	chain_init(&c, reg, p, st);
 	st->items++;
-	run_chain(reg, p, st, &d, proto, off, end);
+	run_chain(&c, p, proto, off, end);
 	if (p->malformed)
 		st->malformed_packets++;
 	return true;

@@ -1,5 +1,10 @@
 /*
  * jsonw.c - the JSON text writer.
+ *
+ * A per-packet record is mostly numbers and short keys, written a few
+ * million times a second: numbers are converted straight into the buffer
+ * (no scratch copy), and strings go through a per-character check only
+ * when they may not fit or need escaping.
  */
 #include "jsonw.h"
 
@@ -12,16 +17,6 @@ void jsonw_init(struct jsonw *w, char *buf, size_t cap)
 	w->len = 0;
 	w->overflow = false;
 	w->need_comma = false;
-}
-
-void jsonw_raw(struct jsonw *w, const char *s, size_t n)
-{
-	if (w->len + n > w->cap) {
-		w->overflow = true;
-		return;
-	}
-	memcpy(w->buf + w->len, s, n);
-	w->len += n;
 }
 
 static void put(struct jsonw *w, char c)
@@ -65,7 +60,9 @@ void jsonw_array_end(struct jsonw *w)
 	w->need_comma = true;
 }
 
-static void escaped(struct jsonw *w, const char *s)
+/* The checked, character by character escape: the reference behaviour,
+ * also what the fast path falls back to. */
+static void escaped_slow(struct jsonw *w, const char *s)
 {
 	static const char hex[] = "0123456789abcdef";
 
@@ -84,6 +81,36 @@ static void escaped(struct jsonw *w, const char *s)
 	}
 }
 
+/* Characters JSON needs escaped: controls, the quote, the backslash; the
+ * NUL is marked too, so one lookup also finds the end of the string. */
+static const uint8_t special[256] = {
+	[0x00] = 1, [0x01] = 1, [0x02] = 1, [0x03] = 1, [0x04] = 1, [0x05] = 1,
+	[0x06] = 1, [0x07] = 1, [0x08] = 1, [0x09] = 1, [0x0a] = 1, [0x0b] = 1,
+	[0x0c] = 1, [0x0d] = 1, [0x0e] = 1, [0x0f] = 1, [0x10] = 1, [0x11] = 1,
+	[0x12] = 1, [0x13] = 1, [0x14] = 1, [0x15] = 1, [0x16] = 1, [0x17] = 1,
+	[0x18] = 1, [0x19] = 1, [0x1a] = 1, [0x1b] = 1, [0x1c] = 1, [0x1d] = 1,
+	[0x1e] = 1, [0x1f] = 1, ['"'] = 1, ['\\'] = 1,
+};
+
+/* Copies the leading run of plain characters while there is room (one
+ * table lookup per character: the strings here are short keys and
+ * addresses, where a strlen and a memcpy call cost more); what follows (an
+ * escape, or the end of the room) takes the checked path, so the bytes and
+ * the overflow flag are those of the character-by-character writer. */
+static void escaped(struct jsonw *w, const char *s)
+{
+	char *o = w->buf + w->len;
+	size_t room = w->cap - w->len, n = 0;
+
+	while (n < room && !special[(unsigned char)s[n]]) {
+		o[n] = s[n];
+		n++;
+	}
+	w->len += n;
+	if (s[n])
+		escaped_slow(w, s + n);
+}
+
 void jsonw_key3(struct jsonw *w, const char *a, const char *b, const char *c)
 {
 	sep(w);
@@ -97,39 +124,26 @@ void jsonw_key3(struct jsonw *w, const char *a, const char *b, const char *c)
 	w->need_comma = false;
 }
 
-/* Decimal digits, two at a time (numbers are most of a record). */
-static size_t utoa(uint64_t v, char *out)
-{
-	static const char pairs[201] =
-		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-		"8081828384858687888990919293949596979899";
-	char tmp[20];
-	size_t n = 20;
-
-	while (v >= 100) {
-		unsigned d = (unsigned)(v % 100) * 2;
-		v /= 100;
-		tmp[--n] = pairs[d + 1];
-		tmp[--n] = pairs[d];
-	}
-	if (v >= 10) {
-		unsigned d = (unsigned)v * 2;
-		tmp[--n] = pairs[d + 1];
-		tmp[--n] = pairs[d];
-	} else {
-		tmp[--n] = (char)('0' + v);
-	}
-	memcpy(out, tmp + n, 20 - n);
-	return 20 - n;
-}
+const char jsonw_digit_pairs[201] =
+#define P(t) t "0" t "1" t "2" t "3" t "4" t "5" t "6" t "7" t "8" t "9"
+	P("0") P("1") P("2") P("3") P("4") P("5") P("6") P("7") P("8") P("9");
+#undef P
 
 void jsonw_u64(struct jsonw *w, uint64_t v)
 {
-	char b[20];
+	char *o = jsonw_room(w, JSONW_U64_MAX + 1);
 
+	if (o) {
+		size_t n = 0;
+		if (w->need_comma)
+			o[n++] = ',';
+		w->need_comma = true;
+		w->len += n + jsonw_utoa(v, o + n);
+		return;
+	}
+	char b[JSONW_U64_MAX];
 	sep(w);
-	jsonw_raw(w, b, utoa(v, b));
+	jsonw_raw(w, b, jsonw_utoa(v, b));
 }
 
 void jsonw_value_text(struct jsonw *w, const char *s, size_t n)
@@ -155,14 +169,22 @@ void jsonw_string(struct jsonw *w, const char *s)
 void jsonw_time(struct jsonw *w, uint64_t ns, unsigned digits)
 {
 	char b[32];
-	size_t n = utoa(ns / 1000000000u, b);
-	uint64_t frac = ns % 1000000000u;
+	size_t n = jsonw_utoa(ns / 1000000000u, b);
+	uint32_t frac = (uint32_t)(ns % 1000000000u);
 
 	if (digits > 9)
 		digits = 9;
 	for (unsigned i = digits; i < 9; i++)
 		frac /= 10;
 	b[n++] = '.';
+	if (digits == 6) {      /* microseconds: every record's "time" */
+		jsonw_put2(b + n, frac / 10000);
+		jsonw_put4(b + n + 2, frac % 10000);
+		n += 6;
+		sep(w);
+		jsonw_raw(w, b, n);
+		return;
+	}
 	for (unsigned i = digits; i > 0; i--) {
 		b[n + i - 1] = (char)('0' + frac % 10);
 		frac /= 10;

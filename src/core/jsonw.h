@@ -20,7 +20,112 @@ struct jsonw {
 };
 
 void jsonw_init(struct jsonw *w, char *buf, size_t cap);
-void jsonw_raw(struct jsonw *w, const char *s, size_t n);
+
+/* Inline: records are made of many short pieces (a prepared key, a comma),
+ * and a call per piece cost more than the copy. */
+static inline void jsonw_raw(struct jsonw *w, const char *s, size_t n)
+{
+	char *d = w->buf + w->len;
+	size_t room = w->cap - w->len;
+
+	if (n > room) {
+		w->overflow = true;
+		return;
+	}
+	w->len += n;
+	if (n >= 8 && n <= 32) {
+		/* a prepared key: two overlapping fixed-size copies from each
+		 * end instead of a call to memcpy for a few bytes */
+		if (n >= 16) {
+			__builtin_memcpy(d, s, 16);
+			__builtin_memcpy(d + n - 16, s + n - 16, 16);
+		} else {
+			__builtin_memcpy(d, s, 8);
+			__builtin_memcpy(d + n - 8, s + n - 8, 8);
+		}
+		return;
+	}
+	__builtin_memcpy(d, s, n);
+}
+
+/* Room for n more bytes at the end, or NULL (nothing is flagged: the
+ * caller falls back to the checked writes, which flag an overflow where
+ * they would have). Lets a writer skip the check per character. */
+static inline char *jsonw_room(struct jsonw *w, size_t n)
+{
+	return n <= w->cap - w->len ? w->buf + w->len : NULL;
+}
+
+/*
+ * Decimal text of v, no terminator, into out (room for JSONW_U64_MAX
+ * characters); returns its length. Inline, two digits per table load and
+ * 32-bit arithmetic (division by a constant is a multiply): a per-packet
+ * record is some sixty numbers.
+ */
+#define JSONW_U64_MAX 20
+
+extern const char jsonw_digit_pairs[201];
+
+static inline void jsonw_put2(char *o, uint32_t v)  /* v < 100, 2 digits */
+{
+	__builtin_memcpy(o, jsonw_digit_pairs + 2 * v, 2);
+}
+
+static inline void jsonw_put4(char *o, uint32_t v)  /* v < 10000, 4 digits */
+{
+	jsonw_put2(o, v / 100);
+	jsonw_put2(o + 2, v % 100);
+}
+
+static inline void jsonw_put8(char *o, uint32_t v)  /* v < 10^8, 8 digits */
+{
+	jsonw_put4(o, v / 10000);
+	jsonw_put4(o + 4, v % 10000);
+}
+
+static inline size_t jsonw_utoa4(char *o, uint32_t v)  /* v < 10000 */
+{
+	if (v < 10) {
+		o[0] = (char)('0' + v);
+		return 1;
+	}
+	if (v < 100) {
+		jsonw_put2(o, v);
+		return 2;
+	}
+	if (v < 1000) {
+		o[0] = (char)('0' + v / 100);
+		jsonw_put2(o + 1, v % 100);
+		return 3;
+	}
+	jsonw_put4(o, v);
+	return 4;
+}
+
+static inline size_t jsonw_utoa8(char *o, uint32_t v)  /* v < 10^8 */
+{
+	if (v < 10000)
+		return jsonw_utoa4(o, v);
+	size_t n = jsonw_utoa4(o, v / 10000);
+	jsonw_put4(o + n, v % 10000);
+	return n + 4;
+}
+
+static inline __attribute__((always_inline)) size_t jsonw_utoa(uint64_t v, char *out)
+{
+	if (v < 100000000u)
+		return jsonw_utoa8(out, (uint32_t)v);
+	uint64_t hi = v / 100000000u;
+	size_t n = hi < 100000000u ? jsonw_utoa8(out, (uint32_t)hi)
+				   : jsonw_utoa8(out, (uint32_t)(hi / 100000000u));
+	if (hi >= 100000000u) {
+		jsonw_put8(out + n, (uint32_t)(hi % 100000000u));
+		n += 8;
+	}
+	jsonw_put8(out + n, (uint32_t)(v % 100000000u));
+	return n + 8;
+}
+
 void jsonw_object_begin(struct jsonw *w);
 void jsonw_object_end(struct jsonw *w);
 void jsonw_array_begin(struct jsonw *w);

@@ -14,6 +14,8 @@
 #define GLOBAL_HDR 24
 #define RECORD_HDR 16
 #define MAX_CAPLEN (256u * 1024u)       /* libpcap's own limit */
+#define PREFETCH_AHEAD 2048             /* a few packets ahead */
+#define POPULATE_CHUNK (2u << 20)       /* pages mapped ahead at a time */
 
 static uint32_t rd32(const uint8_t *p, bool swap)
 {
@@ -61,6 +63,19 @@ int pcap_map_open(struct pcap_map *m, const char *path, char *err, size_t errlen
 	return 1;
 }
 
+static void populate_ahead(struct pcap_map *m)
+{
+	size_t n = m->len - m->populated < POPULATE_CHUNK ? m->len - m->populated : POPULATE_CHUNK;
+
+#ifdef MADV_POPULATE_READ
+	if (!m->no_populate &&
+	    madvise((void *)(m->base + m->populated), n, MADV_POPULATE_READ) != 0 &&
+	    errno == EINVAL)
+		m->no_populate = true;  /* an older kernel: the pages fault in */
+#endif
+	m->populated += n;
+}
+
 int pcap_map_next(struct pcap_map *m, const uint8_t **data, uint32_t *caplen,
 		  uint32_t *wirelen, uint64_t *ts_ns, char *err, size_t errlen)
 {
@@ -83,6 +98,11 @@ int pcap_map_next(struct pcap_map *m, const uint8_t **data, uint32_t *caplen,
 			 m->off, incl, m->len - m->off - RECORD_HDR);
 		return -1;
 	}
+	/* Map the next pages before they are read: a page fault per 64 KiB
+	 * (the kernel's fault-around) was a seventh of a decode-only run;
+	 * one call per 2 MiB maps the same pages for much less. */
+	if (m->off + POPULATE_CHUNK / 2 > m->populated && m->populated < m->len)
+		populate_ahead(m);
 	/* drop the pages already read (file-backed, they come back if touched):
 	 * a large capture then does not count in the resident set */
 	if (m->off - m->dropped >= (16u << 20)) {
@@ -92,6 +112,12 @@ int pcap_map_next(struct pcap_map *m, const uint8_t **data, uint32_t *caplen,
 			m->dropped = upto;
 		}
 	}
+	/* The hardware prefetcher stops at page boundaries, and per-hop
+	 * attributes read bytes the decoders never touched: ask for the
+	 * lines a few packets ahead, each once. */
+	size_t ahead = m->len - m->off > PREFETCH_AHEAD ? m->off + PREFETCH_AHEAD : m->len;
+	for (; m->prefetched < ahead; m->prefetched += 64)
+		__builtin_prefetch(m->base + m->prefetched);
 	*data = h + RECORD_HDR;
 	*caplen = incl;
 	*wirelen = orig < incl ? incl : orig;

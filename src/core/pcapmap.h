@@ -18,6 +18,9 @@ struct pcap_map {
 	const uint8_t *base;
 	size_t len, off;
 	size_t dropped;         /* pages before this offset were given back */
+	size_t prefetched;      /* cache lines before this offset were asked for */
+	size_t populated;       /* pages before this offset were mapped ahead */
+	bool no_populate;       /* the kernel cannot map ahead (before 5.14) */
 	bool swap;              /* file written with the other byte order */
 	bool nano;              /* nanosecond timestamps */
 	uint32_t linktype;

@@ -96,6 +96,11 @@ struct isp_packet {
 	uint8_t report_layer;   /* layer index of a coalescing report, or 0xff */
 	uint32_t report_next_off; /* where the next individual report starts */
 	struct isp_layer layer[ISP_MAX_LAYERS];
+	/* Kept by the dissector for attribute lookups (one load instead of a
+	 * scan of the layers): bit `proto` set when layer[0..nlayers) has
+	 * that protocol, and then last[proto] is its innermost layer. */
+	uint64_t protos;
+	uint8_t last[ISP_MAX_PROTOS];
 };
 
 /* ---- decoding ------------------------------------------------------------ */

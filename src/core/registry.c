@@ -364,19 +364,24 @@ int isp_attr_lookup(const struct isp_registry *reg, const char *name,
 	return -1;
 }
 
-const struct isp_layer *isp_attr_layer(const struct isp_packet *p,
-				       const struct isp_attr_ref *r)
+/* Inline in isp_attr_get, the per-attribute path of every rule. */
+static inline const struct isp_layer *attr_layer(const struct isp_packet *p,
+						 const struct isp_attr_ref *r)
 {
-	if (r->instance == 0) {
-		for (int i = p->nlayers - 1; i >= 0; i--)
-			if (p->layer[i].proto == r->proto)
-				return &p->layer[i];
+	if (!(p->protos >> r->proto & 1))
 		return NULL;
-	}
+	if (r->instance == 0)
+		return &p->layer[p->last[r->proto]];
 	for (unsigned i = 0; i < p->nlayers; i++)
 		if (p->layer[i].proto == r->proto && p->layer[i].instance == r->instance)
 			return &p->layer[i];
 	return NULL;
+}
+
+const struct isp_layer *isp_attr_layer(const struct isp_packet *p,
+				       const struct isp_attr_ref *r)
+{
+	return attr_layer(p, r);
 }
 
 const struct isp_layer *isp_layer_before(const struct isp_packet *p,
@@ -395,7 +400,7 @@ bool isp_attr_get(const struct isp_registry *reg, const struct isp_packet *p,
 
 	if (r->proto == reg->meta)
 		return a->get(p, NULL, a->arg, out);
-	const struct isp_layer *l = isp_attr_layer(p, r);
+	const struct isp_layer *l = attr_layer(p, r);
 	return l ? a->get(p, l, a->arg, out) : false;
 }
 

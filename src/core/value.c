@@ -18,12 +18,7 @@ size_t isp_value_text(const struct isp_value *v, uint64_t elem, char *out, size_
 			return 0;
 		size_t k = 0;
 		for (int shift = 24; shift >= 0; shift -= 8) {
-			unsigned b = (unsigned)(elem >> shift) & 0xff;
-			if (b >= 100)
-				out[k++] = (char)('0' + b / 100);
-			if (b >= 10)
-				out[k++] = (char)('0' + b / 10 % 10);
-			out[k++] = (char)('0' + b % 10);
+			k += jsonw_utoa4(out + k, (uint32_t)(elem >> shift) & 0xff);
 			if (shift)
 				out[k++] = '.';
 		}
@@ -41,6 +36,12 @@ size_t isp_value_text(const struct isp_value *v, uint64_t elem, char *out, size_
 		n = snprintf(out, cap, "%s", v->v.str);
 		break;
 	default:
+		/* numbers are most keys' text (ports, IDs): no printf */
+		if (cap > JSONW_U64_MAX) {
+			size_t k = jsonw_utoa(elem, out);
+			out[k] = 0;
+			return k;
+		}
 		n = snprintf(out, cap, "%llu", (unsigned long long)elem);
 		break;
 	}
@@ -53,7 +54,14 @@ static void element(struct jsonw *w, const struct isp_value *v, uint64_t e,
 	char buf[64];
 
 	switch (v->type) {
-	case ISP_T_IPV4:
+	case ISP_T_IPV4: {
+		/* dotted digits never need escaping: straight into the record */
+		size_t n = isp_value_text(v, e, buf + 1, sizeof(buf) - 2);
+		buf[0] = '"';
+		buf[n + 1] = '"';
+		jsonw_value_text(w, buf, n + 2);
+		break;
+	}
 	case ISP_T_IPV6:
 	case ISP_T_MAC:
 		isp_value_text(v, e, buf, sizeof(buf));
@@ -81,6 +89,27 @@ void isp_value_json(struct jsonw *w, const struct isp_value *v, unsigned ts_digi
 		return;
 	}
 	jsonw_array_begin(w);
+	char *o;
+	if (v->type <= ISP_T_U64 &&
+	    (o = jsonw_room(w, (size_t)v->count * (JSONW_U64_MAX + 1) + 1)) != NULL) {
+		/* per-hop numbers, the bulk of a per-packet record: the whole
+		 * array fits, so no check per element; "null" is shorter than
+		 * the room kept for a number */
+		size_t n = 0;
+		for (unsigned i = 0; i < v->count; i++) {
+			if (i)
+				o[n++] = ',';
+			if (v->missing & (UINT32_C(1) << i)) {
+				memcpy(o + n, "null", 4);
+				n += 4;
+			} else {
+				n += jsonw_utoa(v->v.arr[i], o + n);
+			}
+		}
+		w->len += n;
+		jsonw_array_end(w);
+		return;
+	}
 	for (unsigned i = 0; i < v->count; i++) {
 		if (v->missing & (UINT32_C(1) << i))
 			jsonw_null(w);

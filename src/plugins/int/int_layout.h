@@ -25,17 +25,58 @@ enum int_layout_kind {
 /* Pseudo bit for the L4S mark/drop word (it follows bit 7). */
 #define INT_BIT_L4S 16
 
+/* Per layout: bits whose field is 8 bytes, bits that carry nothing.
+ * The helpers below are inline because every decoded packet asks for a hop
+ * size and every per-hop attribute for an offset: with the layout known at
+ * the call site they fold to a few instructions. */
+struct int_layout_masks {
+	uint16_t eight;
+	uint16_t zero;
+};
+
+extern const struct int_layout_masks int_layout_masks[INT_LAYOUT__COUNT];
+
 /* Bytes of the field of `bit` in this layout (0: the bit carries nothing). */
-unsigned int_field_size(enum int_layout_kind k, unsigned bit);
-
-/* Offset of the field of `bit` inside a hop block with this bitmap. */
-unsigned int_field_offset(enum int_layout_kind k, uint16_t bitmap, unsigned bit);
-
-/* Bytes of one hop block. */
-unsigned int_hop_size(enum int_layout_kind k, uint16_t bitmap);
+static inline unsigned int_field_size(enum int_layout_kind k, unsigned bit)
+{
+	if (bit == INT_BIT_L4S)
+		return k == INT_LAYOUT_L4S ? 4 : 0;
+	if (bit > 15)
+		return 0;
+	uint16_t m = isp_bit16(bit);
+	if (int_layout_masks[k].zero & m)
+		return 0;
+	return int_layout_masks[k].eight & m ? 8 : 4;
+}
 
 /* Whether the layout carries the L4S word for this bitmap. */
-bool int_has_l4s_word(enum int_layout_kind k, uint16_t bitmap);
+static inline bool int_has_l4s_word(enum int_layout_kind k, uint16_t bitmap)
+{
+	return k == INT_LAYOUT_L4S && (bitmap & 0x00f0) != 0;
+}
+
+/* Bytes of the fields of the set bits of `set` (already without the
+ * layout's empty bits). */
+static inline unsigned int_fields_bytes(enum int_layout_kind k, uint16_t set)
+{
+	return 4u * isp_popcount16(set) + 4u * isp_popcount16(set & int_layout_masks[k].eight);
+}
+
+/* Offset of the field of `bit` inside a hop block with this bitmap. */
+static inline unsigned int_field_offset(enum int_layout_kind k, uint16_t bitmap, unsigned bit)
+{
+	if (bit == INT_BIT_L4S)
+		bit = 8;        /* the mark/drop word follows bit 7's field */
+	return int_fields_bytes(k, isp_bits_before16(bit) & bitmap &
+				   (uint16_t)~int_layout_masks[k].zero);
+}
+
+/* Bytes of one hop block. */
+static inline unsigned int_hop_size(enum int_layout_kind k, uint16_t bitmap)
+{
+	return int_fields_bytes(k, bitmap & (uint16_t)~int_layout_masks[k].zero) +
+	       (int_has_l4s_word(k, bitmap) ? 4u : 0u);
+}
 
 /* Which part of a field an attribute reads. */
 enum int_part {
