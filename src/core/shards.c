@@ -26,9 +26,8 @@ struct shard {
 	bool reading;           /* this thread's own view of `live` */
 	uint64_t local;         /* packets read from its share */
 	struct isp_packet own;  /* read from the share, handled in place */
-	struct isp_packet peer; /* sent by another shard, dissected again */
+	struct isp_packet peer; /* sent by another shard, dissected there */
 	struct isp_stats st;    /* counts of its own packets (printed) */
-	struct isp_stats scratch;
 	char err[256];
 	_Alignas(64) _Atomic uint64_t packets;
 	_Atomic uint64_t ticks_done;
@@ -64,7 +63,7 @@ static void send_item(struct shard *me, unsigned to, const struct isp_packet *p)
 {
 	struct isp_shards *s = me->owner;
 	struct spsc *r = ring(s, me->id, to);
-	struct spsc_msg *m = spsc_reserve(r, p->caplen);
+	struct spsc_msg *m = spsc_reserve(r, isp_item_msg_size(p));
 
 	if (!m) {       /* a live input: waiting would lose packets upstream */
 		atomic_fetch_add_explicit(&s->dropped, 1, memory_order_relaxed);
@@ -139,8 +138,8 @@ static unsigned drain_from(struct shard *me, unsigned from, unsigned budget, boo
 			*at_tick = true;
 			break;
 		}
-		if (isp_item_from_msg(s->reg, s->first, &me->peer, m, &me->scratch))
-			s->ops.packet(me->ctx, &me->peer);
+		isp_item_from_msg(&me->peer, m);
+		s->ops.packet(me->ctx, &me->peer);
 		spsc_release(r, m);
 		done++;
 	}

@@ -33,12 +33,16 @@ struct spsc_msg *spsc_reserve(struct spsc *r, size_t n)
 {
 	size_t need = align8(HDR + n);
 	size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-	size_t head = atomic_load_explicit(&r->head, memory_order_acquire);
 	size_t off = tail % r->cap;
 	size_t skip = off + need > r->cap ? r->cap - off : 0;
 
-	if (need > r->cap / 2 || (tail - head) + skip + need > r->cap)
+	if (need > r->cap / 2)
 		return NULL;
+	if ((tail - r->head_seen) + skip + need > r->cap) {
+		r->head_seen = atomic_load_explicit(&r->head, memory_order_acquire);
+		if ((tail - r->head_seen) + skip + need > r->cap)
+			return NULL;
+	}
 	if (skip >= HDR) {      /* a marker tells the consumer to go back to 0 */
 		struct spsc_msg *w = (struct spsc_msg *)(r->buf + off);
 		w->size = (uint32_t)skip;
@@ -62,9 +66,11 @@ struct spsc_msg *spsc_peek(struct spsc *r)
 {
 	for (;;) {
 		size_t head = atomic_load_explicit(&r->head, memory_order_relaxed);
-		size_t tail = atomic_load_explicit(&r->tail, memory_order_acquire);
-		if (head == tail)
-			return NULL;
+		if (head == r->tail_seen) {
+			r->tail_seen = atomic_load_explicit(&r->tail, memory_order_acquire);
+			if (head == r->tail_seen)
+				return NULL;
+		}
 		size_t off = head % r->cap;
 		if (r->cap - off < HDR) {       /* too little room for a marker: wrap */
 			atomic_store_explicit(&r->head, head + (r->cap - off), memory_order_release);

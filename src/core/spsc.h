@@ -32,12 +32,19 @@ struct spsc_msg {
 	uint8_t data[];
 };
 
+/*
+ * Each side keeps its fields on its own cache line, with its last view of
+ * the other side's position: it reads the other's line only when that view
+ * says the ring is full (producer) or empty (consumer), not per message.
+ */
 struct spsc {
 	_Alignas(64) _Atomic size_t tail;       /* producer */
-	_Alignas(64) _Atomic size_t head;       /* consumer */
-	_Alignas(64) size_t cap;
-	uint8_t *buf;
+	size_t head_seen;       /* producer: head when last read */
 	size_t skip;            /* producer: bytes skipped before the reserved message */
+	_Alignas(64) _Atomic size_t head;       /* consumer */
+	size_t tail_seen;       /* consumer: tail when last read */
+	_Alignas(64) size_t cap;                /* read-only after init */
+	uint8_t *buf;
 };
 
 int spsc_init(struct spsc *r, size_t cap);

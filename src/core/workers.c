@@ -5,6 +5,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +19,6 @@ struct worker {
 	pthread_t thread;
 	bool started;
 	struct isp_packet pkt;
-	struct isp_stats st;    /* the reader keeps the counts that are printed */
 	_Alignas(64) _Atomic uint64_t ticks_done;
 };
 
@@ -33,24 +33,42 @@ struct isp_workers {
 	struct worker w[];
 };
 
-bool isp_item_from_msg(const struct isp_registry *reg, uint16_t first, struct isp_packet *p,
-		       const struct spsc_msg *m, struct isp_stats *scratch)
+/*
+ * An item travels dissected: its bytes, then the packet's fields and the
+ * layers it uses (states are offsets, never pointers, so they hold for
+ * the copy). The receiver does not dissect again: that was the larger
+ * part of what a second thread cost.
+ */
+#define PKT_HEAD offsetof(struct isp_packet, layer)
+#define PKT_TAIL_OFF (offsetof(struct isp_packet, layer) + sizeof(((struct isp_packet *)0)->layer))
+#define PKT_TAIL (sizeof(struct isp_packet) - PKT_TAIL_OFF)
+
+static size_t bytes_room(uint32_t caplen)
 {
+	return ((size_t)caplen + 7) & ~(size_t)7;
+}
+
+size_t isp_item_msg_size(const struct isp_packet *p)
+{
+	return bytes_room(p->caplen) + PKT_HEAD + p->nlayers * sizeof(struct isp_layer) + PKT_TAIL;
+}
+
+void isp_item_from_msg(struct isp_packet *p, const struct spsc_msg *m)
+{
+	const uint8_t *q = m->data + bytes_room(m->caplen);
+
+	memcpy(p, q, PKT_HEAD);
+	q += PKT_HEAD;
+	memcpy(p->layer, q, p->nlayers * sizeof(struct isp_layer));
+	q += p->nlayers * sizeof(struct isp_layer);
+	memcpy((uint8_t *)p + PKT_TAIL_OFF, q, PKT_TAIL);
 	p->data = m->data;
-	p->caplen = m->caplen;
-	p->wirelen = m->wirelen;
-	p->ts_ns = m->ts_ns;
-	p->index = m->index;
-	isp_dissect(reg, p, first, scratch);
-	/* the sender sent one individual report of a coalesced packet */
-	while (p->report_index < m->report_index)
-		if (!isp_dissect_next_report(reg, p, scratch))
-			return false;
-	return true;
 }
 
 void isp_item_to_msg(struct spsc_msg *m, const struct isp_packet *p)
 {
+	uint8_t *q = m->data + bytes_room(p->caplen);
+
 	m->kind = SPSC_PACKET;
 	m->report_index = p->report_index;
 	m->caplen = p->caplen;
@@ -58,12 +76,17 @@ void isp_item_to_msg(struct spsc_msg *m, const struct isp_packet *p)
 	m->ts_ns = p->ts_ns;
 	m->index = p->index;
 	memcpy(m->data, p->data, p->caplen);
+	memcpy(q, p, PKT_HEAD);
+	q += PKT_HEAD;
+	memcpy(q, p->layer, p->nlayers * sizeof(struct isp_layer));
+	q += p->nlayers * sizeof(struct isp_layer);
+	memcpy(q, (const uint8_t *)p + PKT_TAIL_OFF, PKT_TAIL);
 }
 
 static void handle_packet(struct worker *wk, const struct spsc_msg *m)
 {
-	if (isp_item_from_msg(wk->owner->reg, wk->owner->first, &wk->pkt, m, &wk->st))
-		wk->owner->ops.packet(wk->ctx, &wk->pkt);
+	isp_item_from_msg(&wk->pkt, m);
+	wk->owner->ops.packet(wk->ctx, &wk->pkt);
 }
 
 static void *worker_main(void *arg)
@@ -123,7 +146,7 @@ struct isp_workers *isp_workers_start(unsigned n, const struct isp_registry *reg
 	return w;
 }
 
-unsigned isp_item_owner(const struct isp_packet *p, uint16_t ip4, uint16_t ip6, unsigned n)
+uint64_t isp_item_hash(const struct isp_packet *p, uint16_t ip4, uint16_t ip6)
 {
 	const uint8_t *a = NULL, *b = NULL;
 	size_t len = 0;
@@ -152,7 +175,12 @@ unsigned isp_item_owner(const struct isp_packet *p, uint16_t ip4, uint16_t ip6, 
 	h ^= h >> 29;
 	h *= 0xbf58476d1ce4e5b9ull;
 	h ^= h >> 32;
-	return (unsigned)(h % n);
+	return h;
+}
+
+unsigned isp_item_owner(const struct isp_packet *p, uint16_t ip4, uint16_t ip6, unsigned n)
+{
+	return (unsigned)(isp_item_hash(p, ip4, ip6) % n);
 }
 
 unsigned isp_workers_pick(const struct isp_workers *w, const struct isp_packet *p)
@@ -176,7 +204,7 @@ static struct spsc_msg *reserve(struct isp_workers *w, unsigned i, size_t n, boo
 bool isp_workers_dispatch(struct isp_workers *w, unsigned i, const struct isp_packet *p,
 			  bool wait)
 {
-	struct spsc_msg *m = reserve(w, i, p->caplen, wait);
+	struct spsc_msg *m = reserve(w, i, isp_item_msg_size(p), wait);
 
 	if (!m) {
 		atomic_fetch_add_explicit(&w->dropped, 1, memory_order_relaxed);

@@ -4,8 +4,9 @@
  * The reader dissects each packet once (to find the monitored flow of a
  * telemetry report: its inner addresses, not the sink-to-collector pair)
  * and hands each item (a packet, or one individual report of a coalesced
- * report) to the worker of its flow. A worker dissects it again from its
- * own copy in the ring and calls the `packet` callback; the rule engine
+ * report) to the worker of its flow, with its dissection: the worker
+ * reads the item from its copy in the ring and calls the `packet`
+ * callback without dissecting again; the rule engine
  * behind the callback is the worker's own, so no state is shared on the
  * packet path. Ticks are barriers: every worker has handled everything
  * before the tick, and the tick itself, when isp_workers_tick returns.
@@ -30,13 +31,15 @@ struct spsc_msg;
  * address pair (ip4, ip6: the address layers' protocol ids), so both
  * directions of a flow go to one worker. */
 unsigned isp_item_owner(const struct isp_packet *p, uint16_t ip4, uint16_t ip6, unsigned n);
+/* The symmetric hash itself (0 for an item without addresses). */
+uint64_t isp_item_hash(const struct isp_packet *p, uint16_t ip4, uint16_t ip6);
 
-/* An item into a ring message (a copy of its bytes), and back: the
- * receiver dissects it again and steps to the same coalesced report
- * (false if it cannot). Counters go to scratch: the sender counted. */
+/* An item into a ring message of isp_item_msg_size bytes (a copy of its
+ * bytes and of its dissection), and back: the receiver's packet points
+ * into the message, which must stay until it is handled. */
+size_t isp_item_msg_size(const struct isp_packet *p);
 void isp_item_to_msg(struct spsc_msg *m, const struct isp_packet *p);
-bool isp_item_from_msg(const struct isp_registry *reg, uint16_t first, struct isp_packet *p,
-		       const struct spsc_msg *m, struct isp_stats *scratch);
+void isp_item_from_msg(struct isp_packet *p, const struct spsc_msg *m);
 
 /* Start n workers; ctx[i] is worker i's callback context. ring_bytes per
  * worker. NULL on failure. */
