@@ -35,6 +35,13 @@ install_deps() {
 build() {
 	dir=$1
 	shift
+	build_some "$dir" "" "$@"
+}
+
+# build_some DIR "TARGETS" [configure args...]: only these targets ("": all)
+build_some() {
+	dir=$1 targets=$2
+	shift 2
 	if [ ! -x configure ] || [ configure.ac -nt configure ] || [ Makefile.am -nt configure ]; then
 		autoreconf -fi >/dev/null 2>&1 || autoreconf -fi
 	fi
@@ -42,7 +49,7 @@ build() {
 	if [ ! -f "build/$dir/Makefile" ] || [ configure -nt "build/$dir/Makefile" ]; then
 		(cd "build/$dir" && "$top/configure" -q "$@")
 	fi
-	make -s -C "build/$dir" -j"$jobs" >/dev/null
+	make -s -C "build/$dir" -j"$jobs" $targets >/dev/null
 }
 
 run_demo() {
@@ -71,8 +78,14 @@ run_tests() {
 	build rel CFLAGS="-O2 -g"
 	sh test/alloc/run.sh build/rel >build/rel/alloc.out 2>&1 || status=1
 	cat build/rel/alloc.out
+	# the threads under ThreadSanitizer (only what they need is built)
+	build_some tsan "intspect intgen test/unit/check_shards" \
+		CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS=-fsanitize=thread
+	sh test/tsan/run.sh build/tsan >build/tsan/tsan.out 2>&1 || status=1
+	cat build/tsan/tsan.out
 	# one closing line over every test case: script cases and Check tests
-	counts=$(cat $(find build/asan/test -name '*.log' ! -name test-suite.log) build/rel/alloc.out 2>/dev/null |
+	counts=$(cat $(find build/asan/test -name '*.log' ! -name test-suite.log) build/rel/alloc.out \
+		build/tsan/tsan.out 2>/dev/null |
 		awk '/^[0-9]+%: Checks:/ { gsub(",", ""); p += $3 - $5 - $7; f += $5 + $7 }
 		     / passed, [0-9]+ failed$/ { p += $(NF-3); f += $(NF-1) }
 		     END { printf "%d %d", p, f }')

@@ -1,0 +1,30 @@
+#!/bin/sh
+# test/tsan/run.sh BUILD: the multi-threaded paths under ThreadSanitizer
+# (a build configured with -fsanitize=thread): the mesh of workers that
+# read their own shares, several workers behind one reader, the UDP
+# listener and DPDK queues on several workers. Any report of a data race
+# fails the case.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+bld=$(cd "${1:?usage: run.sh BUILD}" && pwd)
+TSAN_OPTIONS="halt_on_error=1 exitcode=66"
+export TSAN_OPTIONS
+pass=0 fail=0
+case_() {
+	name=$1
+	shift
+	if (cd "$bld" && top_srcdir="$top" top_builddir="$bld" "$@") >"$bld/tsan-$name.out" 2>&1; then
+		echo "ok tsan: $name"
+		pass=$((pass + 1))
+	else
+		echo "FAIL tsan: $name"
+		tail -40 "$bld/tsan-$name.out"
+		fail=$((fail + 1))
+	fi
+}
+case_ shards "$bld/test/unit/check_shards"
+case_ workers sh "$top/test/inputs/workers.sh"
+case_ udp sh "$top/test/inputs/udp.sh"
+case_ dpdk sh "$top/test/inputs/dpdk.sh"
+echo "tsan: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
