@@ -21,34 +21,7 @@ tmp=${BENCH_TMP:-/tmp/intspect-bench}
 mkdir -p "$tmp"
 [ -x "$bld/intspect" ] || { echo "build first: ./setup.sh build" >&2; exit 2; }
 
-cat >"$tmp/q9.conf" <<CONF
-query-report q9 {
-  ms-period = 1000
-  select = {"count()", "sum(meta.packet_len)", "avg(int.latency)", "var(int.latency)", "min(int.latency)",
-            "max(int.latency)", "avg(int.hop_latencies)", "max(int.hop_queue_occups)", "avg(diff(meta.timestamp))"}
-  group-by = {"ip.src", "ip.dst"}
-  output-channel = {stdout}
-}
-CONF
-cat >"$tmp/delta.conf" <<CONF
-event-report delta {
-  event = "int.hop_latencies"
-  delta-cond = {"int.hop_switch_ids"}
-  delta-key = {"ip.src", "ip.dst"}
-  attributes = {"ip.src", "ip.dst", "int.hop_switch_ids"}
-  output-channel = {stdout}
-}
-CONF
-cat >"$tmp/ev14.conf" <<CONF
-file-output { path = "$tmp/ev14.json" }
-event-report ev14 {
-  event = "int.hop_latencies"
-  attributes = {"meta.timestamp", "ip.src", "ip.dst", "udp.src_port", "udp.dst_port", "int.num_hop",
-                "int.latency", "int.hop_switch_ids", "int.hop_ingress_port_ids", "int.hop_egress_port_ids",
-                "int.hop_queue_ids", "int.hop_queue_occups", "int.hop_ingress_times", "int.hop_egress_times"}
-  output-channel = {file}
-}
-CONF
+. "$top/bench/lib.sh"
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
@@ -71,11 +44,10 @@ measure() {     # label floor-pps command...
 		'BEGIN { printf "  %-34s %8.2f Mpps   %5.1f%% of the floor\n", l, m / 1e6, 100 * m / f }'
 }
 
-run_capture() {   # name description intgen-args...
-	name=$1 desc=$2
-	shift 2
-	cap="$tmp/$name.pcap"
-	[ -f "$cap" ] || "$bld/intgen" -o "$cap" -n "$n" --seed 1 "$@"
+run_capture() {   # name
+	name=$1
+	cap=$(capture "$name")
+	desc=$(description "$name")
 	echo "($name) $desc: $n packets, $(($(stat -c %s "$cap") / 1024 / 1024)) MiB"
 	: >"$tmp/floor"
 	i=0
@@ -94,11 +66,8 @@ run_capture() {   # name description intgen-args...
 }
 
 echo "intspect benchmark, $(date -u +%Y-%m-%d), $(nproc) cores, median of $reps runs"
-run_capture a "INT v1.0 3 hops over UDP, 230 B, 64 flows" \
-	--int-version 1.0 --hops 3 --bitmap 0xFC00 --flows 64 --size 230
-run_capture b "report v2.0, 6 hops, 9 metric sets" \
-	--format report --report-version 2.0 --hops 6 --bitmap 0xFF80 --flows 64
-run_capture c "report v2.0, 1-6 hops, 9 metric sets" \
-	--format report --report-version 2.0 --hops 1-6 --bitmap 0xFF80 --flows 64
-peak=$( { /usr/bin/time -f '%M' "$bld/intspect" -r "$tmp/b.pcap" -C "$tmp/q9.conf" -q >/dev/null 2>"$tmp/rss"; } 2>&1; tail -1 "$tmp/rss")
+for w in a b c; do
+	run_capture "$w"
+done
+peak=$( { /usr/bin/time -f '%M' "$bld/intspect" -r "$(capture b)" -C "$tmp/q9.conf" -q >/dev/null 2>"$tmp/rss"; } 2>&1; tail -1 "$tmp/rss")
 echo "peak RSS, query report on (b): ${peak} KiB"

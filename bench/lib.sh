@@ -1,0 +1,51 @@
+# bench/lib.sh - what the benchmarks share (sourced, with $bld, $tmp and
+# $n set): the rule files and the workload captures.
+
+cat >"$tmp/q9.conf" <<CONF
+query-report q9 {
+  ms-period = 1000
+  select = {"count()", "sum(meta.packet_len)", "avg(int.latency)", "var(int.latency)", "min(int.latency)",
+            "max(int.latency)", "avg(int.hop_latencies)", "max(int.hop_queue_occups)", "avg(diff(meta.timestamp))"}
+  group-by = {"ip.src", "ip.dst"}
+  output-channel = {stdout}
+}
+CONF
+cat >"$tmp/delta.conf" <<CONF
+event-report delta {
+  event = "int.hop_latencies"
+  delta-cond = {"int.hop_switch_ids"}
+  delta-key = {"ip.src", "ip.dst"}
+  attributes = {"ip.src", "ip.dst", "int.hop_switch_ids"}
+  output-channel = {stdout}
+}
+CONF
+cat >"$tmp/ev14.conf" <<CONF
+file-output { path = "$tmp/ev14.json" }
+event-report ev14 {
+  event = "int.hop_latencies"
+  attributes = {"meta.timestamp", "ip.src", "ip.dst", "udp.src_port", "udp.dst_port", "int.num_hop",
+                "int.latency", "int.hop_switch_ids", "int.hop_ingress_port_ids", "int.hop_egress_port_ids",
+                "int.hop_queue_ids", "int.hop_queue_occups", "int.hop_ingress_times", "int.hop_egress_times"}
+  output-channel = {file}
+}
+CONF
+
+# the workloads: name, description, intgen arguments
+WORKLOADS='a|INT v1.0 3 hops over UDP, 230 B, 64 flows|--int-version 1.0 --hops 3 --bitmap 0xFC00 --flows 64 --size 230
+b|report v2.0, 6 hops, 9 metric sets|--format report --report-version 2.0 --hops 6 --bitmap 0xFF80 --flows 64
+c|report v2.0, 1-6 hops, 9 metric sets|--format report --report-version 2.0 --hops 1-6 --bitmap 0xFF80 --flows 64'
+
+# capture NAME: $tmp/NAME.pcap (n packets; kept between runs)
+capture() {
+	line=$(echo "$WORKLOADS" | grep "^$1|")
+	args=${line##*|}
+	cap="$tmp/$1-$n.pcap"
+	# shellcheck disable=SC2086
+	[ -f "$cap" ] || "$bld/intgen" -o "$cap" -n "$n" --seed 1 $args >/dev/null
+	echo "$cap"
+}
+
+# description NAME
+description() {
+	echo "$WORKLOADS" | grep "^$1|" | cut -d'|' -f2
+}
