@@ -250,6 +250,28 @@ static inline bool isp_val_scalar(struct isp_value *o, uint8_t type, uint64_t u)
 	return true;
 }
 
+/*
+ * Getters of a 2- or 4-byte big-endian field at ISP_AT(off, type) from the
+ * layer start, for fields inside the part of a header its decoder checked
+ * is captured (IPv4 addresses, ports): the attributes rules read on every
+ * packet, where isp_get_field spends more on its arg and on bounds checks
+ * the decoder made than on the read. Inline, so every plugin that names
+ * one has its own copy, built in or as a .so.
+ */
+#define ISP_AT(off, type) ((uintptr_t)(off) | (uintptr_t)(type) << 16)
+
+static inline bool isp_get_be16_at(const struct isp_packet *p, const struct isp_layer *l,
+				   uintptr_t arg, struct isp_value *out)
+{
+	return isp_val_scalar(out, (uint8_t)(arg >> 16), isp_be16(p->data + l->off + (arg & 0xffff)));
+}
+
+static inline bool isp_get_be32_at(const struct isp_packet *p, const struct isp_layer *l,
+				   uintptr_t arg, struct isp_value *out)
+{
+	return isp_val_scalar(out, (uint8_t)(arg >> 16), isp_be32(p->data + l->off + (arg & 0xffff)));
+}
+
 static inline void isp_val_array(struct isp_value *o, uint8_t type)
 {
 	o->type = type;

@@ -364,9 +364,10 @@ int isp_attr_lookup(const struct isp_registry *reg, const char *name,
 	return -1;
 }
 
-/* Inline in isp_attr_get, the per-attribute path of every rule. */
-static inline const struct isp_layer *attr_layer(const struct isp_packet *p,
-						 const struct isp_attr_ref *r)
+/* The numbered instances of isp_attr_get (registry.h), and any caller that
+ * wants the layer itself. */
+const struct isp_layer *isp_attr_layer(const struct isp_packet *p,
+				       const struct isp_attr_ref *r)
 {
 	if (!(p->protos >> r->proto & 1))
 		return NULL;
@@ -378,12 +379,6 @@ static inline const struct isp_layer *attr_layer(const struct isp_packet *p,
 	return NULL;
 }
 
-const struct isp_layer *isp_attr_layer(const struct isp_packet *p,
-				       const struct isp_attr_ref *r)
-{
-	return attr_layer(p, r);
-}
-
 const struct isp_layer *isp_layer_before(const struct isp_packet *p,
 					 uint16_t proto, unsigned before)
 {
@@ -391,17 +386,6 @@ const struct isp_layer *isp_layer_before(const struct isp_packet *p,
 		if (p->layer[i].proto == proto)
 			return &p->layer[i];
 	return NULL;
-}
-
-bool isp_attr_get(const struct isp_registry *reg, const struct isp_packet *p,
-		  const struct isp_attr_ref *r, struct isp_value *out)
-{
-	const struct isp_attr_desc *a = isp_attr_desc_of(reg, r);
-
-	if (r->proto == reg->meta)
-		return a->get(p, NULL, a->arg, out);
-	const struct isp_layer *l = attr_layer(p, r);
-	return l ? a->get(p, l, a->arg, out) : false;
 }
 
 const char *isp_type_name(enum isp_type t)

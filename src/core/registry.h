@@ -73,9 +73,28 @@ isp_attr_desc_of(const struct isp_registry *reg, const struct isp_attr_ref *r)
 const struct isp_layer *isp_attr_layer(const struct isp_packet *p,
 				       const struct isp_attr_ref *r);
 
-/* Fetch an attribute's value; false when the packet does not have it. */
-bool isp_attr_get(const struct isp_registry *reg, const struct isp_packet *p,
-		  const struct isp_attr_ref *r, struct isp_value *out);
+/*
+ * Fetch an attribute's value; false when the packet does not have it.
+ * Inline because it is the per-attribute call of every rule: the innermost
+ * instance (nearly every reference) is one bit test and one load of the
+ * dissector's per-protocol index, then the getter; numbered instances take
+ * isp_attr_layer's scan; meta.* getters get a NULL layer.
+ */
+static inline bool isp_attr_get(const struct isp_registry *reg, const struct isp_packet *p,
+				const struct isp_attr_ref *r, struct isp_value *out)
+{
+	const struct isp_attr_desc *a = isp_attr_desc_of(reg, r);
+	const struct isp_layer *l = NULL;
+
+	if (r->proto != reg->meta) {
+		if (!(p->protos >> r->proto & 1))
+			return false;
+		l = r->instance == 0 ? &p->layer[p->last[r->proto]] : isp_attr_layer(p, r);
+		if (!l)
+			return false;
+	}
+	return a->get(p, l, a->arg, out);
+}
 
 const char *isp_type_name(enum isp_type t);
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "testlib.h"
+#include "../../src/plugins/int/int_layout.h"
 
 #define IP_OFF 14
 
@@ -497,6 +498,107 @@ START_TEST(gre_carrier)
 END_TEST
 
 /* Length fields that lie are counted per reason and never read past. */
+/* The per-layout rows the decoder keeps (int_fo_rows) and int_field_find
+ * agree with the layout rules they are derived from, for every layout,
+ * bitmap and field. */
+START_TEST(layout_rows)
+{
+	int_layout_init();
+	for (unsigned k = 0; k < INT_LAYOUT__COUNT; k++) {
+		for (unsigned b = 0; b <= 0xffff; b++) {
+			uint64_t row = int_fo_row((enum int_layout_kind)k, (uint16_t)b);
+			for (unsigned bit = 0; bit <= INT_BIT_L4S; bit++) {
+				enum int_layout_kind kk = (enum int_layout_kind)k;
+				unsigned want_size = bit == INT_BIT_L4S ?
+					(int_has_l4s_word(kk, (uint16_t)b) ? 4 : 0) :
+					(b & isp_bit16(bit) ? int_field_size(kk, bit) : 0);
+				unsigned off = 0, size = 0;
+				bool found = int_field_find(row, kk, (uint16_t)b, bit, &off, &size);
+				if (found != (want_size != 0) ||
+				    (found && (size != want_size ||
+					       off != int_field_offset(kk, (uint16_t)b, bit))))
+					ck_abort_msg("layout %u bitmap %#x bit %u: found %d off %u size %u, "
+						     "want size %u off %u", k, b, bit, found, off, size,
+						     want_size, int_field_offset(kk, (uint16_t)b, bit));
+			}
+		}
+	}
+}
+END_TEST
+
+/* 32 hops (the most a packet may have): hop 31's missing bit is the top
+ * one; int.latency leaves the unavailable hops out. v1.0, bitmap 0xB000
+ * (switch ID, latency, queue: 12 bytes a hop). */
+START_TEST(thirty_two_hops)
+{
+	struct tl_buf t = { .n = 0 };
+	struct isp_packet p;
+	struct isp_stats st = { 0 };
+	uint64_t sw[32], lat[32], occ[32], sum = 0;
+	uint32_t lat_missing = 0, occ_missing = 0;
+
+	tl_eth_ipv4_udp(&t, 0x20 << 2, 1000, 2000);
+	tl_be32(&t, 0x01000000u | (1 + 2 + 32 * 3) << 8);
+	tl_be32(&t, 0x10000000u | 3u << 8);
+	tl_be32(&t, 0xb0000000u);
+	for (int i = 31; i >= 0; i--) {                   /* last hop first */
+		bool lat_na = i == 0 || i == 31 || i == 17;
+		bool occ_na = i == 5;
+		sw[i] = 1000 + (uint32_t)i;
+		lat[i] = 10u * (uint32_t)i + 1;
+		occ[i] = 0x100u + (uint32_t)i;
+		tl_be32(&t, (uint32_t)sw[i]);
+		tl_be32(&t, lat_na ? 0xffffffffu : (uint32_t)lat[i]);
+		tl_be32(&t, (uint32_t)i << 24 | (occ_na ? 0xffffffu : (uint32_t)occ[i]));
+		lat_missing |= (uint32_t)lat_na << i;
+		occ_missing |= (uint32_t)occ_na << i;
+		sum += lat_na ? 0 : lat[i];
+	}
+	tl_fix_lengths(&t, IP_OFF);
+	tl_dissect(&p, &st, t.b, t.n, NULL);
+
+	ck_assert_int_eq(p.malformed, 0);
+	ck_assert_uint_eq(tl_u64(&p, "int.num_hop"), 32);
+	expect_array(&p, "int.hop_switch_ids", sw, 32, 0);
+	expect_array(&p, "int.hop_latencies", lat, 32, lat_missing);
+	expect_array(&p, "int.hop_queue_occups", occ, 32, occ_missing);
+	ck_assert_uint_eq(tl_u64(&p, "int.latency"), sum);
+	ck_assert(!tl_has(&p, "int.hop_ingress_times"));
+}
+END_TEST
+
+/* HopML shorter than the bitmap's fields (2 words for 4): the fields that
+ * fit in a block are read, the others are absent, int.latency too. */
+START_TEST(fields_beyond_hop_ml)
+{
+	struct tl_buf t = { .n = 0 };
+	struct isp_packet p;
+	struct isp_stats st = { 0 };
+
+	tl_eth_ipv4_udp(&t, 0x20 << 2, 1000, 2000);
+	tl_be32(&t, 0x01000000u | (1 + 2 + 3 * 2) << 8);
+	tl_be32(&t, 0x10000000u | 2u << 8);
+	tl_be32(&t, 0xf0000000u);
+	for (int i = 2; i >= 0; i--) {
+		tl_be32(&t, 100 + (uint32_t)i);
+		tl_be32(&t, (uint32_t)i << 16 | 7);
+	}
+	tl_fix_lengths(&t, IP_OFF);
+	tl_dissect(&p, &st, t.b, t.n, NULL);
+
+	ck_assert_int_eq(p.malformed, 0);
+	ck_assert_uint_eq(tl_u64(&p, "int.num_hop"), 3);
+	ck_assert_uint_eq(tl_u64(&p, "int.hop_ml_mismatch"), 1);
+	const uint64_t sw[] = { 100, 101, 102 }, in[] = { 0, 1, 2 }, eg[] = { 7, 7, 7 };
+	expect_array(&p, "int.hop_switch_ids", sw, 3, 0);
+	expect_array(&p, "int.hop_ingress_port_ids", in, 3, 0);
+	expect_array(&p, "int.hop_egress_port_ids", eg, 3, 0);
+	ck_assert(!tl_has(&p, "int.hop_latencies"));
+	ck_assert(!tl_has(&p, "int.hop_queue_occups"));
+	ck_assert(!tl_has(&p, "int.latency"));
+}
+END_TEST
+
 START_TEST(malformed_reasons)
 {
 	struct tl_buf t = { .n = 0 };
@@ -578,6 +680,18 @@ START_TEST(dscp_option)
 	tl_dissect(&p, &st, t.b, t.n, NULL);
 	ck_assert_uint_eq(tl_u64(&p, "int.num_hop"), 1);
 	ck_assert_int_eq(isp_registry_option(tl_registry(), "int.udp-ports=none", err, sizeof(err)), 0);
+	/* masks: 0x01/0x01 is every odd DSCP (0x17 among them) */
+	ck_assert_int_eq(isp_registry_option(tl_registry(), "int.dscp=0x02,0x01/0x01", err, sizeof(err)), 0);
+	tl_dissect(&p, &st, t.b, t.n, NULL);
+	ck_assert_uint_eq(tl_u64(&p, "int.num_hop"), 1);
+	ck_assert_int_eq(isp_registry_option(tl_registry(), "int.dscp=none", err, sizeof(err)), 0);
+	tl_dissect(&p, &st, t.b, t.n, NULL);
+	ck_assert(!tl_has(&p, "int.num_hop"));
+	/* a list that fails part-way keeps the values before the error */
+	ck_assert_int_eq(isp_registry_option(tl_registry(), "int.dscp=0x17,zz", err, sizeof(err)), -1);
+	tl_dissect(&p, &st, t.b, t.n, NULL);
+	ck_assert_uint_eq(tl_u64(&p, "int.num_hop"), 1);
+	ck_assert_int_eq(isp_registry_option(tl_registry(), "int.dscp=0x20/0x3f", err, sizeof(err)), 0);
 }
 END_TEST
 
@@ -611,6 +725,9 @@ int main(void)
 	tcase_add_test(tc, gpe_carrier);
 	tcase_add_test(tc, geneve_carrier);
 	tcase_add_test(tc, gre_carrier);
+	tcase_add_test(tc, layout_rows);
+	tcase_add_test(tc, thirty_two_hops);
+	tcase_add_test(tc, fields_beyond_hop_ml);
 	tcase_add_test(tc, malformed_reasons);
 	tcase_add_test(tc, dscp_option);
 	tcase_add_test(tc, attribute_names);

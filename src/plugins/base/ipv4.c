@@ -58,8 +58,9 @@ static const struct isp_attr_desc ipv4_attrs[] = {
 	{ "ttl", ISP_T_U8, 0, isp_get_field, ISP_FIELD(8, 1, 0, 0, ISP_T_U8), "time to live" },
 	{ "proto", ISP_T_U8, 0, isp_get_field, ISP_FIELD(9, 1, 0, 0, ISP_T_U8), "payload protocol number" },
 	{ "checksum", ISP_T_U16, 0, isp_get_field, ISP_FIELD(10, 2, 0, 0, ISP_T_U16), "header checksum" },
-	{ "src", ISP_T_IPV4, 0, isp_get_field, ISP_FIELD(12, 4, 0, 0, ISP_T_IPV4), "source address" },
-	{ "dst", ISP_T_IPV4, 0, isp_get_field, ISP_FIELD(16, 4, 0, 0, ISP_T_IPV4), "destination address" },
+	/* inside the 20 bytes ipv4_decode checked */
+	{ "src", ISP_T_IPV4, 0, isp_get_be32_at, ISP_AT(12, ISP_T_IPV4), "source address" },
+	{ "dst", ISP_T_IPV4, 0, isp_get_be32_at, ISP_AT(16, ISP_T_IPV4), "destination address" },
 	{ "options_len", ISP_T_U8, 0, ipv4_options_len, 0, "bytes of IP options" },
 	{ 0 }
 };

@@ -72,8 +72,9 @@ static bool tcp_option(const struct isp_packet *p, const struct isp_layer *l,
 }
 
 static const struct isp_attr_desc tcp_attrs[] = {
-	{ "src_port", ISP_T_U16, 0, isp_get_field, ISP_FIELD(0, 2, 0, 0, ISP_T_U16), "source port" },
-	{ "dst_port", ISP_T_U16, 0, isp_get_field, ISP_FIELD(2, 2, 0, 0, ISP_T_U16), "destination port" },
+	/* inside the 20 bytes tcp_decode checked */
+	{ "src_port", ISP_T_U16, 0, isp_get_be16_at, ISP_AT(0, ISP_T_U16), "source port" },
+	{ "dst_port", ISP_T_U16, 0, isp_get_be16_at, ISP_AT(2, ISP_T_U16), "destination port" },
 	{ "seq_nb", ISP_T_U32, 0, isp_get_field, ISP_FIELD(4, 4, 0, 0, ISP_T_U32), "sequence number" },
 	{ "ack_nb", ISP_T_U32, 0, isp_get_field, ISP_FIELD(8, 4, 0, 0, ISP_T_U32), "acknowledgement number" },
 	{ "data_offset", ISP_T_U8, 0, isp_get_field, ISP_FIELD(12, 1, 0, 4, ISP_T_U8), "header length in 4-byte words" },

@@ -27,8 +27,9 @@ static enum isp_verdict udp_decode(struct isp_dissect *d, struct isp_layer *l)
 }
 
 static const struct isp_attr_desc udp_attrs[] = {
-	{ "src_port", ISP_T_U16, 0, isp_get_field, ISP_FIELD(0, 2, 0, 0, ISP_T_U16), "source port" },
-	{ "dst_port", ISP_T_U16, 0, isp_get_field, ISP_FIELD(2, 2, 0, 0, ISP_T_U16), "destination port" },
+	/* inside the 8 bytes udp_decode checked */
+	{ "src_port", ISP_T_U16, 0, isp_get_be16_at, ISP_AT(0, ISP_T_U16), "source port" },
+	{ "dst_port", ISP_T_U16, 0, isp_get_be16_at, ISP_AT(2, ISP_T_U16), "destination port" },
 	{ "len", ISP_T_U16, 0, isp_get_field, ISP_FIELD(4, 2, 0, 0, ISP_T_U16), "UDP length" },
 	{ "checksum", ISP_T_U16, 0, isp_get_field, ISP_FIELD(6, 2, 0, 0, ISP_T_U16), "checksum" },
 	{ 0 }

@@ -15,19 +15,32 @@ struct int_config int_cfg = {
 	.ndscp = 1,
 	.dscp_value = { 0x20 },
 	.dscp_mask = { 0x3f },
+	.dscp_set = UINT64_C(1) << 0x20,
 	.structural_in_reports = true,
 };
+
+/* The value/mask list as a set of the 64 DSCPs: detection runs under every
+ * UDP and TCP layer (a report's outer one too), a test of one bit there
+ * instead of a loop over the list. */
+static void dscp_set_update(void)
+{
+	uint64_t set = 0;
+
+	for (unsigned v = 0; v < 64; v++)
+		for (unsigned i = 0; i < int_cfg.ndscp; i++)
+			if ((v & int_cfg.dscp_mask[i]) == (int_cfg.dscp_value[i] & int_cfg.dscp_mask[i]))
+				set |= UINT64_C(1) << v;
+	int_cfg.dscp_set = set;
+}
 
 /* ---- detection under TCP/UDP ---- */
 
 static bool int_detect(const struct isp_dissect *d, const struct isp_layer *parent)
 {
 	const struct isp_packet *p = d->pkt;
-	uint8_t dscp = d->ip_tos >> 2;
 
-	for (unsigned i = 0; i < int_cfg.ndscp; i++)
-		if ((dscp & int_cfg.dscp_mask[i]) == (int_cfg.dscp_value[i] & int_cfg.dscp_mask[i]))
-			return true;
+	if (int_cfg.dscp_set >> (d->ip_tos >> 2) & 1)
+		return true;
 	uint32_t payload = parent->off + parent->len;
 	if (int_cfg.probe_marker_set && payload + 8 <= parent->end &&
 	    isp_be64(p->data + payload) == int_cfg.probe_marker)
@@ -64,6 +77,7 @@ static int int_set_option(const char *key, const char *value, char *err, size_t 
 {
 	if (strcmp(key, "dscp") == 0) {
 		int_cfg.ndscp = 0;
+		int_cfg.dscp_set = 0;
 		if (strcmp(value, "none") == 0)
 			return 0;
 		for (const char *s = value; *s;) {
@@ -85,8 +99,10 @@ static int int_set_option(const char *key, const char *value, char *err, size_t 
 			else if (*s)
 				goto bad_dscp;
 		}
+		dscp_set_update();
 		return 0;
 bad_dscp:
+		dscp_set_update();      /* the values before the error stay, as before */
 		snprintf(err, errlen, "expected DSCP[/MASK][,...] with 6-bit values, or none");
 		return -1;
 	}
@@ -135,41 +151,95 @@ bad_dscp:
 
 /* ---- attributes ---- */
 
-/* Per-hop attribute arg: bit | part << 8 | type << 16 */
+/* Per-hop attribute arg: bit | part << 8 | type << 16 (| V05_ONLY) */
 #define HOP(bit, part, type) ((uintptr_t)(bit) | (uintptr_t)(part) << 8 | (uintptr_t)(type) << 16)
-
-static bool int_hop_get(const struct isp_packet *p, const struct isp_layer *l,
-			uintptr_t arg, struct isp_value *o)
-{
-	struct int_state s;
-	unsigned bit = arg & 0xff;
-
-	int_state_load(l, &s);
-	/* v0.5 bit 6 is queue congestion, v1.0+ level-2 ports: one name each */
-	if (bit == 6 && ((arg >> 24) & 1) != (s.family == 0))
-		return false;
-	if (bit == 8 && s.family != 2)
-		return false;
-	return int_hops_read(p->data + l->off + s.stack_off, s.nhops, s.stride,
-			     (enum int_layout_kind)s.layout, s.bitmap, bit,
-			     (enum int_part)((arg >> 8) & 0xff), (uint8_t)((arg >> 16) & 0xff), o);
-}
-
 #define V05_ONLY ((uintptr_t)1 << 24)
 
+/* Where the field of a per-hop attribute sits in this header's hop blocks
+ * (offset and size), or false when the header does not have it. */
+static inline __attribute__((always_inline)) bool
+hop_field(const struct int_state *s, uintptr_t arg,
+	  unsigned *off, unsigned *size)
+{
+	unsigned bit = arg & 0xff;
+
+	/* v0.5 bit 6 is queue congestion, v1.0+ level-2 ports: one name each */
+	if (bit == 6 && ((arg & V05_ONLY) != 0) != (s->family == 0))
+		return false;
+	if (bit == 8 && s->family != 2)
+		return false;
+	if (!int_field_find(s->fo, (enum int_layout_kind)s->layout, s->bitmap, bit, off, size))
+		return false;
+	return *off + *size <= s->stride;
+}
+
+/* A per-hop attribute. Every one has a getter of its own (below) that
+ * calls this with its arg as a constant: the checks of the bit, the part's
+ * shift and mask and the element type fold into its code, where a getter
+ * shared by all of them spent more on decoding its arg than on the hops. */
+static inline __attribute__((always_inline)) bool
+hop_get(const struct isp_packet *p, const struct isp_layer *l, uintptr_t arg,
+	struct isp_value *o)
+{
+	struct int_state s;
+	unsigned off, size;
+
+	int_state_load_hops(l, &s);
+	if (!hop_field(&s, arg, &off, &size))
+		return false;
+	int_hops_read(p->data + l->off + s.stack_off + off, s.nhops, s.stride, size,
+		      (enum int_part)((arg >> 8) & 0xff), (uint8_t)((arg >> 16) & 0xff), o);
+	return true;
+}
+
+/* name, element type, bit, part, flags, help */
+#define INT_PER_HOP(X) \
+	X(hop_switch_ids, ISP_T_U32, 0, INT_PART_WHOLE, 0, "switch (node) ID per hop") \
+	X(hop_ingress_port_ids, ISP_T_U16, 1, INT_PART_HI, 0, "level-1 ingress port per hop") \
+	X(hop_egress_port_ids, ISP_T_U16, 1, INT_PART_LO, 0, "level-1 egress port per hop") \
+	X(hop_latencies, ISP_T_U32, 2, INT_PART_WHOLE, 0, "hop latency per hop") \
+	X(hop_queue_ids, ISP_T_U8, 3, INT_PART_TOP8, 0, "queue ID per hop") \
+	X(hop_queue_occups, ISP_T_U32, 3, INT_PART_LOW24, 0, "queue occupancy per hop (24 bits)") \
+	X(hop_ingress_times, ISP_T_U64, 4, INT_PART_WHOLE, 0, "ingress timestamp per hop (4 or 8 bytes)") \
+	X(hop_egress_times, ISP_T_U64, 5, INT_PART_WHOLE, 0, "egress timestamp per hop (4 or 8 bytes)") \
+	X(hop_lv2_ingress_port_ids, ISP_T_U32, 6, INT_PART_HI, 0, "level-2 ingress port per hop (v1.0+)") \
+	X(hop_lv2_egress_port_ids, ISP_T_U32, 6, INT_PART_LO, 0, "level-2 egress port per hop (v1.0+)") \
+	X(hop_congestion_queue_ids, ISP_T_U8, 6, INT_PART_TOP8, V05_ONLY, \
+	  "queue ID of the congestion word per hop (v0.5)") \
+	X(hop_congestions, ISP_T_U32, 6, INT_PART_LOW24, V05_ONLY, \
+	  "queue congestion status per hop (v0.5, 24 bits)") \
+	X(hop_tx_utilizes, ISP_T_U32, 7, INT_PART_WHOLE, 0, "egress port TX utilization per hop") \
+	X(hop_buffer_ids, ISP_T_U8, 8, INT_PART_TOP8, 0, "buffer ID per hop (v2.x)") \
+	X(hop_buffer_occups, ISP_T_U32, 8, INT_PART_LOW24, 0, "buffer occupancy per hop (v2.x, 24 bits)") \
+	X(hop_checksum_complements, ISP_T_U32, 15, INT_PART_WHOLE, 0, \
+	  "checksum complement per hop (v1.0+)") \
+	X(hop_l4s_mark, ISP_T_U16, INT_BIT_L4S, INT_PART_HI, 0, \
+	  "L4S: packets ECN-marked since the previous INT packet") \
+	X(hop_l4s_drop, ISP_T_U16, INT_BIT_L4S, INT_PART_LO, 0, \
+	  "L4S: packets dropped since the previous INT packet")
+
+#define HOP_GETTER(name, type, bit, part, flags, help)                          \
+	static bool get_##name(const struct isp_packet *p, const struct isp_layer *l, \
+			       uintptr_t arg, struct isp_value *o)              \
+	{                                                                       \
+		(void)arg;                                                      \
+		return hop_get(p, l, HOP(bit, part, type) | (flags), o);        \
+	}
+INT_PER_HOP(HOP_GETTER)
+
+/* int.latency: summed in place, without building the per-hop array. */
 static bool int_latency_sum(const struct isp_packet *p, const struct isp_layer *l,
 			    uintptr_t arg, struct isp_value *o)
 {
-	struct isp_value hops;
+	struct int_state s;
+	unsigned off, size;
 
 	(void)arg;
-	if (!int_hop_get(p, l, HOP(2, INT_PART_WHOLE, ISP_T_U32), &hops))
+	int_state_load_hops(l, &s);
+	if (!hop_field(&s, HOP(2, INT_PART_WHOLE, ISP_T_U32), &off, &size))
 		return false;
-	uint64_t sum = 0;
-	for (unsigned i = 0; i < hops.count; i++)
-		if (!(hops.missing & (UINT32_C(1) << i)))
-			sum += hops.v.arr[i];
-	return isp_val_scalar(o, ISP_T_U64, sum);
+	return isp_val_scalar(o, ISP_T_U64, int_hops_sum(p->data + l->off + s.stack_off + off,
+							  s.nhops, s.stride, size));
 }
 
 enum {
@@ -244,7 +314,8 @@ static bool int_scalar(const struct isp_packet *p, const struct isp_layer *l,
 }
 
 #define SCALAR(n, t, a, h) { n, t, 0, int_scalar, a, h }
-#define PERHOP(n, t, bit, part, h) { n, t, 1, int_hop_get, HOP(bit, part, t), h }
+#define HOP_ATTR(name, type, bit, part, flags, help) \
+	{ #name, type, 1, get_##name, HOP(bit, part, type) | (flags), help },
 
 static const struct isp_attr_desc int_attrs[] = {
 	SCALAR("version", ISP_T_U8, S_VERSION, "instruction header version field (0 = v0.5, 1 = v1.0, 2 = v2.x)"),
@@ -273,28 +344,7 @@ static const struct isp_attr_desc int_attrs[] = {
 	SCALAR("tail_dscp", ISP_T_U8, S_TAIL_DSCP, "v0.5 tail: original DSCP"),
 	SCALAR("hop_ml_mismatch", ISP_T_U8, S_HOPML_MISMATCH, "1 when HopML disagrees with the bitmap"),
 	{ "latency", ISP_T_U64, 0, int_latency_sum, 0, "sum of the available hop latencies" },
-	PERHOP("hop_switch_ids", ISP_T_U32, 0, INT_PART_WHOLE, "switch (node) ID per hop"),
-	PERHOP("hop_ingress_port_ids", ISP_T_U16, 1, INT_PART_HI, "level-1 ingress port per hop"),
-	PERHOP("hop_egress_port_ids", ISP_T_U16, 1, INT_PART_LO, "level-1 egress port per hop"),
-	PERHOP("hop_latencies", ISP_T_U32, 2, INT_PART_WHOLE, "hop latency per hop"),
-	PERHOP("hop_queue_ids", ISP_T_U8, 3, INT_PART_TOP8, "queue ID per hop"),
-	PERHOP("hop_queue_occups", ISP_T_U32, 3, INT_PART_LOW24, "queue occupancy per hop (24 bits)"),
-	PERHOP("hop_ingress_times", ISP_T_U64, 4, INT_PART_WHOLE, "ingress timestamp per hop (4 or 8 bytes)"),
-	PERHOP("hop_egress_times", ISP_T_U64, 5, INT_PART_WHOLE, "egress timestamp per hop (4 or 8 bytes)"),
-	{ "hop_lv2_ingress_port_ids", ISP_T_U32, 1, int_hop_get, HOP(6, INT_PART_HI, ISP_T_U32),
-	  "level-2 ingress port per hop (v1.0+)" },
-	{ "hop_lv2_egress_port_ids", ISP_T_U32, 1, int_hop_get, HOP(6, INT_PART_LO, ISP_T_U32),
-	  "level-2 egress port per hop (v1.0+)" },
-	{ "hop_congestion_queue_ids", ISP_T_U8, 1, int_hop_get, HOP(6, INT_PART_TOP8, ISP_T_U8) | V05_ONLY,
-	  "queue ID of the congestion word per hop (v0.5)" },
-	{ "hop_congestions", ISP_T_U32, 1, int_hop_get, HOP(6, INT_PART_LOW24, ISP_T_U32) | V05_ONLY,
-	  "queue congestion status per hop (v0.5, 24 bits)" },
-	PERHOP("hop_tx_utilizes", ISP_T_U32, 7, INT_PART_WHOLE, "egress port TX utilization per hop"),
-	PERHOP("hop_buffer_ids", ISP_T_U8, 8, INT_PART_TOP8, "buffer ID per hop (v2.x)"),
-	PERHOP("hop_buffer_occups", ISP_T_U32, 8, INT_PART_LOW24, "buffer occupancy per hop (v2.x, 24 bits)"),
-	PERHOP("hop_checksum_complements", ISP_T_U32, 15, INT_PART_WHOLE, "checksum complement per hop (v1.0+)"),
-	PERHOP("hop_l4s_mark", ISP_T_U16, INT_BIT_L4S, INT_PART_HI, "L4S: packets ECN-marked since the previous INT packet"),
-	PERHOP("hop_l4s_drop", ISP_T_U16, INT_BIT_L4S, INT_PART_LO, "L4S: packets dropped since the previous INT packet"),
+	INT_PER_HOP(HOP_ATTR)
 	{ 0 }
 };
 
@@ -327,6 +377,7 @@ static const struct isp_proto_desc int_desc = {
 int isp_int_register(struct isp_registry *reg);
 int isp_int_register(struct isp_registry *reg)
 {
+	int_layout_init();
 	return isp_register_proto(reg, &int_desc);
 }
 ISP_PLUGIN_ENTRY(isp_int_register)

@@ -35,6 +35,12 @@ static bool pick_layout(enum int_layout_kind base, enum int_layout_kind ts64,
 			uint16_t wire_bitmap, unsigned stride,
 			struct int_state *s)
 {
+	/* the spec reading, that of nearly every packet, without the loop */
+	if (int_hop_size(base, wire_bitmap) == stride) {
+		s->bitmap = wire_bitmap;
+		s->layout = (uint8_t)base;
+		return true;
+	}
 	const uint16_t bitmaps[2] = { wire_bitmap, swap_bytes(wire_bitmap) };
 	const enum int_layout_kind kinds[2] = { base, ts64 };
 
@@ -219,6 +225,15 @@ static enum isp_verdict decode_legacy_md(const uint8_t *md, unsigned stack_bytes
 	return ISP_ERR_BAD_VERSION;
 }
 
+/* Leave the decoded state for the getters, with its layout's field
+ * offsets (a table row: the only per-hop work done before a getter asks). */
+static void keep_state(struct isp_layer *l, struct int_state *s)
+{
+	l->version = s->version;
+	s->fo = int_fo_row((enum int_layout_kind)s->layout, s->bitmap);
+	int_state_store(l, s);
+}
+
 /*
  * Shim layouts by carrier. Returns the INT bytes after the shim (MD header
  * plus stack, plus tail for v0.5 over L4) in *body and sets shim fields.
@@ -292,8 +307,7 @@ enum isp_verdict int_decode(struct isp_dissect *d, struct isp_layer *l)
 		if (v != ISP_OK)
 			return v;
 		l->len = len;
-		l->version = s.version;
-		int_state_store(l, &s);
+		keep_state(l, &s);
 		d->next_off = d->carrier_next_off;
 		d->next_end = d->pkt->layer[d->pkt->nlayers - 1].end;
 		isp_next_by(d, (enum isp_table)d->carrier_next_tbl, d->carrier_next_key);
@@ -336,8 +350,7 @@ enum isp_verdict int_decode(struct isp_dissect *d, struct isp_layer *l)
 	if (v != ISP_OK)
 		return v;
 	l->len = start + SHIM_LEN + body;
-	l->version = s.version;
-	int_state_store(l, &s);
+	keep_state(l, &s);
 	if (next_tbl != 0xff)
 		isp_next_by(d, (enum isp_table)next_tbl, next_key);
 	return ISP_OK;

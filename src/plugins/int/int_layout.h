@@ -27,8 +27,8 @@ enum int_layout_kind {
 
 /* Per layout: bits whose field is 8 bytes, bits that carry nothing.
  * The helpers below are inline because every decoded packet asks for a hop
- * size and every per-hop attribute for an offset: with the layout known at
- * the call site they fold to a few instructions. */
+ * size: with the layout known at the call site they fold to a few
+ * instructions. */
 struct int_layout_masks {
 	uint16_t eight;
 	uint16_t zero;
@@ -88,6 +88,45 @@ enum int_part {
 	INT_PART_BYTE1,        /* second byte (drop reason after queue ID) */
 };
 
+/* Where a part sits in a field of `bits` bits: the value is
+ * (field >> shift) & mask, and it is "unavailable" when it equals mask.
+ * One description serves the single reads (reports) and the per-hop loops;
+ * inline so that a getter with a constant part gets constants. */
+struct int_part_geom {
+	uint64_t mask;
+	unsigned shift;
+};
+
+static inline struct int_part_geom int_part_geom(unsigned bits, enum int_part part)
+{
+	unsigned shift = 0, width = bits;
+
+	switch (part) {
+	case INT_PART_WHOLE:
+		break;
+	case INT_PART_HI:
+		width = bits / 2;
+		shift = width;
+		break;
+	case INT_PART_LO:
+		width = bits / 2;
+		break;
+	case INT_PART_TOP8:
+		width = 8;
+		shift = bits - 8;
+		break;
+	case INT_PART_LOW24:
+		width = 24;
+		break;
+	case INT_PART_BYTE1:
+		width = 8;
+		shift = bits - 16;
+		break;
+	}
+	struct int_part_geom g = { width >= 64 ? UINT64_MAX : (UINT64_C(1) << width) - 1, shift };
+	return g;
+}
+
 /*
  * Read one part of a field at p (size bytes, already bounds-checked).
  * Sets *unavailable when the part is all-ones.
@@ -96,12 +135,122 @@ uint64_t int_read_part(const uint8_t *p, unsigned size, enum int_part part,
 		       bool *unavailable);
 
 /*
- * Per-hop array extraction: `nhops` blocks of `stride` bytes at `stack`,
- * the first block being the LAST hop. Fills out in path order. Returns
- * false when the field is absent or does not fit in a block.
+ * Fill int_fo_rows from int_field_offset and int_field_size. Called when
+ * the int protocol registers (start-up, one thread), so that the hot paths
+ * read one table row instead of recomputing popcounts of the bitmap, and
+ * the layout rules stay written once.
  */
-bool int_hops_read(const uint8_t *stack, unsigned nhops, unsigned stride,
-		   enum int_layout_kind k, uint16_t bitmap, unsigned bit,
-		   enum int_part part, uint8_t type, struct isp_value *out);
+void int_layout_init(void);
+
+/*
+ * Fields of bits 0-7 (every field but the buffer, checksum and L4S words)
+ * for each layout and high byte of the bitmap, 8 bits a field: bits
+ * [8i, 8i+8) of a row are the offset of bit i's field in a hop block, plus
+ * INT_FO_WIDE when the field is 8 bytes, or INT_FO_NONE when the bit is
+ * clear or carries nothing (offsets are multiples of 4, so the flag fits
+ * in their low bits). The decoder keeps its packet's row in the layer
+ * state (one 8-byte move), so a per-hop getter finds its field with a
+ * shift instead of popcounts of the bitmap; a number rather than 8 bytes
+ * so that it reaches the getter in a register.
+ */
+#define INT_FO_NONE 0xff
+#define INT_FO_WIDE 0x01
+extern uint64_t int_fo_rows[INT_LAYOUT__COUNT][256];
+
+static inline uint64_t int_fo_row(enum int_layout_kind k, uint16_t bitmap)
+{
+	return int_fo_rows[k][bitmap >> 8];
+}
+
+/*
+ * Offset and size of `bit`'s field in a hop block of this layout and
+ * bitmap, `row` being their int_fo_row. False when the hop block has no
+ * such field. Bits 8-15 and the L4S word, which few rules ask for, are
+ * computed here.
+ */
+static inline bool int_field_find(uint64_t row, enum int_layout_kind k,
+				  uint16_t bitmap, unsigned bit,
+				  unsigned *off, unsigned *size)
+{
+	if (bit < 8) {
+		unsigned fo = (unsigned)(row >> 8 * bit) & 0xff;
+		if (fo == INT_FO_NONE)
+			return false;
+		*off = fo & ~3u;
+		*size = 4 + 4 * (fo & INT_FO_WIDE);
+		return true;
+	}
+	if (bit == INT_BIT_L4S)
+		*size = int_has_l4s_word(k, bitmap) ? 4 : 0;
+	else
+		*size = bitmap & isp_bit16(bit) ? int_field_size(k, bit) : 0;
+	if (!*size)
+		return false;
+	*off = int_field_offset(k, bitmap, bit);
+	return true;
+}
+
+/* The per-hop loop for one field size, so that the load is a single
+ * byte-swapping move. Block 0 is the LAST hop on the path (each hop
+ * prepends its block): the loop walks the stack forward and fills the
+ * array from its end, so the missing bit of hop i reaches position i by
+ * doubling (no variable shift per hop). */
+static inline __attribute__((always_inline)) void
+int_hops_loop(const uint8_t *f, unsigned nhops, unsigned stride, unsigned size,
+	      enum int_part part, struct isp_value *out)
+{
+	struct int_part_geom g = int_part_geom(size * 8, part);
+	uint32_t missing = 0;
+
+	for (unsigned i = nhops; i-- > 0; f += stride) {
+		uint64_t v = ((size == 8 ? isp_be64(f) : isp_be32(f)) >> g.shift) & g.mask;
+		out->v.arr[i] = v;
+		missing = missing * 2 + (v == g.mask);
+	}
+	out->missing = missing;
+}
+
+/*
+ * Per-hop array of one part of a field: `field` is the field in the first
+ * block of a stack of `nhops` (<= ISP_MAX_HOPS) blocks of `stride` bytes,
+ * the first block being the LAST hop; size is the field's (4 or 8). Fills
+ * out in path order. The caller has checked that the field fits in a
+ * block. Always inline: with a constant part, the shift and mask become
+ * immediates.
+ */
+static inline __attribute__((always_inline)) void
+int_hops_read(const uint8_t *field, unsigned nhops, unsigned stride, unsigned size,
+	      enum int_part part, uint8_t type, struct isp_value *out)
+{
+	isp_val_array(out, type);
+	out->count = (uint8_t)nhops;
+	if (size == 8)
+		int_hops_loop(field, nhops, stride, 8, part, out);
+	else
+		int_hops_loop(field, nhops, stride, 4, part, out);
+}
+
+/* Sum of a whole field of one size over the hops, leaving out the
+ * unavailable (all-ones) values. */
+static inline __attribute__((always_inline)) uint64_t
+int_hops_sum_loop(const uint8_t *f, unsigned nhops, unsigned stride, unsigned size)
+{
+	uint64_t all = size == 8 ? UINT64_MAX : UINT32_MAX, sum = 0;
+
+	for (unsigned i = 0; i < nhops; i++, f += stride) {
+		uint64_t v = size == 8 ? isp_be64(f) : isp_be32(f);
+		sum += v != all ? v : 0;
+	}
+	return sum;
+}
+
+/* The same over a field as int_hops_read finds it: int.latency without
+ * building the per-hop array. */
+static inline uint64_t int_hops_sum(const uint8_t *field, unsigned nhops, unsigned stride,
+				    unsigned size)
+{
+	return size == 8 ? int_hops_sum_loop(field, nhops, stride, 8)
+			 : int_hops_sum_loop(field, nhops, stride, 4);
+}
 
 #endif

@@ -5,26 +5,30 @@
 #ifndef ISP_INT_STATE_H
 #define ISP_INT_STATE_H
 
+#include <stddef.h>
 #include <string.h>
 
 #include "int_layout.h"
 
 enum int_mode { INT_MODE_MD = 1, INT_MODE_DST = 2, INT_MODE_MX = 3 };
 
-/* Offsets are relative to the layer start (which may hold a probe marker). */
+/* Offsets are relative to the layer start (which may hold a probe marker).
+ * The fields the per-hop getters read come first (int_state_load_hops). */
 struct int_state {
-	uint16_t shim_off;
-	uint16_t md_off;        /* instruction header */
+	uint64_t fo;            /* int_fo_row(layout, bitmap) */
 	uint16_t stack_off;     /* first (= last-hop) block */
-	uint16_t tail_off;      /* v0.5 tail, 0 = none */
 	uint16_t bitmap;        /* canonical: MSB = bit 0 */
-	uint16_t wire_bitmap;   /* as on the wire (GEANT puts it in the low byte) */
-	uint16_t domain_id, ds_instruction, ds_flags;
-	uint8_t nhops;
+	uint8_t nhops;          /* <= ISP_MAX_HOPS (set_hops) */
 	uint8_t stride;         /* bytes per hop block as decoded */
 	uint8_t layout;         /* enum int_layout_kind */
-	uint8_t mode;           /* enum int_mode */
 	uint8_t family;         /* 0: v0.5, 1: v1.0, 2: v2.x (header layout) */
+	/* the rest */
+	uint16_t shim_off;
+	uint16_t md_off;        /* instruction header */
+	uint16_t tail_off;      /* v0.5 tail, 0 = none */
+	uint16_t wire_bitmap;   /* as on the wire (GEANT puts it in the low byte) */
+	uint16_t domain_id, ds_instruction, ds_flags;
+	uint8_t mode;           /* enum int_mode */
 	uint8_t version;        /* MD header version field as written */
 	uint8_t shim_len;       /* shim Length field as written */
 	uint8_t npt;
@@ -53,6 +57,14 @@ static inline void int_state_load(const struct isp_layer *l, struct int_state *s
 	memcpy(s, l->st.b, sizeof(*s));
 }
 
+/* Only the fields up to `family`, the rest of s left unset: what the
+ * per-hop getters read, 16 bytes the compiler keeps in registers (a copy of
+ * the whole state goes through the stack, on every per-hop attribute). */
+static inline void int_state_load_hops(const struct isp_layer *l, struct int_state *s)
+{
+	memcpy(s, l->st.b, offsetof(struct int_state, shim_off));
+}
+
 static inline void int_state_store(struct isp_layer *l, const struct int_state *s)
 {
 	memcpy(l->st.b, s, sizeof(*s));
@@ -65,6 +77,7 @@ enum int_dialect { INT_DIALECT_AUTO, INT_DIALECT_L4S };
 struct int_config {
 	unsigned ndscp;
 	uint8_t dscp_value[INT_MAX_DSCP], dscp_mask[INT_MAX_DSCP];
+	uint64_t dscp_set;      /* bit v set: DSCP v matches one of the above */
 	bool probe_marker_set;
 	uint64_t probe_marker;
 	uint8_t dialect;
