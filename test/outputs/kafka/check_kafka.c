@@ -9,6 +9,7 @@
  * fake type. The broker tests are in run.sh.
  */
 #include <check.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,6 +133,23 @@ START_TEST(test_open_all_keys)
 }
 END_TEST
 
+/* The counters once the one at `field` reaches `value`, or after 20 s:
+ * a loaded machine may take a while, so no fixed sleep. */
+static struct isp_channel_stats wait_for(struct isp_channel *ch, size_t field, uint64_t value)
+{
+	struct isp_channel_stats st;
+
+	for (int i = 0; i < 2000; i++) {
+		st = stats(ch);
+		uint64_t v;
+		memcpy(&v, (const char *)&st + field, sizeof(v));
+		if (v == value)
+			break;
+		usleep(10000);
+	}
+	return st;
+}
+
 /* No broker: librdkafka takes the records (delivered), then reports them
  * failed at message.timeout.ms: they must end up dropped, none unaccounted. */
 START_TEST(test_dead_broker_timeout)
@@ -143,12 +161,7 @@ START_TEST(test_dead_broker_timeout)
 	ck_assert_msg(ch != NULL, "%s", err);
 	for (int i = 0; i < 10; i++)
 		put(ch, "{\"a\":1}", i % 2 ? "k1" : "k2");
-	for (int i = 0; i < 300; i++) {         /* up to 3 s */
-		st = stats(ch);
-		if (st.dropped == 10)
-			break;
-		usleep(10000);
-	}
+	st = wait_for(ch, offsetof(struct isp_channel_stats, dropped), 10);
 	ck_assert_uint_eq(st.queued, 10);
 	ck_assert_uint_eq(st.dropped, 10);
 	ck_assert_uint_eq(st.delivered, 0);
@@ -172,8 +185,8 @@ START_TEST(test_dead_broker_deadline)
 	ck_assert_msg(ch != NULL, "%s", err);
 	for (int i = 0; i < 100; i++)
 		put(ch, "{\"b\":2}", "");
-	usleep(100000);
-	st = stats(ch);
+	/* the channel thread hands them to librdkafka's queue */
+	st = wait_for(ch, offsetof(struct isp_channel_stats, delivered), 100);
 	ck_assert_uint_eq(st.delivered, 100);   /* in librdkafka's queue */
 	isp_channel_drain(ch);
 	st = stats(ch);
