@@ -335,7 +335,8 @@ fi
 # 20 ms query window per flow over 1M packets (3,200 records) PUBLISHed to
 # that channel, versus the same channel disabled
 # (enable = false: the rules run and submit, the channel counts the records
-# dropped): best of 3 packets/s each. At one record per packet the channel
+# dropped): best of 3 packets/s each, printed; the test fails only below
+# half (a path that waits would be far slower). At one record per packet the channel
 # thread and redis-server compete with the packet thread for this 2-core
 # VM's CPUs: a cost bench/redis.sh measures, not back-pressure.
 mcap=$tmp/m.pcap
@@ -371,8 +372,10 @@ if grep -q -E 'runtime error|AddressSanitizer|LeakSanitizer' "$tmp/slow-last.err
 	bad slow-subscriber "$(head -c 300 "$tmp/slow-last.err")"
 elif [ "${omem1:-0}" -le "${omem0:-0}" ] || [ "${omem0:-0}" -le 0 ]; then
 	bad slow-subscriber "the subscriber was not stuck (omem ${omem0:-?} -> ${omem1:-?})"
-elif [ $((best_slow * 10)) -lt $((best_base * 9)) ]; then
-	bad slow-subscriber "packets/s $best_slow with the channel, $best_base without: more than 10% slower"
+elif [ $((best_slow * 2)) -lt "$best_base" ]; then
+	# a loose bound, not a timing target (bench/redis.sh measures the cost):
+	# a packet path that waited on the stuck subscriber would be far slower
+	bad slow-subscriber "packets/s $best_slow with the channel, $best_base without: under half"
 else
 	ok slow-subscriber
 fi
