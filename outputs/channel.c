@@ -26,14 +26,19 @@
 #define BACKOFF_MIN_NS (10 * 1000000LL)
 #define BACKOFF_MAX_NS (1000 * 1000000LL)
 
+/* What producers read on every record (ops, q, p) comes first and is
+ * never written once open; the counters and the thread's batch, written
+ * by both sides, start on lines of their own (struct isp_counters keeps
+ * producers' and the thread's counters apart too), so a record's submit
+ * does not wait for a line the channel's thread has just written. */
 struct isp_channel {
 	char *name;
 	const struct isp_channel_ops *ops;
+	struct isp_queue *q;            /* NULL when disabled */
 	void *state;
 	struct isp_channel_params p;
-	struct isp_queue *q;            /* NULL when disabled */
 	struct isp_counters cnt;
-	struct isp_qbatch batch;        /* the thread's */
+	_Alignas(ISP_CACHE_LINE) struct isp_qbatch batch;        /* the thread's */
 	pthread_t thread;
 	bool started, joined, shut;     /* owner's thread only */
 	_Atomic bool stopping;
@@ -301,7 +306,11 @@ struct isp_channel *isp_channel_open(const struct isp_channel_cfg *cfg,
 			      known);
 		return NULL;
 	}
-	ch = calloc(1, sizeof(*ch));
+	/* aligned_alloc: the struct is aligned to cache lines (a size that
+	 * is a multiple of the alignment, as the struct's is) */
+	ch = aligned_alloc(_Alignof(struct isp_channel), sizeof(*ch));
+	if (ch)
+		memset(ch, 0, sizeof(*ch));
 	tkv = calloc(cfg->nkv + 1, sizeof(*tkv));
 	map = calloc(cfg->nkv + 1, sizeof(*map));
 	if (!ch || !tkv || !map || !(ch->name = strdup(cfg->name ? cfg->name : "")))
@@ -384,6 +393,23 @@ bool isp_channel_wants_csv(const struct isp_channel *ch)
 bool isp_channel_enabled(const struct isp_channel *ch)
 {
 	return ch->q != NULL;
+}
+
+bool isp_channel_uses_key(const struct isp_channel *ch)
+{
+	const struct isp_channel_ops *o = ch->ops;
+
+	if (!ch->q)
+		return false;
+	/* Only Kafka (key = group) and types registered from outside (tests,
+	 * plugins) may route by the key. */
+	if (o == &isp_stdout_ops || o == &isp_file_ops || o == &isp_socket_ops)
+		return false;
+#ifdef HAVE_HIREDIS
+	if (o == &isp_redis_ops)
+		return false;
+#endif
+	return true;
 }
 
 bool isp_channel_submit(struct isp_channel *ch, const struct isp_record *r)

@@ -138,6 +138,11 @@ struct isp_channel *isp_channel_open(const struct isp_channel_cfg *cfg,
 const char *isp_channel_name(const struct isp_channel *ch);
 bool isp_channel_wants_csv(const struct isp_channel *ch);
 bool isp_channel_enabled(const struct isp_channel *ch);
+/* Does the channel read isp_record.key? false for a disabled channel and
+ * for the built-in types that never do (stdout, file, socket, redis), so
+ * a producer may skip building the key text (an empty key is then
+ * queued); true for any other type. */
+bool isp_channel_uses_key(const struct isp_channel *ch);
 
 /*
  * Queue a copy of the record (r and its strings may be reused on return).

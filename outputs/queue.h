@@ -9,7 +9,8 @@
  * buffer (isp_qbatch) so that producers, drop-oldest eviction included,
  * never touch records being written. A mutex guards the ring: uncontended
  * it costs a few tens of nanoseconds, and correctness of eviction and
- * blocking is simple to see; the consumer holds it only to copy a batch.
+ * blocking is simple to see; the consumer holds it only to claim a batch
+ * and to give its bytes back, and copies it out in between.
  *
  * Counting: every push counts `queued`; every record the queue refuses or
  * evicts counts `dropped`. The consumer counts delivered/retried itself.
@@ -24,10 +25,16 @@
 
 #include "channel.h"
 
+#define ISP_CACHE_LINE 64
+
 /* A channel's counters; see struct isp_channel_stats. queue_depth is not
- * stored: it is queued - delivered - dropped. */
+ * stored: it is queued - delivered - dropped. `queued` is written by the
+ * producers on every record, the others by the channel's thread (dropped
+ * by both, rarely): on separate cache lines, so that neither side waits
+ * for a line the other has just written. */
 struct isp_counters {
-	_Atomic uint64_t queued, delivered, acked, retried, dropped, reconnects;
+	_Alignas(ISP_CACHE_LINE) _Atomic uint64_t queued;
+	_Alignas(ISP_CACHE_LINE) _Atomic uint64_t delivered, acked, retried, dropped, reconnects;
 };
 
 /* The consumer's batch: records copied out of the ring. recs[i] point into
@@ -72,12 +79,14 @@ int isp_qbatch_init(struct isp_qbatch *b, size_t max, size_t max_bytes);
 void isp_qbatch_free(struct isp_qbatch *b);
 
 /*
- * Consumer: wait until records are waiting, the queue is kicked, or the
- * CLOCK_MONOTONIC time `until_ns` passes; then move up to b->max records
- * (oldest first) into b, replacing its previous content. Returns the
- * number moved (b->n); 0 on timeout or on a kick with nothing waiting. A
- * record too big for b's buffer grows it; if that fails the record is
- * dropped (counted).
+ * Consumer: wait until a batch is waiting (the wake-up count of
+ * isp_queue_set_wake, or enough bytes to fill b's buffer; with fewer
+ * records waiting, at most a tenth of a millisecond more), the queue is
+ * kicked, or the CLOCK_MONOTONIC time `until_ns` passes; then move up to
+ * b->max records (oldest first) into b, replacing its previous content.
+ * Returns the number moved (b->n); 0 on timeout or on a kick with nothing
+ * waiting. A record too big for b's buffer grows it; if that fails the
+ * record is dropped (counted).
  */
 size_t isp_queue_take(struct isp_queue *q, struct isp_qbatch *b, int64_t until_ns);
 
@@ -95,8 +104,9 @@ void isp_queue_kick(struct isp_queue *q);
  * later push and release blocked producers. Returns the number dropped. */
 size_t isp_queue_kill(struct isp_queue *q);
 
-/* Wake a waiting consumer only when this many records wait (default 1);
- * below that it wakes at its own deadline (flush-ms). */
+/* Wake a waiting consumer only when this many records wait (default 1),
+ * or as many bytes as its batch buffer holds; below that it waits until
+ * its own deadline (flush-ms). */
 void isp_queue_set_wake(struct isp_queue *q, size_t records);
 
 /* CLOCK_MONOTONIC in nanoseconds. */

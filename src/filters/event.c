@@ -157,24 +157,36 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 	}
 	rec_begin(rec, r->format == FMT_CSV, r->name, "event", 1000, prog->probe_id,
 		  prog->source_name, p->ts_ns);
-	if (r->event_slot >= 0) {
-		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)r->event_slot);
-		rec_key_prepared(rec, &es->event_key);
-		if (v)
-			rec_value(rec, v);
-		else
-			rec_null(rec);
-	}
+	/* the fields are gathered, then written in one go (rec_fields) */
+	struct rec_field f[32];
+	unsigned nf = 0;
+	if (r->event_slot >= 0)
+		f[nf++] = (struct rec_field){ &es->event_key,
+					      slot_get(&e->sc, p, (unsigned)r->event_slot) };
 	for (unsigned i = 0; i < r->nattr; i++) {
 		if (r->attr_slots[i] == r->event_slot)
 			continue;       /* already written, once is enough */
-		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)r->attr_slots[i]);
-		rec_key_prepared(rec, &es->attr_keys[i]);
-		if (v)
-			rec_value(rec, v);
-		else
-			rec_null(rec);
+		if (nf == sizeof(f) / sizeof(f[0])) {
+			rec_fields(rec, f, nf);
+			nf = 0;
+		}
+		f[nf++] = (struct rec_field){ &es->attr_keys[i],
+					      slot_get(&e->sc, p, (unsigned)r->attr_slots[i]) };
 	}
+	rec_fields(rec, f, nf);
+}
+
+/* Does a channel of the rule route by the record's key? Its text (the
+ * delta-key or flow values, formatted) costs as much as the record's head,
+ * and files, stdout, sockets and Redis never read it. */
+static bool rule_wants_key(const struct isp_engine *e, const struct erule *r)
+{
+	for (unsigned i = 0; i < r->nchannels; i++) {
+		const struct isp_channel *ch = e->channels ? e->channels[r->channels[i]] : NULL;
+		if (ch && isp_channel_uses_key(ch))
+			return true;
+	}
+	return false;
 }
 
 void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
@@ -225,7 +237,12 @@ void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 			memcpy(k + 1, cur, r->ndelta * sizeof(struct ev_vals));
 	}
 	write_record(e, i, p);
-	size_t kl = r->nkey ? engine_key_text(e, p, r->key_slots, r->nkey, e->keytext, sizeof(e->keytext))
-			    : engine_key_text(e, p, r->flow_slots, r->nflow, e->keytext, sizeof(e->keytext));
+	size_t kl = 0;
+	if (!rule_wants_key(e, r))
+		e->keytext[0] = 0;
+	else if (r->nkey)
+		kl = engine_key_text(e, p, r->key_slots, r->nkey, e->keytext, sizeof(e->keytext));
+	else
+		kl = engine_key_text(e, p, r->flow_slots, r->nflow, e->keytext, sizeof(e->keytext));
 	engine_emit(e, r->name, e->keytext, kl, r->channels, r->nchannels, &es->st);
 }

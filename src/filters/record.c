@@ -36,18 +36,87 @@ static void csv_string(struct rec *r, const char *s)
 	jsonw_raw(&r->w, "\"", 1);
 }
 
+/* Is what iso8601 keeps for the second of ns missing? (sec_time_len is 0
+ * only before the first record: a writer that was not given iso_sec = -1
+ * still gets them.) */
+static inline bool iso_stale(const struct rec *r, uint64_t ns)
+{
+	return (int64_t)(ns / 1000000000u) != r->iso_sec || r->sec_time_len == 0;
+}
+
+/* The ISO-8601 text of the second, and the pieces of a JSON head that
+ * depend on it alone, recomputed when the second changes. */
 static const char *iso8601(struct rec *r, uint64_t ns)
 {
 	int64_t sec = (int64_t)(ns / 1000000000u);
 
-	if (sec != r->iso_sec) {
+	if (iso_stale(r, ns)) {
 		time_t t = (time_t)sec;
 		struct tm tm;
 		gmtime_r(&t, &tm);
 		strftime(r->iso, sizeof(r->iso), "%Y-%m-%dT%H:%M:%S", &tm);
 		r->iso_sec = sec;
+		/* `YYYY-MM-DDTHH:MM:SS.`: strftime's digits, '-', 'T' and ':'
+		 * need no escaping, so this is what jsonw_string would write */
+		size_t n = strlen(r->iso);
+		memcpy(r->sec_ts, r->iso, n);
+		r->sec_ts[n++] = '.';
+		r->sec_ts_len = n;
+		/* `Z","time":SECONDS.`, as rec_time/jsonw_time write it */
+		static const char mid[] = "Z\",\"time\":";
+		memcpy(r->sec_time, mid, sizeof(mid) - 1);
+		n = sizeof(mid) - 1;
+		n += jsonw_utoa((uint64_t)sec, r->sec_time + n);
+		r->sec_time[n++] = '.';
+		r->sec_time_len = n;
 	}
 	return r->iso;
+}
+
+/*
+ * The head of JSON records of (report, type) up to the opening quote of
+ * "ts", escaped once: looked up by pointer (a rule's name and a literal
+ * type), prepared on the first record. NULL when it does not fit an entry
+ * (a very long report name): the caller then writes it piece by piece.
+ */
+static const struct rec_head *head_for(struct rec *r, const char *report, const char *type)
+{
+	for (unsigned i = 0; i < REC_HEADS; i++)
+		if (r->heads[i].report == report && r->heads[i].type == type)
+			return &r->heads[i];
+	if (!report || !type)
+		return NULL;
+
+	char b[REC_HEAD_MAX];
+	struct jsonw w;
+
+	jsonw_init(&w, b, sizeof(b));
+	jsonw_object_begin(&w);
+	jsonw_key3(&w, "report", NULL, NULL);
+	jsonw_string(&w, report);
+	jsonw_key3(&w, "type", NULL, NULL);
+	jsonw_string(&w, type);
+	jsonw_key3(&w, "ts", NULL, NULL);
+	jsonw_raw(&w, "\"", 1);
+	if (w.overflow)
+		return NULL;
+
+	struct rec_head *h = &r->heads[r->head_next];
+	r->head_next = (r->head_next + 1) % REC_HEADS;
+	memset(h->text, 0, sizeof(h->text));
+	memcpy(h->text, b, w.len);
+	h->len = w.len;
+	h->report = report;
+	h->type = type;
+	return h;
+}
+
+/* Six digits of the microseconds, as jsonw_time and the "ts" text write
+ * them. */
+static inline void put_us(char *o, uint32_t us)
+{
+	jsonw_put2(o, us / 10000);
+	jsonw_put4(o + 2, us % 10000);
 }
 
 void rec_begin(struct rec *r, bool csv, const char *report, const char *type,
@@ -65,6 +134,32 @@ void rec_begin(struct rec *r, bool csv, const char *report, const char *type,
 			 (unsigned long long)(ts_ns % 1000000000u / 1000u));
 		raw(r, b);
 		csv_string(r, report);
+		return;
+	}
+
+	/* A record a packet: the head is the prepared text, the second's
+	 * pieces and the microseconds twice, in fixed-size copies (the
+	 * record starts in an empty 64 KiB buffer, so everything fits). */
+	const struct rec_head *h = head_for(r, report, type);
+	if (h) {
+		char *o = r->buf;
+		uint32_t us = (uint32_t)(ts_ns % 1000000000u / 1000u);
+		size_t n = h->len;
+
+		_Static_assert(REC_HEAD_MAX + sizeof(r->sec_ts) + sizeof(r->sec_time) + 12 <
+			       REC_MAX - 1, "a head fits an empty record");
+		if (iso_stale(r, ts_ns))
+			iso8601(r, ts_ns);      /* a new second: its pieces */
+		memcpy(o, h->text, sizeof(h->text));
+		memcpy(o + n, r->sec_ts, sizeof(r->sec_ts));
+		n += r->sec_ts_len;
+		put_us(o + n, us);
+		n += 6;
+		memcpy(o + n, r->sec_time, sizeof(r->sec_time));
+		n += r->sec_time_len;
+		put_us(o + n, us);
+		r->w.len = n + 6;
+		r->w.need_comma = true;
 		return;
 	}
 	jsonw_object_begin(&r->w);
@@ -105,17 +200,23 @@ int rec_jkey_make(struct rec_jkey *k, const char *name)
 	jsonw_init(&w, buf, sizeof(buf));
 	jsonw_key3(&w, name, NULL, NULL);
 	k->len = w.overflow ? 0 : w.len;
-	k->text = malloc(k->len + 1);
-	if (!k->text)
+	/* a comma before, zeros after up to the padded size: see rec_jkey */
+	size_t size = 1 + (k->len + 1 > REC_JKEY_PAD ? k->len + 1 : REC_JKEY_PAD);
+	char *a = calloc(1, size);
+	if (!a) {
+		k->text = NULL;
 		return -1;
+	}
+	a[0] = ',';
+	k->text = a + 1;
 	memcpy(k->text, buf, k->len);
-	k->text[k->len] = 0;
 	return 0;
 }
 
 void rec_jkey_free(struct rec_jkey *k)
 {
-	free(k->text);
+	if (k->text)
+		free(k->text - 1);
 	k->text = NULL;
 }
 
@@ -126,8 +227,9 @@ void rec_key_prepared(struct rec *r, const struct rec_jkey *k)
 		return;
 	}
 	if (r->w.need_comma)
-		jsonw_raw(&r->w, ",", 1);
-	jsonw_raw(&r->w, k->text, k->len);
+		jsonw_raw(&r->w, k->text - 1, k->len + 1);
+	else
+		jsonw_raw(&r->w, k->text, k->len);
 	r->w.need_comma = false;
 }
 
@@ -268,4 +370,148 @@ size_t rec_end(struct rec *r)
 		return 0;
 	r->buf[r->w.len] = 0;
 	return r->w.len;
+}
+
+/* Values put_value writes itself (by type, a bit each): numbers, and as
+ * scalars IPv4 addresses and timestamps too. The rest (IPv6, MAC,
+ * strings, arrays of those or of timestamps) go to isp_value_json. */
+#define NUMBER_TYPES ((1u << ISP_T_U8) | (1u << ISP_T_U16) | (1u << ISP_T_U32) | (1u << ISP_T_U64))
+#define SCALAR_TYPES (NUMBER_TYPES | (1u << ISP_T_IPV4) | (1u << ISP_T_TIMESTAMP))
+
+static inline __attribute__((always_inline)) bool put_value_can(const struct isp_value *v)
+{
+	if (v->is_array)
+		return (NUMBER_TYPES >> v->type & 1) && v->count <= ISP_MAX_HOPS;
+	return SCALAR_TYPES >> v->type & 1;
+}
+
+/* The most put_value writes for v (put_value_can): numbers take at most
+ * 20 digits and a comma, "null" is shorter, a timestamp is seconds.micro,
+ * an IPv4 address 17 bytes with its quotes. */
+static inline __attribute__((always_inline)) size_t value_room(const struct isp_value *v)
+{
+	return v->is_array ? 2 + (size_t)v->count * (JSONW_U64_MAX + 1) : JSONW_U64_MAX + 8;
+}
+
+/* The JSON of a value put_value_can accepts, at o (room checked): the
+ * bytes of isp_value_json(v, 6), without its call and check per piece.
+ * Inline in the field loops: a per-packet record is mostly these.
+ * Returns the end. */
+static inline __attribute__((always_inline)) char *put_value(char *o, const struct isp_value *v)
+{
+	if (v->is_array) {
+		const uint64_t *a = v->v.arr;
+		unsigned cnt = v->count;
+		uint32_t missing = v->missing;
+
+		*o++ = '[';
+		for (unsigned i = 0; i < cnt; i++) {
+			if (missing & (UINT32_C(1) << i)) {
+				memcpy(o, "null", 4);
+				o += 4;
+			} else {
+				o += jsonw_utoa(a[i], o);
+			}
+			*o++ = ',';
+		}
+		if (cnt)
+			o[-1] = ']';    /* the last comma */
+		else
+			*o++ = ']';
+		return o;
+	}
+	if (v->missing & 1) {
+		memcpy(o, "null", 4);
+		return o + 4;
+	}
+	if (v->type == ISP_T_IPV4) {
+		uint32_t a = (uint32_t)v->v.u;
+
+		*o++ = '"';
+		for (int shift = 24; shift > 0; shift -= 8) {
+			o += jsonw_utoa4(o, a >> shift & 0xff);
+			*o++ = '.';
+		}
+		o += jsonw_utoa4(o, a & 0xff);
+		*o++ = '"';
+		return o;
+	}
+	if (v->type == ISP_T_TIMESTAMP) {
+		o += jsonw_utoa(v->v.u / 1000000000u, o);
+		*o++ = '.';
+		put_us(o, (uint32_t)(v->v.u % 1000000000u / 1000u));
+		return o + 6;
+	}
+	return o + jsonw_utoa(v->v.u, o);
+}
+
+void rec_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *v)
+{
+	char *o;
+
+	/* The common case, a JSON field after another with a short key: one
+	 * room check, the key (comma first) in one fixed-size copy of its
+	 * padded text, the value straight into the buffer. */
+	if (!r->csv && r->w.need_comma && k->len < REC_JKEY_PAD && (!v || put_value_can(v)) &&
+	    (o = jsonw_room(&r->w, REC_JKEY_PAD + (v ? value_room(v) : 4))) != NULL) {
+		char *end;
+
+		memcpy(o, k->text - 1, REC_JKEY_PAD);
+		o += k->len + 1;
+		if (v) {
+			end = put_value(o, v);
+		} else {
+			memcpy(o, "null", 4);
+			end = o + 4;
+		}
+		r->w.len = (size_t)(end - r->w.buf);
+		return;         /* need_comma stays true */
+	}
+	rec_key_prepared(r, k);
+	if (v)
+		rec_value(r, v);
+	else
+		rec_null(r);
+}
+
+/* The most a field written by rec_fields' own loop takes: its padded key
+ * copy, then at most a full per-hop array of 20-digit numbers. */
+#define FIELD_MAX (REC_JKEY_PAD + 2 + ISP_MAX_HOPS * (JSONW_U64_MAX + 1))
+
+void rec_fields(struct rec *r, const struct rec_field *f, unsigned n)
+{
+	unsigned i = 0;
+
+	if (r->csv || !r->w.need_comma)
+		goto one_by_one;
+	while (i < n) {
+		/* room for every field left, however large: no check below */
+		if (r->w.cap - r->w.len < (size_t)(n - i) * FIELD_MAX)
+			goto one_by_one;
+		char *o = r->w.buf + r->w.len;
+		for (; i < n; i++) {
+			const struct rec_jkey *k = f[i].key;
+			const struct isp_value *v = f[i].v;
+
+			if (k->len >= REC_JKEY_PAD || (v && !put_value_can(v)))
+				break;  /* rec_field's general path, then check again */
+			memcpy(o, k->text - 1, REC_JKEY_PAD);
+			o += k->len + 1;
+			if (v) {
+				o = put_value(o, v);
+			} else {
+				memcpy(o, "null", 4);
+				o += 4;
+			}
+		}
+		r->w.len = (size_t)(o - r->w.buf);
+		if (i < n) {
+			rec_field(r, f[i].key, f[i].v);
+			i++;
+		}
+	}
+	return;
+one_by_one:
+	for (; i < n; i++)
+		rec_field(r, f[i].key, f[i].v);
 }

@@ -13,14 +13,33 @@
 #include "expr.h"
 
 #define REC_MAX (64 * 1024)
+/* Prepared JSON heads kept per writer (one per report that writes
+ * through it; more reports than this still work, they prepare again). */
+#define REC_HEADS 8
+#define REC_HEAD_MAX 96
+
+/* A report's constant JSON head, {"report":NAME,"type":TYPE,"ts":" escaped
+ * once: keyed by the pointers, which belong to the program and outlive
+ * the writer. */
+struct rec_head {
+	const char *report, *type;
+	size_t len;
+	char text[REC_HEAD_MAX];
+};
 
 struct rec {
 	struct jsonw w;
 	char buf[REC_MAX];
 	bool csv;
-	/* ISO-8601 of the last second formatted (records come in bursts) */
+	/* ISO-8601 of the last second formatted (records come in bursts),
+	 * and what of a JSON head depends on that second only:
+	 * `YYYY-MM-DDTHH:MM:SS.` and `Z","time":SECONDS.` */
 	int64_t iso_sec;
 	char iso[32];
+	char sec_ts[32], sec_time[48];
+	size_t sec_ts_len, sec_time_len;
+	struct rec_head heads[REC_HEADS];
+	unsigned head_next;             /* the next entry to replace */
 };
 
 void rec_begin(struct rec *r, bool csv, const char *report, const char *type,
@@ -28,11 +47,14 @@ void rec_begin(struct rec *r, bool csv, const char *report, const char *type,
 /* A field: key (JSON only) and value. */
 void rec_key(struct rec *r, const char *key);
 
-/* A key escaped once, ahead of the packets ("name":). */
+/* A key escaped once, ahead of the packets ("name":). text[-1] is a
+ * comma, and the text is followed by zeros up to REC_JKEY_PAD bytes, so
+ * that a field is written with one fixed-size copy (rec_field). */
 struct rec_jkey {
 	char *text;
 	size_t len;
 };
+#define REC_JKEY_PAD 32
 int rec_jkey_make(struct rec_jkey *k, const char *name);
 void rec_jkey_free(struct rec_jkey *k);
 void rec_key_prepared(struct rec *r, const struct rec_jkey *k);
@@ -42,6 +64,17 @@ void xval_json(struct jsonw *w, const struct xval *v, const char *str);
 void rec_null(struct rec *r);
 void rec_time(struct rec *r, const char *key, uint64_t ns);
 void rec_value(struct rec *r, const struct isp_value *v);  /* attribute value as is */
+/* rec_key_prepared(k) then rec_value(v), or rec_null() when v is NULL:
+ * the same text, written in one go for JSON (the per-packet event
+ * record is all such fields). */
+void rec_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *v);
+/* rec_field for each of n fields, in order, without a call and a room
+ * check per field when the buffer has room for the largest of them all. */
+struct rec_field {
+	const struct rec_jkey *key;
+	const struct isp_value *v;      /* NULL: null */
+};
+void rec_fields(struct rec *r, const struct rec_field *f, unsigned n);
 /* A value given as JSON text (arrays built by the caller): JSON as is,
  * CSV as one cell. */
 void rec_json_cell(struct rec *r, const char *json, size_t n);

@@ -2,10 +2,12 @@
  * check_queue.c - what the channel queue does with records, through a
  * channel of the fake type (fake.c) and on the ring alone: order, batch
  * sizes, the drop policies and the byte bound with exact counts, big
- * records, integrity across many wraps of a small ring, and a ring that
- * grows to its bound with records wrapped round it.
+ * records, integrity across many wraps of a small ring, a ring that
+ * grows to its bound with records wrapped round it, and producers pushing
+ * while the consumer copies a batch out (concurrent_*).
  */
 #include <check.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,6 +363,123 @@ START_TEST(ring_grows_to_bound)
 }
 END_TEST
 
+/* ---- producers and the consumer at the same time --------------------------
+ * The consumer copies a batch out without the lock while producers push
+ * into the rest of the ring: a small ring that wraps every few batches,
+ * records of varying sizes, four producers. Whatever the policy, each
+ * producer's records come out in its order and intact, and every record is
+ * taken or counted dropped; with block, none is dropped. */
+
+#define CP_PRODUCERS 4
+#define CP_RECORDS 20000
+
+struct cp_arg {
+	struct isp_queue *q;
+	unsigned id;
+	unsigned refused;
+};
+
+static void *cp_producer(void *arg)
+{
+	struct cp_arg *a = arg;
+	char text[700];
+	unsigned x = 777 + a->id;
+
+	for (unsigned seq = 0; seq < CP_RECORDS; seq++) {
+		size_t len = 12 + (x = x * 1103515245u + 12345u) % 600;
+		int n = snprintf(text, sizeof(text), "%u:%07u:", a->id, seq);
+
+		for (size_t j = (size_t)n; j < len; j++)
+			text[j] = (char)('a' + (seq + a->id + j) % 26);
+
+		struct isp_record r = { .report = "rep", .key = "k", .key_len = 1,
+					.text = text, .len = len };
+
+		a->refused += !isp_queue_push(a->q, &r);
+	}
+	return NULL;
+}
+
+static void concurrent(enum isp_drop_policy policy)
+{
+	struct isp_counters cnt = { 0 };
+	struct isp_queue *q = isp_queue_new(50, 8192, policy, &cnt);
+	struct isp_qbatch b;
+	struct cp_arg args[CP_PRODUCERS];
+	pthread_t th[CP_PRODUCERS];
+	long next[CP_PRODUCERS] = { 0 };
+	unsigned taken = 0, refused = 0;
+	bool ok = true;
+
+	ck_assert_ptr_nonnull(q);
+	/* a staging buffer smaller than the ring: a batch is part of it */
+	ck_assert_int_eq(isp_qbatch_init(&b, 7, 3000), 0);
+	for (unsigned i = 0; i < CP_PRODUCERS; i++) {
+		args[i] = (struct cp_arg){ q, i, 0 };
+		ck_assert_int_eq(pthread_create(&th[i], NULL, cp_producer, &args[i]), 0);
+	}
+	for (;;) {
+		uint64_t queued = atomic_load(&cnt.queued);
+		uint64_t dropped = atomic_load(&cnt.dropped);
+
+		if (queued == (uint64_t)CP_PRODUCERS * CP_RECORDS && queued == dropped + taken)
+			break;
+		isp_queue_take(q, &b, isp_now_ns() + 1000000);
+		for (size_t i = 0; i < b.n && ok; i++) {
+			const struct isp_record *r = &b.recs[i];
+			char *end;
+			unsigned long id = strtoul(r->text, &end, 10);
+			long seq = strtol(end + 1, NULL, 10);
+
+			ok = id < CP_PRODUCERS && seq >= next[id] && r->len >= 12 &&
+			     r->text[r->len] == '\0' && strcmp(r->report, "rep") == 0 &&
+			     r->key_len == 1 && strcmp(r->key, "k") == 0;
+			for (size_t j = 10; ok && j < r->len; j++)
+				ok = r->text[j] == 'a' + (char)(((size_t)seq + id + j) % 26);
+			if (!ok)
+				break;
+			if (policy == ISP_BLOCK)
+				ok = seq == next[id];
+			next[id] = seq + 1;
+			taken++;
+		}
+		ck_assert_msg(ok, "record damaged or out of order after %u taken", taken);
+	}
+	for (unsigned i = 0; i < CP_PRODUCERS; i++) {
+		pthread_join(th[i], NULL);
+		refused += args[i].refused;
+	}
+	ck_assert_uint_eq(isp_queue_kill(q), 0);
+	ck_assert_uint_eq(atomic_load(&cnt.queued), CP_PRODUCERS * CP_RECORDS);
+	ck_assert_uint_eq(atomic_load(&cnt.dropped) + taken, CP_PRODUCERS * CP_RECORDS);
+	if (policy == ISP_BLOCK)
+		ck_assert_uint_eq(taken, CP_PRODUCERS * CP_RECORDS);
+	if (policy == ISP_DROP_OLDEST)
+		ck_assert_uint_eq(refused, 0);
+	else
+		ck_assert_uint_eq(refused, atomic_load(&cnt.dropped));
+	isp_qbatch_free(&b);
+	isp_queue_free(q);
+}
+
+START_TEST(concurrent_block)
+{
+	concurrent(ISP_BLOCK);
+}
+END_TEST
+
+START_TEST(concurrent_drop_newest)
+{
+	concurrent(ISP_DROP_NEWEST);
+}
+END_TEST
+
+START_TEST(concurrent_drop_oldest)
+{
+	concurrent(ISP_DROP_OLDEST);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("queue");
@@ -382,6 +501,9 @@ int main(void)
 	tcase_add_test(tc, queue_model_newest);
 	tcase_add_test(tc, queue_model_oldest);
 	tcase_add_test(tc, ring_grows_to_bound);
+	tcase_add_test(tc, concurrent_block);
+	tcase_add_test(tc, concurrent_drop_newest);
+	tcase_add_test(tc, concurrent_drop_oldest);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
