@@ -523,6 +523,8 @@ int main(int argc, char **argv)
 		if (got == 0)
 			break;
 		if (got == 2) {         /* live and idle: let windows close */
+			if (par.w)
+				isp_workers_flush(par.w);
 			if (par.w && cli_wall_ns() >= par.next_tick && par.next_tick)
 				parallel_tick(&par, prog, engine, cli_wall_ns());
 			else if (engine && !par.w)

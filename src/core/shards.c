@@ -103,7 +103,7 @@ static void end_reading(struct shard *me)
 	atomic_store_explicit(&me->live, false, memory_order_release);
 }
 
-static bool read_burst(struct shard *me)
+static bool read_some(struct shard *me)
 {
 	struct isp_packet *p = &me->own;
 
@@ -122,6 +122,22 @@ static bool read_burst(struct shard *me)
 		return k > 0;
 	}
 	return true;
+}
+
+static void flush_sent(struct shard *me)
+{
+	for (unsigned j = 0; j < me->owner->n; j++)
+		if (j != me->id)
+			spsc_flush(ring(me->owner, me->id, j));
+}
+
+/* A burst of its own packets; what it sent others is visible after it. */
+static bool read_burst(struct shard *me)
+{
+	bool got = read_some(me);
+
+	flush_sent(me);
+	return got;
 }
 
 /* Items other shards sent, up to a tick marker. */
@@ -171,7 +187,7 @@ static void barrier(struct shard *me, uint64_t tick)
 			spsc_pause(&spins);
 		m->kind = SPSC_TICK;
 		m->ts_ns = ts;
-		spsc_publish(ring(s, me->id, j), m);
+		spsc_publish_now(ring(s, me->id, j), m);
 	}
 	for (;;) {
 		unsigned at = 0;

@@ -32,7 +32,7 @@ void spsc_free(struct spsc *r)
 struct spsc_msg *spsc_reserve(struct spsc *r, size_t n)
 {
 	size_t need = align8(HDR + n);
-	size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
+	size_t tail = r->tail_local;
 	size_t off = tail % r->cap;
 	size_t skip = off + need > r->cap ? r->cap - off : 0;
 
@@ -40,8 +40,10 @@ struct spsc_msg *spsc_reserve(struct spsc *r, size_t n)
 		return NULL;
 	if ((tail - r->head_seen) + skip + need > r->cap) {
 		r->head_seen = atomic_load_explicit(&r->head, memory_order_acquire);
-		if ((tail - r->head_seen) + skip + need > r->cap)
+		if ((tail - r->head_seen) + skip + need > r->cap) {
+			spsc_flush(r);  /* the consumer must see all to make room */
 			return NULL;
+		}
 	}
 	if (skip >= HDR) {      /* a marker tells the consumer to go back to 0 */
 		struct spsc_msg *w = (struct spsc_msg *)(r->buf + off);
@@ -54,12 +56,26 @@ struct spsc_msg *spsc_reserve(struct spsc *r, size_t n)
 	return m;
 }
 
+void spsc_flush(struct spsc *r)
+{
+	if (r->unpublished) {
+		atomic_store_explicit(&r->tail, r->tail_local, memory_order_release);
+		r->unpublished = 0;
+	}
+}
+
 void spsc_publish(struct spsc *r, struct spsc_msg *m)
 {
-	size_t tail = atomic_load_explicit(&r->tail, memory_order_relaxed);
-
-	atomic_store_explicit(&r->tail, tail + r->skip + m->size, memory_order_release);
+	r->tail_local += r->skip + m->size;
 	r->skip = 0;
+	if (++r->unpublished >= SPSC_BATCH)
+		spsc_flush(r);
+}
+
+void spsc_publish_now(struct spsc *r, struct spsc_msg *m)
+{
+	spsc_publish(r, m);
+	spsc_flush(r);
 }
 
 struct spsc_msg *spsc_peek(struct spsc *r)

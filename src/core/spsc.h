@@ -38,7 +38,9 @@ struct spsc_msg {
  * says the ring is full (producer) or empty (consumer), not per message.
  */
 struct spsc {
-	_Alignas(64) _Atomic size_t tail;       /* producer */
+	_Alignas(64) _Atomic size_t tail;       /* producer: what the consumer may read */
+	size_t tail_local;      /* producer: end of what it wrote */
+	unsigned unpublished;   /* producer: messages written since tail was stored */
 	size_t head_seen;       /* producer: head when last read */
 	size_t skip;            /* producer: bytes skipped before the reserved message */
 	_Alignas(64) _Atomic size_t head;       /* consumer */
@@ -53,9 +55,17 @@ void spsc_free(struct spsc *r);
 /*
  * Producer: reserve room for a message with n data bytes; NULL when the
  * ring is full (try again, or drop and count). Fill it, then publish.
+ * spsc_publish makes messages visible in batches (SPSC_BATCH at a time:
+ * one store and one cache-line transfer per batch, not per message);
+ * spsc_flush makes everything written visible now, as does
+ * spsc_publish_now (control markers) and a reserve that finds the ring
+ * full. A producer that goes idle must flush.
  */
+#define SPSC_BATCH 16
 struct spsc_msg *spsc_reserve(struct spsc *r, size_t n);
 void spsc_publish(struct spsc *r, struct spsc_msg *m);
+void spsc_publish_now(struct spsc *r, struct spsc_msg *m);
+void spsc_flush(struct spsc *r);
 
 /* Consumer: the oldest message, or NULL when empty; release it after use. */
 struct spsc_msg *spsc_peek(struct spsc *r);

@@ -222,13 +222,19 @@ void isp_workers_tick(struct isp_workers *w, uint64_t now_ns)
 		struct spsc_msg *m = reserve(w, i, 0, true);
 		m->kind = SPSC_TICK;
 		m->ts_ns = now_ns;
-		spsc_publish(&w->w[i].ring, m);
+		spsc_publish_now(&w->w[i].ring, m);
 	}
 	for (unsigned i = 0; i < w->n; i++) {
 		unsigned spins = 0;
 		while (atomic_load_explicit(&w->w[i].ticks_done, memory_order_acquire) < w->ticks)
 			spsc_pause(&spins);
 	}
+}
+
+void isp_workers_flush(struct isp_workers *w)
+{
+	for (unsigned i = 0; i < w->n; i++)
+		spsc_flush(&w->w[i].ring);
 }
 
 uint64_t isp_workers_dropped(const struct isp_workers *w)
@@ -246,7 +252,7 @@ void isp_workers_stop(struct isp_workers *w)
 			continue;
 		struct spsc_msg *m = reserve(w, i, 0, true);
 		m->kind = SPSC_END;
-		spsc_publish(&wk->ring, m);
+		spsc_publish_now(&wk->ring, m);
 		pthread_join(wk->thread, NULL);
 	}
 	for (unsigned i = 0; i < w->n; i++)

@@ -58,6 +58,10 @@ unsigned isp_workers_pick(const struct isp_workers *w, const struct isp_packet *
 bool isp_workers_dispatch(struct isp_workers *w, unsigned i, const struct isp_packet *p,
 			  bool wait);
 
+/* Make every item handed over visible to the workers now (items go in
+ * batches): call it when the input goes idle. */
+void isp_workers_flush(struct isp_workers *w);
+
 /* Broadcast a tick and wait until every worker has handled it. */
 void isp_workers_tick(struct isp_workers *w, uint64_t now_ns);
 
