@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../core/shards.h"
 #include "../core/workers.h"
@@ -75,6 +76,10 @@ int parallel_start(struct parallel *par, unsigned n, struct isp_program *prog,
 
 	if (new_engines(par, n, prog, reg, channels, reader_engine) < 0)
 		return -1;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (cpus > 0 && n + 1 > (unsigned long)cpus)   /* measured: see bench/README.md */
+		fprintf(stderr, "intspect: note: a reader and %u workers share %ld CPUs; with fewer "
+			"workers than CPUs each has one\n", n, cpus);
 	par->w = isp_workers_start(n, reg, first, &ops, (void *const *)par->engines, 32u << 20);
 	if (!par->w) {
 		fprintf(stderr, "intspect: cannot start %u workers\n", n);

@@ -57,8 +57,8 @@ for cap in inline reports; do
 			|| { bad "$cap: query records differ with $n workers"; diff "$tmp/$cap.q1" "$tmp/$cap.qn" | head -4; }
 		cmp -s "$tmp/$cap.e1" "$tmp/$cap.en" && ok "$cap: event records of $n workers = 1 worker" \
 			|| { bad "$cap: event records differ with $n workers"; diff "$tmp/$cap.e1" "$tmp/$cap.en" | head -4; }
-		grep -v "s, " "$tmp/$cap.1.err" | grep -v "packets/s" >"$tmp/c1"
-		grep -v "s, " "$tmp/$cap.$n.err" | grep -v "packets/s" >"$tmp/cn"
+		grep -v "s, " "$tmp/$cap.1.err" | grep -v -e "packets/s" -e "^intspect: note:" >"$tmp/c1"
+		grep -v "s, " "$tmp/$cap.$n.err" | grep -v -e "packets/s" -e "^intspect: note:" >"$tmp/cn"
 		cmp -s "$tmp/c1" "$tmp/cn" && ok "$cap: counters of $n workers = 1 worker" \
 			|| { bad "$cap: counters differ with $n workers"; diff "$tmp/c1" "$tmp/cn" | head -6; }
 	done
