@@ -629,8 +629,11 @@ static bool compile_input(struct compiler *c, const struct cfg_section *s)
 			p->input_mode = strdup("live");
 		else if (strcasecmp(str, "udp") == 0)
 			p->input_mode = strdup("udp");
+		else if (strcasecmp(str, "dpdk") == 0)  /* source: the EAL arguments */
+			p->input_mode = strdup("dpdk");
 		else {
-			dsl_error(c->d, &kv->value->loc, "mode expects offline (file), online (live) or udp");
+			dsl_error(c->d, &kv->value->loc,
+				  "mode expects offline (file), online (live), udp or dpdk");
 			ok = false;
 		}
 	}

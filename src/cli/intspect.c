@@ -412,11 +412,13 @@ int main(int argc, char **argv)
 			return 0;
 		}
 		/* the input section, unless the command line says otherwise */
-		if (!c.file && !c.iface && !c.udp && prog->input_source) {
+		if (!c.file && !c.iface && !c.udp && !c.dpdk && prog->input_source) {
 			if (prog->input_mode && strcmp(prog->input_mode, "live") == 0)
 				c.iface = prog->input_source;
 			else if (prog->input_mode && strcmp(prog->input_mode, "udp") == 0)
 				c.udp = prog->input_source;
+			else if (prog->input_mode && strcmp(prog->input_mode, "dpdk") == 0)
+				c.dpdk = prog->input_source;
 			else
 				c.file = prog->input_source;
 		}

@@ -32,6 +32,16 @@ rc=$?
 grep -q "^intspect: 2 workers read 2 shares: 300 + 300 packets" "$tmp/q2.err" \
 	&& ok "two queues: each worker reads its own" || { bad "two queues: shares"; cat "$tmp/q2.err"; }
 same_set_as "$tmp/q2.raw" "$tmp/twice.offline"
+# the same from the config's input section, two workers from thread-nb
+{ printf 'thread-nb = 2\ninput { mode = dpdk; source = "%s" }\n' \
+	"--no-huge --no-pci -m 512 --log-level=error --file-prefix=isc$$ --vdev net_pcap0,rx_pcap=$tmp/r.pcap,rx_pcap=$tmp/r.pcap"
+  cat "$tmp/rules.conf"; } >"$tmp/dpdk.conf"
+timeout 120 "$bld/intspect" -C "$tmp/dpdk.conf" -c 600 >"$tmp/cfg.raw" 2>"$tmp/cfg.err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "^intspect: 2 workers read 2 shares: 300 + 300 packets" "$tmp/cfg.err" \
+	&& ok "input { mode = dpdk } and thread-nb from the config" || { bad "dpdk from the config: exit $rc"; cat "$tmp/cfg.err"; }
+same_set_as "$tmp/cfg.raw" "$tmp/twice.offline"
+
 "$bld/intspect" --dpdk "--no-such-eal-option" -q >/dev/null 2>"$tmp/e"; rc=$?
 [ "$rc" -ne 0 ] && grep -q "DPDK EAL" "$tmp/e" && ok "bad EAL arguments are an error" \
 	|| { bad "bad EAL arguments"; cat "$tmp/e"; }
