@@ -426,7 +426,7 @@ int main(int argc, char **argv)
 			c.filter = prog->input_filter;
 	}
 	if (!c.file && !c.iface && !c.udp && !c.dpdk) {
-		fprintf(stderr, "intspect: no input: give -r FILE, -i IFACE or -u PORT (see --help)\n");
+		fprintf(stderr, "intspect: no input: give -r FILE, -i IFACE, -u PORT or --dpdk ARGS (see --help)\n");
 		isp_program_free(prog);
 		isp_registry_free(reg);
 		return 2;
