@@ -111,10 +111,72 @@ static inline size_t jsonw_utoa8(char *o, uint32_t v)  /* v < 10^8 */
 	return n + 4;
 }
 
+/*
+ * Digits from the front by fixed-point fraction: t holds v / 10^N as a
+ * 32.32 number, whose integer part is the leading one or two digits; each
+ * following pair is the integer part of the fraction times 100. One
+ * multiply and one table load per pair, no division chain (jeaiii's
+ * method and constants; checked once against a digit-by-digit writer for
+ * every 32-bit value). Most record numbers are per-hop values and 32-bit
+ * timestamps; larger ones keep the 8-digit chunks below.
+ */
+static inline uint32_t jsonw_next2_(uint64_t *t)
+{
+	*t = (uint64_t)(uint32_t)*t * 100u;
+	return (uint32_t)(*t >> 32);
+}
+
+/* The leading digit or pair of t (1..99), then `pairs` more pairs. */
+static inline __attribute__((always_inline)) size_t jsonw_frac_(char *o, uint64_t t,
+								 unsigned pairs)
+{
+	uint32_t lead = (uint32_t)(t >> 32);
+	size_t n = 2;
+
+	if (lead < 10) {
+		o[0] = (char)('0' + lead);
+		n = 1;
+	} else {
+		jsonw_put2(o, lead);
+	}
+	/* written out (pairs is a constant at each call): a loop here is
+	 * not unrolled at -O2, and its counter cost as much as the pair */
+	jsonw_put2(o + n, jsonw_next2_(&t));
+	if (pairs >= 2)
+		jsonw_put2(o + n + 2, jsonw_next2_(&t));
+	if (pairs >= 3)
+		jsonw_put2(o + n + 4, jsonw_next2_(&t));
+	if (pairs >= 4)
+		jsonw_put2(o + n + 6, jsonw_next2_(&t));
+	return n + 2 * pairs;
+}
+
+static inline __attribute__((always_inline)) size_t jsonw_utoa32(char *o, uint32_t v)
+{
+	if (v < 100u) {
+		if (v < 10u) {
+			o[0] = (char)('0' + v);
+			return 1;
+		}
+		jsonw_put2(o, v);
+		return 2;
+	}
+	if (v < 1000000u) {
+		if (v < 10000u)  /* v / 10^2 */
+			return jsonw_frac_(o, (uint64_t)v * 42949673u, 1);
+		/* v / 10^4 */
+		return jsonw_frac_(o, (uint64_t)v * 429497u, 2);
+	}
+	if (v < 100000000u)     /* v / 10^6 */
+		return jsonw_frac_(o, ((uint64_t)v * UINT64_C(2251799815) >> 19) + 4, 3);
+	/* v / 10^8 */
+	return jsonw_frac_(o, ((uint64_t)v * UINT64_C(2882303762) >> 26) + 4, 4);
+}
+
 static inline __attribute__((always_inline)) size_t jsonw_utoa(uint64_t v, char *out)
 {
-	if (v < 100000000u)
-		return jsonw_utoa8(out, (uint32_t)v);
+	if (v <= UINT32_MAX)
+		return jsonw_utoa32(out, (uint32_t)v);
 	uint64_t hi = v / 100000000u;
 	size_t n = hi < 100000000u ? jsonw_utoa8(out, (uint32_t)hi)
 				   : jsonw_utoa8(out, (uint32_t)(hi / 100000000u));

@@ -160,18 +160,25 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 	/* the fields are gathered, then written in one go (rec_fields) */
 	struct rec_field f[32];
 	unsigned nf = 0;
-	if (r->event_slot >= 0)
+	/* the rule's fields in locals: slot_get may fill a slot through a
+	 * call, after which the compiler would load them again each time */
+	const int event_slot = r->event_slot;
+	const unsigned nattr = r->nattr;
+	const int *const attr_slots = r->attr_slots;
+	const struct rec_jkey *const attr_keys = es->attr_keys;
+	struct slot_cache *const sc = &e->sc;
+	if (event_slot >= 0)
 		f[nf++] = (struct rec_field){ &es->event_key,
-					      slot_get(&e->sc, p, (unsigned)r->event_slot) };
-	for (unsigned i = 0; i < r->nattr; i++) {
-		if (r->attr_slots[i] == r->event_slot)
+					      slot_get(sc, p, (unsigned)event_slot) };
+	for (unsigned i = 0; i < nattr; i++) {
+		if (attr_slots[i] == event_slot)
 			continue;       /* already written, once is enough */
 		if (nf == sizeof(f) / sizeof(f[0])) {
 			rec_fields(rec, f, nf);
 			nf = 0;
 		}
-		f[nf++] = (struct rec_field){ &es->attr_keys[i],
-					      slot_get(&e->sc, p, (unsigned)r->attr_slots[i]) };
+		f[nf++] = (struct rec_field){ &attr_keys[i],
+					      slot_get(sc, p, (unsigned)attr_slots[i]) };
 	}
 	rec_fields(rec, f, nf);
 }

@@ -396,15 +396,22 @@ static inline __attribute__((always_inline)) size_t value_room(const struct isp_
 /* The JSON of a value put_value_can accepts, at o (room checked): the
  * bytes of isp_value_json(v, 6), without its call and check per piece.
  * Inline in the field loops: a per-packet record is mostly these.
- * Returns the end. */
-static inline __attribute__((always_inline)) char *put_value(char *o, const struct isp_value *v)
+ * Returns the end. put_array takes the arrays, put_scalar the rest, so
+ * that rec_fields tests is_array once a field. */
+static inline __attribute__((always_inline)) char *put_array(char *o, const struct isp_value *v)
 {
-	if (v->is_array) {
-		const uint64_t *a = v->v.arr;
-		unsigned cnt = v->count;
-		uint32_t missing = v->missing;
+	const uint64_t *a = v->v.arr;
+	unsigned cnt = v->count;
+	uint32_t missing = v->missing;
 
-		*o++ = '[';
+	*o++ = '[';
+	if (!missing) {
+		/* every hop present, the usual case: no test per element */
+		for (unsigned i = 0; i < cnt; i++) {
+			o += jsonw_utoa(a[i], o);
+			*o++ = ',';
+		}
+	} else {
 		for (unsigned i = 0; i < cnt; i++) {
 			if (missing & (UINT32_C(1) << i)) {
 				memcpy(o, "null", 4);
@@ -414,12 +421,17 @@ static inline __attribute__((always_inline)) char *put_value(char *o, const stru
 			}
 			*o++ = ',';
 		}
-		if (cnt)
-			o[-1] = ']';    /* the last comma */
-		else
-			*o++ = ']';
-		return o;
 	}
+	if (cnt)
+		o[-1] = ']';    /* the last comma */
+	else
+		*o++ = ']';
+	return o;
+}
+
+/* A scalar put_value_can accepts (see put_value). */
+static inline __attribute__((always_inline)) char *put_scalar(char *o, const struct isp_value *v)
+{
 	if (v->missing & 1) {
 		memcpy(o, "null", 4);
 		return o + 4;
@@ -443,6 +455,11 @@ static inline __attribute__((always_inline)) char *put_value(char *o, const stru
 		return o + 6;
 	}
 	return o + jsonw_utoa(v->v.u, o);
+}
+
+static inline __attribute__((always_inline)) char *put_value(char *o, const struct isp_value *v)
+{
+	return v->is_array ? put_array(o, v) : put_scalar(o, v);
 }
 
 void rec_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *v)
@@ -493,16 +510,30 @@ void rec_fields(struct rec *r, const struct rec_field *f, unsigned n)
 			const struct rec_jkey *k = f[i].key;
 			const struct isp_value *v = f[i].v;
 
-			if (k->len >= REC_JKEY_PAD || (v && !put_value_can(v)))
+			if (k->len >= REC_JKEY_PAD)
 				break;  /* rec_field's general path, then check again */
-			memcpy(o, k->text - 1, REC_JKEY_PAD);
-			o += k->len + 1;
-			if (v) {
-				o = put_value(o, v);
-			} else {
+			if (!v) {
+				memcpy(o, k->text - 1, REC_JKEY_PAD);
+				o += k->len + 1;
 				memcpy(o, "null", 4);
 				o += 4;
+				continue;
 			}
+			/* put_value_can, then put_value, with the array test made
+			 * once: most fields are per-hop arrays */
+			if (v->is_array) {
+				if (!(NUMBER_TYPES >> v->type & 1) || v->count > ISP_MAX_HOPS)
+					break;
+				memcpy(o, k->text - 1, REC_JKEY_PAD);
+				o += k->len + 1;
+				o = put_array(o, v);
+				continue;
+			}
+			if (!(SCALAR_TYPES >> v->type & 1))
+				break;
+			memcpy(o, k->text - 1, REC_JKEY_PAD);
+			o += k->len + 1;
+			o = put_scalar(o, v);
 		}
 		r->w.len = (size_t)(o - r->w.buf);
 		if (i < n) {
