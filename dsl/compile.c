@@ -4,7 +4,7 @@
  * checked against a table per section, so a misspelt key is an error with
  * a hint, never silently ignored.
  */
-#include "compile.h"
+#include "compile_int.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -21,40 +21,20 @@ struct isp_program *isp_compile_file(struct dsl_diags *d, const struct isp_regis
 struct isp_program *isp_compile_mem(struct dsl_diags *d, const struct isp_registry *reg,
 				    const char *name, const char *text, size_t len);
 
-/* ---- internal to dsl/ ---- */
+/* ---- what a config says about the input (input.c) ---- */
 
-struct compiler {
-	struct dsl_diags *d;
-	const struct isp_registry *reg;
-	struct isp_program *prog;
-};
+struct isp_source_opts;
 
-enum ty { TY_ERR, TY_NUM, TY_ADDR4, TY_ADDR6, TY_MAC, TY_STR };
+/*
+ * The input section, where the command line gave no input: mode (file,
+ * live, udp, dpdk) and source fill so; its filter applies when the
+ * command line has none.
+ */
+void isp_program_input(const struct isp_program *prog, struct isp_source_opts *so);
 
-struct typed {
-	struct cx *cx;
-	enum ty ty;
-	bool per_hop;           /* refers to the current hop somewhere */
-	int hop_slot;           /* one per-hop slot inside, or -1 */
-};
-
-/* Slot of an attribute name (shared by every rule); -1 with an error. */
-int compile_slot(struct compiler *c, const char *name, const struct dsl_loc *loc,
-		 bool *per_hop, enum ty *ty);
-
-/* Expression in a string value. allow_hop: per-hop attributes may stand
- * for "the current hop" (aggregation arguments). */
-bool compile_expr_string(struct compiler *c, const struct cfg_value *v, bool allow_hop,
-			 struct typed *out);
-
-/* `where`: a presence list (MMT) or a boolean expression string. NULL with
- * no error when there is no condition. */
-bool compile_where(struct compiler *c, const struct cfg_value *v, struct cx **out);
-
-/* One select item: "avg(diff(meta.timestamp))", "ip.src" (= last), ... */
-bool compile_select_item(struct compiler *c, const struct cfg_value *v, struct qitem *out);
-
-/* Suggest the closest of `known` to `word` (edit distance <= 3), or NULL. */
-const char *closest_word(const char *word, const char *const *known);
+/* A live input cannot wait for a channel (drop-policy = block would lose
+ * packets instead of records): -1 with "file:line:col: message". */
+int isp_program_check_live(const struct isp_program *prog, char *err, size_t errlen);
 
 #endif
+

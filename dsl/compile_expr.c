@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compile.h"
+#include "compile_int.h"
 #include "parse.h"
 
 static const char *ty_name(enum ty t)

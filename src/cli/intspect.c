@@ -1,5 +1,5 @@
 /*
- * intspect.c - the command line: options, the read loop, the summary.
+ * intspect.c - the command line: options in, a pipeline out, the summary.
  */
 #include <getopt.h>
 #include <signal.h>
@@ -8,34 +8,32 @@
 #include <string.h>
 #include <time.h>
 
+#include <unistd.h>
+
 #include "config.h"
 #include "../core/dissect.h"
 #include "../core/dump.h"
+#include "../core/pipeline.h"
 #include "../core/registry.h"
-#include "../core/source.h"
-#include "../core/workers.h"
-#include "parallel.h"
 #include "../filters/engine.h"
 #include "../../dsl/compile.h"
 #include "../../outputs/channel.h"
 
 #define MAX_OPTIONS 64
 
-static struct isp_source *g_source;
-static volatile sig_atomic_t g_stop;
+static struct isp_pipeline *g_pipeline;
 static volatile sig_atomic_t g_print_stats;
 
 static void on_usr1(int sig)
 {
 	(void)sig;
-	g_print_stats = 1;      /* the read loop prints: no stdio in a handler */
+	g_print_stats = 1;      /* the pipeline calls back: no stdio in a handler */
 }
 
 static void on_signal(int sig)
 {
 	(void)sig;
-	g_stop = 1;
-	isp_source_break(g_source);
+	isp_pipeline_break(g_pipeline);
 }
 
 static void usage(FILE *out)
@@ -52,8 +50,8 @@ static void usage(FILE *out)
 "                        --vdev net_pcap0,rx_pcap=FILE' (when built with DPDK)\n"
 "  -f EXPR               BPF filter expression\n"
 "  -c COUNT              stop after COUNT packets\n"
-"  -w, --workers N       rule workers (default 1, or thread-nb of the config)\n"
-"                        (a live input: each reads its own share)\n"
+"  -w, --workers N       rule workers (default 1, or thread-nb of the config);\n"
+"                        each reads its own share of the input\n"
 "Rules:\n"
 "  -C, --config FILE     run the report rules of FILE (event-report, query-report,\n"
 "                        outputs; see dsl/README.md)\n"
@@ -265,39 +263,30 @@ static void print_summary(const struct isp_registry *reg, const struct isp_stats
 	}
 }
 
-/* Open the channels the rules use and the engine; -1 after a message. */
-static int open_rules(struct isp_program *prog, const struct isp_registry *reg,
-		      struct isp_channel ***channels, struct isp_engine **engine)
+/* Open the channels the rules use; NULL after a message. */
+static struct isp_channel **open_channels(const struct isp_program *prog)
 {
 	char err[512];
+	struct isp_channel **channels = calloc(prog->nchannels ? prog->nchannels : 1,
+					       sizeof(*channels));
 
 	isp_channels_init();
-	*channels = calloc(prog->nchannels ? prog->nchannels : 1, sizeof(**channels));
-	if (!*channels)
-		return -1;
+	if (!channels)
+		return NULL;
 	for (unsigned i = 0; i < prog->nchannels; i++) {
 		if (!prog->channels[i].used)
 			continue;
-		(*channels)[i] = isp_channel_open(&prog->channels[i].cfg, err, sizeof(err));
-		if (!(*channels)[i]) {
+		channels[i] = isp_channel_open(&prog->channels[i].cfg, err, sizeof(err));
+		if (!channels[i]) {
 			fprintf(stderr, "%s\n", err);
-			goto fail;
+			for (unsigned k = 0; k < i; k++)
+				if (channels[k])
+					isp_channel_close(channels[k]);
+			free(channels);
+			return NULL;
 		}
 	}
-	isp_program_bind_channels(prog, *channels);
-	*engine = isp_engine_new(prog, reg, *channels, err, sizeof(err));
-	if (!*engine) {
-		fprintf(stderr, "intspect: %s\n", err);
-		goto fail;
-	}
-	return 0;
-fail:
-	for (unsigned i = 0; i < prog->nchannels; i++)
-		if ((*channels)[i])
-			isp_channel_close((*channels)[i]);
-	free(*channels);
-	*channels = NULL;
-	return -1;
+	return channels;
 }
 
 static void print_channels(const struct isp_program *prog, struct isp_channel *const *channels)
@@ -318,10 +307,8 @@ static void print_channels(const struct isp_program *prog, struct isp_channel *c
 
 /* Stop every channel at once (deadlines run in parallel), wait for them,
  * print what each delivered and lost, free. */
-static void close_rules(const struct isp_program *prog, struct isp_channel **channels,
-			struct isp_engine *engine)
+static void close_channels(const struct isp_program *prog, struct isp_channel **channels)
 {
-	isp_engine_free(engine);
 	if (!prog || !channels)
 		return;
 	for (unsigned i = 0; i < prog->nchannels; i++)
@@ -345,146 +332,149 @@ static double now_sec(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-struct progress {
-	double t0;
+/* What a run holds, for the callbacks. */
+struct run {
+	const struct isp_registry *reg;
 	struct isp_program *prog;
 	struct isp_channel **channels;
+	struct isp_rules *rules;
+	bool dump;
+	double t0;
 };
 
-/* SIGUSR1 while workers read their shares: their counters are theirs
- * until they stop, so the packets read and the channels. */
-static void print_progress(void *ctx, uint64_t packets)
-{
-	const struct progress *pr = ctx;
+/* --dump, alone or in front of the rules (one worker, so one context). */
+static struct dump_ctx {
+	const struct run *run;
+	void *rules;            /* the rules' worker, or NULL */
+} g_dump;
 
-	fprintf(stderr, "intspect: %llu packets so far, %.3f s\n", (unsigned long long)packets,
-		now_sec() - pr->t0);
-	print_channels(pr->prog, pr->channels);
+static void *dump_worker_new(void *ctx, unsigned i, unsigned n, char *err, size_t errlen)
+{
+	const struct run *r = ctx;
+
+	g_dump.run = r;
+	if (r->rules && !(g_dump.rules = isp_rules_ops.worker_new(r->rules, i, n, err, errlen)))
+		return NULL;
+	return &g_dump;
 }
 
-/* Sources in reverse order: a DPDK port belongs to share 0. */
-static void close_sources(struct isp_source **shares, int nshares)
+static void dump_item(void *ctx, const struct isp_packet *p, uint64_t what)
 {
-	if (nshares == 0)
-		isp_source_close(g_source);
-	while (nshares-- > 0)
-		isp_source_close(shares[nshares]);
-	g_source = NULL;
+	struct dump_ctx *d = ctx;
+
+	isp_dump_packet(d->run->reg, p, isp_pipeline_ts_digits(g_pipeline), stdout);
+	if (d->rules)
+		isp_rules_ops.item(d->rules, p, what);
 }
 
-int main(int argc, char **argv)
+static void dump_tick(void *ctx, uint64_t now_ns)
 {
-	struct cli c = { 0 };
+	struct dump_ctx *d = ctx;
+
+	if (d->rules)
+		isp_rules_ops.tick(d->rules, now_ns);
+}
+
+static const struct isp_pipeline_ops dump_ops = {
+	.worker_new = dump_worker_new,
+	.item = dump_item,
+	.tick = dump_tick,
+};
+
+/* SIGUSR1: one worker's counters are read between its packets; several
+ * workers' are theirs until they stop, so the packets read and the
+ * channels. */
+static void progress(void *ctx, uint64_t packets)
+{
+	const struct run *r = ctx;
+
+	if (isp_pipeline_workers(g_pipeline) == 1) {
+		struct isp_stats st = { 0 };
+		isp_pipeline_stats(g_pipeline, &st);
+		print_summary(r->reg, &st, now_sec() - r->t0, true);
+		if (r->rules)
+			isp_rules_print_stats(r->rules, stderr);
+	} else {
+		fprintf(stderr, "intspect: %llu packets so far, %.3f s\n",
+			(unsigned long long)packets, now_sec() - r->t0);
+	}
+	print_channels(r->prog, r->channels);
+}
+
+/* -T FILE: compile, report, exit status. */
+static int check_config(const struct isp_registry *reg, const char *path)
+{
+	struct dsl_diags diags;
+
+	dsl_diags_init(&diags);
+	struct isp_program *prog = isp_compile_file(&diags, reg, path);
+	dsl_print_diags(&diags, stderr);
+	if (prog)
+		printf("%s: %u event reports, %u query reports, %u attributes, %u channels: ok\n",
+		       path, prog->nevents, prog->nqueries, prog->nslots, prog->nchannels);
+	isp_program_free(prog);
+	dsl_diags_free(&diags);
+	return prog ? 0 : 2;
+}
+
+static void note_cpus(unsigned workers)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (cpus > 0 && workers > (unsigned long)cpus)
+		fprintf(stderr, "intspect: note: %u workers share %ld CPUs; with no more workers "
+			"than CPUs each has one\n", workers, cpus);
+}
+
+/* Everything after the options: the rules, the channels, the pipeline. */
+static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog)
+{
+	struct run r = { .reg = reg, .prog = prog, .dump = c->dump };
+	struct isp_source_opts so = { .file = c->file, .iface = c->iface, .udp = c->udp,
+				      .dpdk = c->dpdk, .filter = c->filter, .promisc = true };
 	char err[512];
 	int rc = 0;
 
-	if (parse_cli(argc, argv, &c) < 0)
+	if (prog)
+		isp_program_input(prog, &so);
+	if (!so.file && !so.iface && !so.udp && !so.dpdk) {
+		fprintf(stderr, "intspect: no input: give -r FILE, -i IFACE, -u PORT or --dpdk ARGS (see --help)\n");
 		return 2;
-	struct isp_registry *reg = build_registry(&c);
-	if (!reg)
-		return 2;
-	if (c.list_attrs || c.list_protos) {
-		if (c.list_protos)
-			list_protocols(reg);
-		if (c.list_attrs)
-			isp_list_attributes(reg, stdout);
-		isp_registry_free(reg);
-		return 0;
 	}
-	struct isp_program *prog = NULL;
-	/* the diagnostics own the config's file names, which channel error
-	 * messages quote: they live as long as the program */
-	static struct dsl_diags diags;
-	dsl_diags_init(&diags);
-	if (c.check_config || c.config) {
-		prog = isp_compile_file(&diags, reg, c.check_config ? c.check_config : c.config);
-		dsl_print_diags(&diags, stderr);
-		if (!prog) {
-			isp_registry_free(reg);
+	if (prog && (so.iface || so.udp || so.dpdk) && isp_program_check_live(prog, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s\n", err);
+		return 2;
+	}
+	unsigned workers = c->workers ? c->workers : prog && prog->workers ? prog->workers : 1;
+	if (!prog || c->dump)
+		workers = 1;    /* one dump in packet order; nothing to share without rules */
+	if (prog) {
+		if (!(r.channels = open_channels(prog)))
+			return 2;
+		isp_program_bind_channels(prog, r.channels);
+		if (!(r.rules = isp_rules_new(prog, reg, r.channels, err, sizeof(err)))) {
+			fprintf(stderr, "intspect: %s\n", err);
+			close_channels(prog, r.channels);
 			return 2;
 		}
-		if (c.check_config) {
-			printf("%s: %u event reports, %u query reports, %u attributes, %u channels: ok\n",
-			       c.check_config, prog->nevents, prog->nqueries, prog->nslots,
-			       prog->nchannels);
-			isp_program_free(prog);
-			isp_registry_free(reg);
-			return 0;
-		}
-		/* the input section, unless the command line says otherwise */
-		if (!c.file && !c.iface && !c.udp && !c.dpdk && prog->input_source) {
-			if (prog->input_mode && strcmp(prog->input_mode, "live") == 0)
-				c.iface = prog->input_source;
-			else if (prog->input_mode && strcmp(prog->input_mode, "udp") == 0)
-				c.udp = prog->input_source;
-			else if (prog->input_mode && strcmp(prog->input_mode, "dpdk") == 0)
-				c.dpdk = prog->input_source;
-			else
-				c.file = prog->input_source;
-		}
-		if (!c.filter)
-			c.filter = prog->input_filter;
 	}
-	if (!c.file && !c.iface && !c.udp && !c.dpdk) {
-		fprintf(stderr, "intspect: no input: give -r FILE, -i IFACE, -u PORT or --dpdk ARGS (see --help)\n");
-		isp_program_free(prog);
-		isp_registry_free(reg);
-		return 2;
+	struct isp_pipeline_opts po = { .src = so, .workers = workers, .count = c->count };
+	if (c->dump) {
+		po.ops = &dump_ops;
+		po.rules = &r;
+	} else if (r.rules) {
+		po.ops = &isp_rules_ops;
+		po.rules = r.rules;
 	}
-
-	struct isp_source_opts so = { .file = c.file, .iface = c.iface, .udp = c.udp, .dpdk = c.dpdk,
-				      .filter = c.filter, .promisc = true };
-	/* a live input read by several workers: each reads its own share */
-	unsigned nworkers = c.workers ? c.workers : prog && prog->workers ? prog->workers : 1;
-	static struct isp_source *shares[64];
-	int nshares = 0;
-	if (prog && nworkers > 1 && (c.iface || c.udp || c.dpdk) && !c.dump) {
-		nshares = isp_source_open_shares(&so, nworkers, shares, err, sizeof(err));
-		g_source = nshares > 0 ? shares[0] : NULL;
-	} else {
-		g_source = isp_source_open(&so, err, sizeof(err));
-	}
-	if (!g_source) {
+	g_pipeline = isp_pipeline_open(reg, &po, err, sizeof(err));
+	if (!g_pipeline) {
 		fprintf(stderr, "intspect: %s\n", err);
-		isp_program_free(prog);
-		isp_registry_free(reg);
+		isp_rules_free(r.rules);
+		close_channels(prog, r.channels);
 		return 1;
 	}
-	/* what arrives on the report port is a report, whatever the port */
-	if (isp_source_udp_port(g_source))
-		isp_registry_link(reg, "int_report", ISP_TBL_UDP_PORT, isp_source_udp_port(g_source));
-	uint16_t first = isp_source_first_proto(g_source, reg, err, sizeof(err));
-	if (first == ISP_PROTO_NONE) {
-		fprintf(stderr, "intspect: %s\n", err);
-		close_sources(shares, nshares);
-		isp_program_free(prog);
-		isp_registry_free(reg);
-		return 1;
-	}
-	struct isp_channel **channels = NULL;
-	struct isp_engine *engine = NULL;
-	/* waiting for a channel would lose packets on a live input */
-	for (unsigned i = 0; prog && (c.iface || c.udp || c.dpdk) && i < prog->nchannels; i++) {
-		const struct isp_channel_cfg *cc = &prog->channels[i].cfg;
-		for (size_t k = 0; prog->channels[i].used && k < cc->nkv; k++) {
-			if (strcmp(cc->kv[k].key, "drop-policy") == 0 && strcmp(cc->kv[k].value, "block") == 0) {
-				fprintf(stderr, "%s:%d:%d: drop-policy = block is for capture files: on a "
-					"live input it would lose packets instead of records\n",
-					cc->file ? cc->file : "config", cc->kv[k].line, cc->kv[k].col);
-				close_sources(shares, nshares);
-				isp_program_free(prog);
-				dsl_diags_free(&diags);
-				isp_registry_free(reg);
-				return 2;
-			}
-		}
-	}
-	if (prog && open_rules(prog, reg, &channels, &engine) < 0) {
-		close_sources(shares, nshares);
-		isp_program_free(prog);
-		isp_registry_free(reg);
-		return 2;
-	}
+	if (workers > 1)
+		note_cpus(workers);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGUSR1, on_usr1);       /* tcpdump/Suricata: print the counters now */
@@ -492,107 +482,60 @@ int main(int argc, char **argv)
 
 	static char outbuf[1 << 20];
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
-
-	static struct isp_stats st;
-	static struct isp_packet pkt;
-	unsigned digits = isp_source_ts_digits(g_source);
-	struct parallel par = { 0 };
-	double t0 = now_sec();
-	if (nshares > 0 && engine) {
-		struct progress pr = { t0, prog, channels };
-		struct shard_run run = { c.count, &g_stop, &g_print_stats, print_progress, &pr };
-		rc = parallel_run_shards(&par, shares, (unsigned)nshares, nworkers, &run, prog, reg,
-					 channels, engine, first, &st);
-		g_stop = 1;     /* the loop below has nothing left to read */
-	}
-	if (engine && nworkers > 1 && nshares == 0 &&
-	    parallel_start(&par, nworkers, prog, reg, channels, engine, first) < 0) {
-		parallel_stop(&par);
+	r.t0 = now_sec();
+	struct isp_pipeline_ctl ctl = { &g_print_stats, progress, &r };
+	if (isp_pipeline_run(g_pipeline, &ctl) != 0) {
+		fprintf(stderr, "intspect: %s\n", isp_pipeline_error(g_pipeline));
 		rc = 1;
-		g_stop = 1;
 	}
-	bool wait = !c.iface && !c.udp && !c.dpdk;  /* files: slow the reader, lose nothing */
-	while (!g_stop && (!c.count || st.packets < c.count)) {
-		if (g_print_stats) {
-			g_print_stats = 0;
-			print_summary(reg, &st, now_sec() - t0, true);
-			if (engine)
-				isp_engine_print_stats(engine, stderr);
-			print_channels(prog, channels);
-		}
-		int got = isp_source_next(g_source, &pkt.data, &pkt.caplen, &pkt.wirelen,
-					  &pkt.ts_ns, err, sizeof(err));
-		if (got == 0)
-			break;
-		if (got == 2) {         /* live and idle: let windows close */
-			if (par.w)
-				isp_workers_flush(par.w);
-			if (par.w && cli_wall_ns() >= par.next_tick && par.next_tick)
-				parallel_tick(&par, prog, engine, cli_wall_ns());
-			else if (engine && !par.w)
-				isp_engine_tick(engine, cli_wall_ns());
-			continue;
-		}
-		if (got < 0) {
-			fprintf(stderr, "intspect: %s\n", err);
-			rc = 1;
-			break;
-		}
-		pkt.index = st.packets + 1;
-		isp_dissect(reg, &pkt, first, &st);
-		if (par.w) {
-			if (par.next_tick == 0)
-				par.next_tick = parallel_window_end(prog, pkt.ts_ns);
-			else if (pkt.ts_ns >= par.next_tick)
-				parallel_tick(&par, prog, engine, pkt.ts_ns);
-		}
-		do {
-			if (c.dump)
-				isp_dump_packet(reg, &pkt, digits, stdout);
-			if (engine)
-				isp_engine_packet(engine, &pkt);
-			if (par.w)
-				isp_workers_dispatch(par.w, isp_workers_pick(par.w, &pkt), &pkt, wait);
-		} while (isp_dissect_next_report(reg, &pkt, &st));
-	}
-	if (par.w) {
-		parallel_tick(&par, prog, engine, UINT64_MAX);  /* every open window */
-		if (isp_workers_dropped(par.w))
-			fprintf(stderr, "intspect: %llu packets dropped: the workers were too slow\n",
-				(unsigned long long)isp_workers_dropped(par.w));
-	}
-	if (engine)
-		isp_engine_finish(engine);
-	double secs = now_sec() - t0;
+	double secs = now_sec() - r.t0;
 	fflush(stdout);
-	uint64_t krecv = 0, kdrop = 0;
-	bool kstats = false;
-	for (int i = 0; i < (nshares ? nshares : 1); i++) {
-		uint64_t r, d;
-		if (isp_source_kernel_stats(nshares ? shares[i] : g_source, &r, &d)) {
-			kstats = true;
-			krecv += r;
-			kdrop += d;
+	static struct isp_stats st;
+	isp_pipeline_stats(g_pipeline, &st);
+	isp_pipeline_report(g_pipeline, stderr);
+	print_summary(reg, &st, secs, c->quiet);
+	if (r.rules)
+		isp_rules_print_stats(r.rules, stderr);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	isp_pipeline_close(g_pipeline);
+	g_pipeline = NULL;
+	isp_rules_free(r.rules);
+	close_channels(prog, r.channels);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c = { 0 };
+
+	if (parse_cli(argc, argv, &c) < 0)
+		return 2;
+	struct isp_registry *reg = build_registry(&c);
+	if (!reg)
+		return 2;
+	int rc = 0;
+	if (c.list_attrs || c.list_protos) {
+		if (c.list_protos)
+			list_protocols(reg);
+		if (c.list_attrs)
+			isp_list_attributes(reg, stdout);
+	} else if (c.check_config) {
+		rc = check_config(reg, c.check_config);
+	} else {
+		/* the diagnostics own the config's file names, which channel
+		 * error messages quote: they live as long as the program */
+		struct dsl_diags diags;
+		struct isp_program *prog = NULL;
+		dsl_diags_init(&diags);
+		if (c.config) {
+			prog = isp_compile_file(&diags, reg, c.config);
+			dsl_print_diags(&diags, stderr);
 		}
+		rc = c.config && !prog ? 2 : run(&c, reg, prog);
+		isp_program_free(prog);
+		dsl_diags_free(&diags);
 	}
-	if (kstats)
-		fprintf(stderr, "intspect: %llu packets received by the %s, %llu dropped\n",
-			(unsigned long long)krecv, c.dpdk ? "port" : "kernel", (unsigned long long)kdrop);
-	print_summary(reg, &st, secs, c.quiet);
-	if (engine && par.engines) {
-		struct isp_engine *all[65];
-		all[0] = engine;
-		for (unsigned i = 0; i < par.n; i++)
-			all[i + 1] = par.engines[i];
-		isp_engine_print_stats_sum((const struct isp_engine *const *)all, par.n + 1, stderr);
-	} else if (engine) {
-		isp_engine_print_stats(engine, stderr);
-	}
-	parallel_stop(&par);
-	close_rules(prog, channels, engine);
-	close_sources(shares, nshares);
-	isp_program_free(prog);
-	dsl_diags_free(&diags);
 	isp_registry_free(reg);
 	return rc;
 }

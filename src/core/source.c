@@ -34,6 +34,7 @@ struct isp_source {
 	int linktype;
 	bool nano;
 	bool live;
+	bool file;              /* a capture file or standard input */
 	_Atomic int stop;      /* set from a signal handler or another thread */
 };
 
@@ -128,6 +129,7 @@ struct isp_source *isp_source_open(const struct isp_source_opts *o, char *err, s
 			goto fail;
 	} else {
 		const char *f = o->file ? o->file : "-";
+		s->file = true;
 		int mrc = strcmp(f, "-") == 0 ? 0 : pcap_map_open(&s->map, f, err, errlen);
 		if (mrc < 0)
 			goto fail;
@@ -323,6 +325,16 @@ int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen
 		snprintf(err, errlen, "read: %s", pcap_geterr(s->pc));
 		return -1;
 	}
+}
+
+bool isp_source_keeps_bytes(const struct isp_source *s)
+{
+	return s->mapped;
+}
+
+bool isp_source_is_file(const struct isp_source *s)
+{
+	return s->file;
 }
 
 unsigned isp_source_ts_digits(const struct isp_source *s)

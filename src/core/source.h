@@ -57,6 +57,14 @@ int isp_source_open_shares(const struct isp_source_opts *o, unsigned n, struct i
 /* The port a UDP listener is bound to (0 for other sources). */
 uint16_t isp_source_udp_port(const struct isp_source *s);
 
+/* true when the bytes isp_source_next gives stay valid until the source
+ * is closed (a memory-mapped capture): they can then be pointed to. */
+bool isp_source_keeps_bytes(const struct isp_source *s);
+
+/* true for a capture file (or standard input): read to its end, at its
+ * own pace, nothing lost by waiting. */
+bool isp_source_is_file(const struct isp_source *s);
+
 /* Decimals the timestamps deserve: 9 for nanosecond captures, else 6. */
 unsigned isp_source_ts_digits(const struct isp_source *s);
 

@@ -19,16 +19,18 @@
 #include <sched.h>
 #include <time.h>
 
-enum spsc_kind { SPSC_PACKET = 1, SPSC_TICK, SPSC_END, SPSC_WRAP };
+enum spsc_kind { SPSC_PACKET = 1, SPSC_TICK, SPSC_END, SPSC_WRAP, SPSC_BATCH };
 
 struct spsc_msg {
 	uint32_t size;          /* bytes of this message, header included, aligned */
 	uint8_t kind;           /* enum spsc_kind */
 	uint8_t report_index;   /* which individual report of the packet */
-	uint16_t pad;
+	uint8_t by_ref;         /* data holds a pointer to bytes that stay */
+	uint8_t pad;
 	uint32_t caplen, wirelen;
 	uint64_t ts_ns;
 	uint64_t index;         /* packet position in the input */
+	uint64_t aux;           /* packet: which rules it is for; marker: its batch */
 	uint8_t data[];
 };
 

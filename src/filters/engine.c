@@ -2,31 +2,102 @@
  * engine.c - per-packet dispatch to the rules, keys, record emission.
  */
 #include "engine.h"
+#include "engine_int.h"
 
+#include "../core/mesh.h"
 #include "../core/value.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-struct isp_engine *isp_engine_new(const struct isp_program *prog, const struct isp_registry *reg,
-				  struct isp_channel **channels, char *err, size_t errlen)
+/* Does query report i keep state that depends on the order of its items? */
+static bool query_needs_order(const struct qrule *r)
 {
+	for (unsigned k = 0; k < r->nitems; k++)
+		if (r->items[k].diff || r->items[k].agg == AGG_DIFF)
+			return true;
+	return false;
+}
+
+/* Which rules are routed by their key (engine.h): bits and routes. */
+static int routes_init(struct isp_engine *e)
+{
+	const struct isp_program *prog = e->prog;
+	unsigned n = 0;
+
+	e->qbit = calloc(prog->nqueries ? prog->nqueries : 1, sizeof(*e->qbit));
+	e->ebit = calloc(prog->nevents ? prog->nevents : 1, sizeof(*e->ebit));
+	e->routes = calloc(prog->nevents + prog->nqueries + 1, sizeof(*e->routes));
+	if (!e->qbit || !e->ebit || !e->routes)
+		return -1;
+	e->lead = -1;
+	for (unsigned i = 0; i < prog->nevents; i++) {
+		const struct erule *r = &prog->events[i];
+		if (r->ndelta == 0 || n >= ROUTE_MAX) {
+			e->ebit[i] = ROUTE_REST;
+			e->has_rest = true;
+			continue;
+		}
+		e->routes[n] = (struct route){ r->key_slots, r->nkey, r->event_slot };
+		e->ebit[i] = UINT64_C(1) << n++;
+	}
+	for (unsigned i = 0; i < prog->nqueries; i++) {
+		const struct qrule *r = &prog->queries[i];
+		if (!query_needs_order(r) || n >= ROUTE_MAX) {
+			e->qbit[i] = ROUTE_REST;
+			e->has_rest = true;
+			continue;
+		}
+		e->routes[n] = (struct route){ r->group_slots, r->ngroup, -1 };
+		e->qbit[i] = UINT64_C(1) << n++;
+	}
+	e->nroutes = n;
+	/* the rest goes with the first key that spreads (one memory for all
+	 * would put everything on one worker), so a rule set with one keyed
+	 * rule sends an item to one worker only */
+	for (unsigned k = 0; k < n && e->lead < 0; k++)
+		if (e->routes[k].nslots)
+			e->lead = (int)k;
+	return 0;
+}
+
+/* More routed rules than bits: they must run on one worker. */
+static bool routes_fit(const struct isp_program *prog)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < prog->nevents; i++)
+		n += prog->events[i].ndelta > 0;
+	for (unsigned i = 0; i < prog->nqueries; i++)
+		n += query_needs_order(&prog->queries[i]);
+	return n <= ROUTE_MAX;
+}
+
+struct isp_engine *isp_engine_new(const struct isp_program *prog, const struct isp_registry *reg,
+				  struct isp_channel **channels, bool partial, char *err,
+				  size_t errlen)
+{
+	if (partial && !routes_fit(prog)) {
+		snprintf(err, errlen, "more than %d rules keep per-key state (delta-cond, diff()): "
+			 "run them on one worker", ROUTE_MAX);
+		return NULL;
+	}
 	struct isp_engine *e = calloc(1, sizeof(*e));
 
 	if (!e)
 		goto oom;
 	e->prog = prog;
 	e->channels = channels;
+	e->partial = partial;
 	e->rec.iso_sec = -1;
+	e->ip4 = isp_proto_id(reg, "ip");
+	e->ip6 = isp_proto_id(reg, "ipv6");
 	if (slot_cache_init(&e->sc, reg, prog->slots, prog->nslots) != 0)
 		goto oom;
 	e->ev = calloc(prog->nevents ? prog->nevents : 1, sizeof(*e->ev));
 	e->q = calloc(prog->nqueries ? prog->nqueries : 1, sizeof(*e->q));
-	e->events_on = malloc(prog->nevents ? prog->nevents : 1);
-	if (!e->ev || !e->q || !e->events_on)
+	if (!e->ev || !e->q || routes_init(e) != 0)
 		goto oom;
-	memset(e->events_on, 1, prog->nevents ? prog->nevents : 1);
-	e->queries_on = true;
 	for (unsigned i = 0; i < prog->nevents; i++)
 		if (event_init(e, i) != 0)
 			goto oom;
@@ -57,48 +128,54 @@ void isp_program_bind_channels(struct isp_program *prog, struct isp_channel *con
 	}
 }
 
-void isp_engine_packet(struct isp_engine *e, const struct isp_packet *p)
+void isp_engine_item(struct isp_engine *e, const struct isp_packet *p, uint64_t what)
 {
 	const struct isp_program *prog = e->prog;
 
 	slot_cache_next(&e->sc);
 	if (p->ts_ns > e->last_ts)
 		e->last_ts = p->ts_ns;
-	for (unsigned i = 0; e->queries_on && i < prog->nqueries; i++)
-		query_packet(e, i, p);
+	for (unsigned i = 0; i < prog->nqueries; i++)
+		if (what & e->qbit[i])
+			query_packet(e, i, p);
 	for (unsigned i = 0; i < prog->nevents; i++)
-		if (e->events_on[i])
+		if (what & e->ebit[i])
 			event_packet(e, i, p);
 }
 
-bool isp_event_needs_one_owner(const struct isp_program *prog, unsigned i)
+/* The owner among n of a key hash: its high bits, since tables index
+ * their buckets with the low ones (an owner's keys would share them). */
+static unsigned owner_of(uint64_t h, unsigned n)
 {
-	const struct erule *r = &prog->events[i];
-	bool src = false, dst = false, src6 = false, dst6 = false;
+	return (unsigned)(((h >> 32) * n) >> 32);
+}
 
-	if (r->ndelta == 0)
-		return false;   /* no state: any worker */
-	/* workers get flows by the innermost address pair: a delta-key that
-	 * holds both addresses lives on one worker */
-	for (unsigned k = 0; k < r->nkey; k++) {
-		const char *n = prog->slot_names[r->key_slots[k]];
-		src |= strcmp(n, "ip.src") == 0;
-		dst |= strcmp(n, "ip.dst") == 0;
-		src6 |= strcmp(n, "ipv6.src") == 0;
-		dst6 |= strcmp(n, "ipv6.dst") == 0;
+void isp_engine_route(struct isp_engine *e, const struct isp_packet *p, unsigned n,
+		      uint64_t *dest)
+{
+	unsigned lead = n;
+
+	slot_cache_next(&e->sc);
+	for (unsigned k = 0; k < e->nroutes; k++) {
+		const struct route *rt = &e->routes[k];
+		bool fires = rt->event_slot < 0 || slot_get(&e->sc, p, (unsigned)rt->event_slot);
+		if (!fires && (int)k != e->lead)
+			continue;       /* the event will not look at it */
+		size_t len = engine_key(e, p, rt->slots, rt->nslots, e->keybuf, sizeof(e->keybuf));
+		unsigned to = owner_of(table_hash(e->keybuf, len), n);
+		if (fires)
+			dest[to] |= UINT64_C(1) << k;
+		if ((int)k == e->lead)
+			lead = to;
 	}
-	return !((src && dst) || (src6 && dst6));
+	if (!e->has_rest)
+		return;
+	if (lead == n)          /* no spreading key: the monitored flow */
+		lead = owner_of(isp_item_hash(p, e->ip4, e->ip6), n);
+	dest[lead] |= ROUTE_REST;
 }
 
-void isp_engine_set_role(struct isp_engine *e, bool worker)
-{
-	e->partial = worker;
-	e->queries_on = worker;
-	for (unsigned i = 0; i < e->prog->nevents; i++)
-		e->events_on[i] = isp_event_needs_one_owner(e->prog, i) != worker;
-}
-
-void isp_engine_close_windows(struct isp_engine *e, uint64_t now_ns)
+void isp_engine_tick(struct isp_engine *e, uint64_t now_ns)
 {
 	for (unsigned i = 0; i < e->prog->nqueries; i++)
 		query_advance(e, i, now_ns);
@@ -111,24 +188,19 @@ void isp_engine_merge_windows(struct isp_engine *merger, struct isp_engine *cons
 		query_merge(merger, i, workers, n);
 }
 
-void isp_engine_tick(struct isp_engine *e, uint64_t now_ns)
+uint64_t isp_engine_window_end(const struct isp_program *prog, uint64_t t)
 {
-	for (unsigned i = 0; i < e->prog->nqueries; i++)
-		query_advance(e, i, now_ns);
+	uint64_t next = UINT64_MAX;
+
+	for (unsigned i = 0; i < prog->nqueries; i++) {
+		uint64_t p = prog->queries[i].period_ns;
+		uint64_t end = (t / p + 1) * p;
+		if (end < next)
+			next = end;
+	}
+	return next;
 }
 
-void isp_engine_finish(struct isp_engine *e)
-{
-	for (unsigned i = 0; i < e->prog->nqueries; i++)
-		query_flush(e, i);
-}
-
-void isp_engine_print_stats(const struct isp_engine *e, FILE *out)
-{
-	isp_engine_print_stats_sum(&e, 1, out);
-}
-
-/* One line per rule, summed over the engines that run it (workers). */
 void isp_engine_print_stats_sum(const struct isp_engine *const *es, unsigned n, FILE *out)
 {
 	const struct isp_program *prog = es[0]->prog;
@@ -197,7 +269,9 @@ void isp_engine_free(struct isp_engine *e)
 	}
 	free(e->ev);
 	free(e->q);
-	free(e->events_on);
+	free(e->qbit);
+	free(e->ebit);
+	free(e->routes);
 	slot_cache_free(&e->sc);
 	free(e);
 }

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "../core/value.h"
-#include "engine.h"
+#include "engine_int.h"
 
 /* Per-key state: signature of the last reported delta values, the last
  * reported values themselves (threshold), and when it reported. */

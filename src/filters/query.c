@@ -15,7 +15,7 @@
 
 #include "agg.h"
 #include "../core/value.h"
-#include "engine.h"
+#include "engine_int.h"
 
 /*
  * A group's state: the order of its first packet, then one cell per
@@ -453,7 +453,10 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 	struct qplan *pl = qs->plan;
 	struct cx_ctx ctx = { &e->sc, p, -1 };
 
-	query_advance(e, i, p->ts_ns);
+	/* one of several workers closes windows only at ticks, which every
+	 * worker reaches at the same point (and then the merger takes them) */
+	if (!e->partial)
+		query_advance(e, i, p->ts_ns);
 	if (r->where && !cx_true(r->where, &ctx))
 		return;
 	if (qs->win_end == 0) {

@@ -3,7 +3,10 @@
 # (merged windows, groups in first-packet order), event reports the same
 # set (their order between flows depends on the threads). Rules cover flow
 # groups, groups across workers (per switch), exact avg/var, merged
-# quantile sketches, per-flow and global event state.
+# quantile sketches, per-flow and global event state, and state whose key
+# is not the flow and depends on order: diff() per hop count (many flows), an
+# event per switch path and queues. Capture files are read as shares
+# (mapped, and through libpcap from standard input and pcapng).
 set -u
 src=${top_srcdir:-.}
 bld=${top_builddir:-.}
@@ -37,16 +40,56 @@ event-report global-band {
   delta-cond = {"int.latency"}
   delta-band = 5000
 }
+query-report per-length {
+  ms-period = 1000
+  select = {"count()", "avg(diff(meta.timestamp))", "max(diff(int.latency))", "last(ip.dst)"}
+  group-by = {"int.num_hop"}
+}
+event-report per-path-queue {
+  event = "int.hop_queue_occups"
+  delta-cond = {"int.hop_queue_occups"}
+  delta-band = 2000
+  delta-key = {"int.hop_switch_ids", "int.hop_queue_ids"}
+  attributes = {"int.hop_switch_ids", "int.hop_queue_ids", "int.hop_queue_occups", "meta.packet_index"}
+}
 CONF
 "$bld/intgen" -o "$tmp/inline.pcap" -n 20000 --flows 50 --hops 1-6 --seed 9 --pps 5000 --unavailable 2>/dev/null
 "$bld/intgen" -o "$tmp/reports.pcap" -n 6000 --flows 40 --hops 1-4 --seed 10 --pps 3000 \
 	--format report --report-version 2.0 --coalesce 3 2>/dev/null
+# the same capture as pcapng, read through libpcap (bytes copied, not mapped)
+tcpdump_ng() {
+	python3 - "$1" "$2" <<'PY'
+import struct, sys
+src, dst = sys.argv[1], sys.argv[2]
+data = open(src, 'rb').read()
+magic, = struct.unpack('<I', data[:4])
+assert magic == 0xa1b2c3d4, 'little-endian microsecond pcap expected'
+linktype, = struct.unpack('<I', data[20:24])
+out = bytearray()
+def block(btype, body):
+    body += b'\0' * (-len(body) % 4)
+    n = 12 + len(body)
+    return struct.pack('<II', btype, n) + body + struct.pack('<I', n)
+out += block(0x0a0d0d0a, struct.pack('<IHHq', 0x1a2b3c4d, 1, 0, -1))
+out += block(1, struct.pack('<HHI', linktype, 0, 262144))
+off = 24
+while off < len(data):
+    sec, usec, incl, orig = struct.unpack('<IIII', data[off:off + 16])
+    ts = sec * 1000000 + usec
+    out += block(6, struct.pack('<IIIII', 0, ts >> 32, ts & 0xffffffff, incl, orig) + data[off + 16:off + 16 + incl])
+    off += 16 + incl
+open(dst, 'wb').write(out)
+PY
+}
 for cap in inline reports; do
 	"$bld/intspect" -C "$tmp/rules.conf" -r "$tmp/$cap.pcap" -w 1 >"$tmp/$cap.1" 2>"$tmp/$cap.1.err" ||
 		bad "$cap: one worker"
 	grep '"type":"query"' "$tmp/$cap.1" >"$tmp/$cap.q1"
 	grep '"type":"event"' "$tmp/$cap.1" | sort >"$tmp/$cap.e1"
 	[ -s "$tmp/$cap.q1" ] && [ -s "$tmp/$cap.e1" ] || bad "$cap: no records"
+	for r in per-length per-path-queue flow-delta global-band; do
+		grep -q "\"report\":\"$r\"" "$tmp/$cap.1" || bad "$cap: no records of $r"
+	done
 	for n in 2 4; do
 		if ! "$bld/intspect" -C "$tmp/rules.conf" -r "$tmp/$cap.pcap" -w "$n" >"$tmp/$cap.$n" 2>"$tmp/$cap.$n.err"; then
 			bad "$cap: $n workers exit status"; cat "$tmp/$cap.$n.err"; continue
@@ -58,10 +101,37 @@ for cap in inline reports; do
 		cmp -s "$tmp/$cap.e1" "$tmp/$cap.en" && ok "$cap: event records of $n workers = 1 worker" \
 			|| { bad "$cap: event records differ with $n workers"; diff "$tmp/$cap.e1" "$tmp/$cap.en" | head -4; }
 		grep -v "s, " "$tmp/$cap.1.err" | grep -v -e "packets/s" -e "^intspect: note:" >"$tmp/c1"
-		grep -v "s, " "$tmp/$cap.$n.err" | grep -v -e "packets/s" -e "^intspect: note:" >"$tmp/cn"
+		grep -v "s, " "$tmp/$cap.$n.err" | grep -v -e "packets/s" -e "^intspect: note:" \
+			-e "workers read .* shares" >"$tmp/cn"
 		cmp -s "$tmp/c1" "$tmp/cn" && ok "$cap: counters of $n workers = 1 worker" \
 			|| { bad "$cap: counters differ with $n workers"; diff "$tmp/c1" "$tmp/cn" | head -6; }
+		line=$(grep "workers read .* shares:" "$tmp/$cap.$n.err")
+		if echo "$line" | grep -q "^intspect: $n workers read $n shares:" &&
+		   ! echo "$line" | grep -Eq "[:+] 0( |$)"; then
+			ok "$cap: $n workers each read a share of the file"
+		else
+			bad "$cap: shares: '$line'"
+		fi
 	done
+	# through libpcap: standard input and pcapng (bytes copied per batch)
+	"$bld/intspect" -C "$tmp/rules.conf" -r - -w 2 <"$tmp/$cap.pcap" >"$tmp/$cap.stdin" 2>/dev/null ||
+		bad "$cap: standard input, 2 workers"
+	tcpdump_ng "$tmp/$cap.pcap" "$tmp/$cap.pcapng"
+	"$bld/intspect" -C "$tmp/rules.conf" -r "$tmp/$cap.pcapng" -w 3 >"$tmp/$cap.ng" 2>/dev/null ||
+		bad "$cap: pcapng, 3 workers"
+	for f in stdin ng; do
+		grep '"type":"query"' "$tmp/$cap.$f" >"$tmp/$cap.qf"
+		grep '"type":"event"' "$tmp/$cap.$f" | sort >"$tmp/$cap.ef"
+		cmp -s "$tmp/$cap.q1" "$tmp/$cap.qf" && cmp -s "$tmp/$cap.e1" "$tmp/$cap.ef" &&
+			ok "$cap: records read through libpcap ($f) by workers = 1 worker" ||
+			{ bad "$cap: records differ through libpcap ($f)"; diff "$tmp/$cap.q1" "$tmp/$cap.qf" | head -4; }
+	done
+	# -c counts the same packets whoever reads them
+	"$bld/intspect" -C "$tmp/rules.conf" -r "$tmp/$cap.pcap" -c 777 >"$tmp/$cap.c1" 2>"$tmp/$cap.c1.err"
+	"$bld/intspect" -C "$tmp/rules.conf" -r "$tmp/$cap.pcap" -c 777 -w 2 >"$tmp/$cap.c2" 2>"$tmp/$cap.c2.err"
+	grep -q "^intspect: 777 packets" "$tmp/$cap.c2.err" &&
+	cmp -s "$(sort "$tmp/$cap.c1" >"$tmp/s1"; echo "$tmp/s1")" "$(sort "$tmp/$cap.c2" >"$tmp/s2"; echo "$tmp/s2")" &&
+		ok "$cap: -c 777 with 2 workers = 1 worker" || bad "$cap: -c 777 with 2 workers"
 done
 "$bld/intspect" -w 0 -r "$tmp/inline.pcap" 2>"$tmp/e"; rc=$?
 [ "$rc" -eq 2 ] && grep -q "number of workers" "$tmp/e" && ok "bad worker count is an error" || bad "bad worker count"

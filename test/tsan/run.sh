@@ -22,7 +22,7 @@ case_() {
 		fail=$((fail + 1))
 	fi
 }
-case_ shards "$bld/test/unit/check_shards"
+case_ pipeline "$bld/test/unit/check_pipeline"
 case_ workers sh "$top/test/inputs/workers.sh"
 case_ udp sh "$top/test/inputs/udp.sh"
 case_ dpdk sh "$top/test/inputs/dpdk.sh"

@@ -1,0 +1,43 @@
+/*
+ * input.c - what a config says about the input (compile.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "compile.h"
+#include "../src/core/source.h"
+
+void isp_program_input(const struct isp_program *prog, struct isp_source_opts *so)
+{
+	if (!so->file && !so->iface && !so->udp && !so->dpdk && prog->input_source) {
+		const char *mode = prog->input_mode ? prog->input_mode : "file";
+		if (strcmp(mode, "live") == 0)
+			so->iface = prog->input_source;
+		else if (strcmp(mode, "udp") == 0)
+			so->udp = prog->input_source;
+		else if (strcmp(mode, "dpdk") == 0)
+			so->dpdk = prog->input_source;
+		else
+			so->file = prog->input_source;
+	}
+	if (!so->filter)
+		so->filter = prog->input_filter;
+}
+
+int isp_program_check_live(const struct isp_program *prog, char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < prog->nchannels; i++) {
+		const struct isp_channel_cfg *cc = &prog->channels[i].cfg;
+		for (size_t k = 0; prog->channels[i].used && k < cc->nkv; k++) {
+			if (strcmp(cc->kv[k].key, "drop-policy") == 0 &&
+			    strcmp(cc->kv[k].value, "block") == 0) {
+				snprintf(err, errlen, "%s:%d:%d: drop-policy = block is for capture "
+					 "files: on a live input it would lose packets instead of "
+					 "records", cc->file ? cc->file : "config", cc->kv[k].line,
+					 cc->kv[k].col);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}

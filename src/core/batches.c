@@ -1,0 +1,143 @@
+/*
+ * batches.c - see batches.h.
+ */
+#include "batches.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "source.h"
+
+#define MAX_CAPLEN (256u * 1024u)       /* libpcap's own limit for most links */
+
+struct isp_batches {
+	_Alignas(64) _Atomic uint64_t turn;     /* the next batch to be read */
+	_Alignas(64) struct isp_source *src;    /* the turn's holder only: */
+	bool keeps_bytes;
+	bool ended;
+	uint64_t count;
+	uint64_t packets;       /* read so far */
+	uint64_t next_tick;     /* 0 before the first packet */
+	isp_window_end_fn window_end;
+	void *window_ctx;
+	char err[256];
+	_Atomic uint64_t packets_seen;  /* packets, for other threads */
+	_Atomic bool failed;
+};
+
+struct isp_batches *isp_batches_new(struct isp_source *src, unsigned n, uint64_t count,
+				    isp_window_end_fn window_end, void *window_ctx)
+{
+	struct isp_batches *bs = aligned_alloc(64, (sizeof(*bs) + 63) & ~(size_t)63);
+
+	(void)n;
+	if (!bs)
+		return NULL;
+	memset(bs, 0, sizeof(*bs));
+	bs->src = src;
+	bs->keeps_bytes = isp_source_keeps_bytes(src);
+	bs->count = count;
+	bs->window_end = window_end;
+	bs->window_ctx = window_ctx;
+	return bs;
+}
+
+/* Copy a packet out of libpcap's buffer, which the next read reuses. */
+static const uint8_t *keep(struct isp_batch *out, size_t *used, const uint8_t *data,
+			   uint32_t caplen)
+{
+	if (!out->bytes) {
+		/* a batch stops once past ISP_BATCH_BYTES: room for that, one
+		 * more packet as large as libpcap makes them, and alignment */
+		out->bytes_cap = ISP_BATCH_BYTES + MAX_CAPLEN + 8 * ISP_BATCH_PACKETS;
+		out->bytes = malloc(out->bytes_cap);
+		if (!out->bytes)
+			return NULL;
+	}
+	uint8_t *p = out->bytes + *used;
+	memcpy(p, data, caplen);
+	*used += (caplen + 7) & ~(size_t)7;
+	return p;
+}
+
+static int read_batch(struct isp_batches *bs, struct isp_batch *out)
+{
+	size_t used = 0, bytes = 0;
+
+	out->n = 0;
+	while (!bs->ended && out->n < ISP_BATCH_PACKETS && bytes < ISP_BATCH_BYTES) {
+		if (bs->count && bs->packets >= bs->count) {
+			bs->ended = true;
+			break;
+		}
+		struct isp_batch_pkt *p = &out->pkt[out->n];
+		int rc = isp_source_next(bs->src, &p->data, &p->caplen, &p->wirelen, &p->ts_ns,
+					 bs->err, sizeof(bs->err));
+		if (rc == 2)
+			continue;       /* not for files; a timeout is no packet */
+		if (rc <= 0) {
+			bs->ended = true;
+			if (rc < 0)
+				atomic_store_explicit(&bs->failed, true, memory_order_release);
+			break;
+		}
+		if (p->caplen > MAX_CAPLEN)
+			p->caplen = MAX_CAPLEN; /* a few link types allow more: cut, as a snap length */
+		if (!bs->keeps_bytes && !(p->data = keep(out, &used, p->data, p->caplen))) {
+			snprintf(bs->err, sizeof(bs->err), "out of memory for a batch of packets");
+			atomic_store_explicit(&bs->failed, true, memory_order_release);
+			bs->ended = true;
+			break;
+		}
+		bytes += p->caplen;
+		p->index = ++bs->packets;
+		p->tick = 0;
+		/* where windows close: as one reader placed ticks, on packet time */
+		if (bs->next_tick == 0) {
+			bs->next_tick = bs->window_end(bs->window_ctx, p->ts_ns);
+		} else if (p->ts_ns >= bs->next_tick) {
+			p->tick = p->ts_ns;
+			bs->next_tick = bs->window_end(bs->window_ctx, p->ts_ns);
+		}
+		out->n++;
+	}
+	atomic_store_explicit(&bs->packets_seen, bs->packets, memory_order_relaxed);
+	return atomic_load_explicit(&bs->failed, memory_order_acquire) && out->n == 0 ? -1
+											  : (int)out->n;
+}
+
+int isp_batches_read(struct isp_batches *bs, uint64_t b, struct isp_batch *out,
+		     void (*wait)(void *ctx, unsigned *spins), void *wait_ctx)
+{
+	unsigned spins = 0;
+
+	while (atomic_load_explicit(&bs->turn, memory_order_acquire) != b)
+		wait(wait_ctx, &spins);
+	int rc = read_batch(bs, out);
+	atomic_store_explicit(&bs->turn, b + 1, memory_order_release);
+	return rc;
+}
+
+const char *isp_batches_error(const struct isp_batches *bs)
+{
+	return atomic_load_explicit(&bs->failed, memory_order_acquire) ? bs->err : NULL;
+}
+
+uint64_t isp_batches_packets(const struct isp_batches *bs)
+{
+	return atomic_load_explicit(&bs->packets_seen, memory_order_relaxed);
+}
+
+void isp_batch_free(struct isp_batch *b)
+{
+	free(b->bytes);
+	b->bytes = NULL;
+	b->bytes_cap = 0;
+}
+
+void isp_batches_free(struct isp_batches *bs)
+{
+	free(bs);
+}

@@ -1,0 +1,70 @@
+/*
+ * batches.h - a capture file read as shares: workers take turns at the one
+ * source, each claiming the next batch of records (a few dozen packets),
+ * so every worker advances through packet time with the others and no
+ * reader thread sits in front. Batch b goes to worker b % n; a worker
+ * waits for its turn only while another copies a batch's record pointers
+ * (the bytes themselves stay in the mapped file, or are copied out of
+ * libpcap's buffer for pcapng and standard input).
+ *
+ * The packets of all batches, in batch order, are exactly the input:
+ * their index counts the packets that passed the filter (as one reader
+ * counts them), -c stops at the same packet, and the ticks at which query
+ * windows close are placed on packet time in that one order.
+ */
+#ifndef ISP_BATCHES_H
+#define ISP_BATCHES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ISP_BATCH_PACKETS 64
+#define ISP_BATCH_BYTES (64u * 1024u)   /* captured bytes, unless one packet is larger */
+
+struct isp_source;
+
+struct isp_batch_pkt {
+	const uint8_t *data;
+	uint32_t caplen, wirelen;
+	uint64_t ts_ns;
+	uint64_t index;         /* 1-based position among the packets read */
+	uint64_t tick;          /* a tick at this time comes before it; 0 = none */
+};
+
+struct isp_batch {
+	unsigned n;
+	struct isp_batch_pkt pkt[ISP_BATCH_PACKETS];
+	uint8_t *bytes;         /* copies, when the source does not keep its bytes */
+	size_t bytes_cap;
+};
+
+struct isp_batches;
+
+/* Ticks: the first time after t at which windows end (UINT64_MAX: none). */
+typedef uint64_t (*isp_window_end_fn)(void *ctx, uint64_t t);
+
+/* Batches of src (not owned) for n workers, at most `count` packets
+ * (0: all). NULL when out of memory. */
+struct isp_batches *isp_batches_new(struct isp_source *src, unsigned n, uint64_t count,
+				    isp_window_end_fn window_end, void *window_ctx);
+
+/*
+ * Worker `b % n` reads batch b into out, once every earlier batch has been
+ * read; `wait` is called while it waits for its turn. Returns the packets
+ * read, 0 at the end of the input (every later batch is empty too), -1 on
+ * a read error (isp_batches_error; also the end).
+ */
+int isp_batches_read(struct isp_batches *bs, uint64_t b, struct isp_batch *out,
+		     void (*wait)(void *ctx, unsigned *spins), void *wait_ctx);
+
+/* The read error, once a read returned -1. */
+const char *isp_batches_error(const struct isp_batches *bs);
+
+/* Packets read so far (any thread). */
+uint64_t isp_batches_packets(const struct isp_batches *bs);
+
+void isp_batch_free(struct isp_batch *b);
+void isp_batches_free(struct isp_batches *bs);
+
+#endif

@@ -1,0 +1,767 @@
+/*
+ * pipeline.c - see pipeline.h.
+ */
+#include "pipeline.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "batches.h"
+#include "mesh.h"
+#include "spsc.h"
+
+#define READ_BURST 32           /* live: own packets between two looks at the mesh */
+#define DRAIN_BURST 64          /* live: items from the mesh between two reads */
+#define FILE_RING_BYTES (4u << 20)      /* items point into the file: small messages */
+#define LIVE_RING_BYTES (8u << 20)
+
+struct worker {
+	struct isp_pipeline *pl;
+	unsigned id;
+	void *ctx;
+	struct isp_source *src;         /* its share of a live input, or NULL */
+	pthread_t thread;
+	bool started;
+	bool reading;                   /* its own view of `live` */
+	uint64_t local;                 /* packets of its share */
+	struct isp_packet own;          /* read by this worker */
+	struct isp_packet peer;         /* dissected by another */
+	struct isp_stats st;            /* of the packets it dissected */
+	struct isp_batch batch;
+	struct isp_fifo defer;          /* own items, handled after earlier batches */
+	uint64_t dest[ISP_MAX_WORKERS];
+	char err[256];
+	_Alignas(64) _Atomic uint64_t packets;
+	_Atomic uint64_t ticks_done;
+	_Atomic bool live;              /* still reading its share */
+	_Atomic bool failed;
+	_Atomic bool finished;
+};
+
+struct isp_pipeline {
+	const struct isp_registry *reg;
+	struct isp_pipeline_ops ops;
+	bool has_ops;
+	void *rules;
+	unsigned n;
+	uint16_t first;
+	uint16_t ip4, ip6;
+	struct isp_source *src[ISP_MAX_WORKERS];
+	unsigned nsrc;
+	bool ordered;                   /* a capture file read in batches */
+	bool by_ref;                    /* items point into the source's bytes */
+	bool port_counters;             /* DPDK: the port counts, not the kernel */
+	uint64_t count;
+	struct isp_batches *batches;
+	struct isp_mesh *mesh;
+	void *ctxs[ISP_MAX_WORKERS];
+	char err[256];
+	/* the barrier at a tick: the last to arrive merges */
+	_Alignas(64) _Atomic unsigned arrived;
+	_Atomic uint64_t gen;
+	/* live inputs: ticks the controller asks for */
+	_Alignas(64) _Atomic uint64_t tick_req;
+	_Atomic uint64_t tick_ts;
+	_Atomic bool stop_reading;
+	_Atomic bool quit;
+	_Atomic bool broken;
+	_Atomic int go;                 /* 1: every worker started; -1: not all */
+	_Atomic uint64_t dropped;
+	uint64_t ticks;                 /* asked (controller's side) */
+	struct worker w[];
+};
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t window_end(void *ctx, uint64_t t)
+{
+	const struct isp_pipeline *pl = ctx;
+
+	return pl->ops.window_end ? pl->ops.window_end(pl->rules, t) : UINT64_MAX;
+}
+
+/* ---- routing ---- */
+
+static void route(struct worker *me, const struct isp_packet *p)
+{
+	struct isp_pipeline *pl = me->pl;
+
+	memset(me->dest, 0, pl->n * sizeof(me->dest[0]));
+	if (pl->ops.route)
+		pl->ops.route(me->ctx, p, pl->n, me->dest);
+	else    /* by monitored flow */
+		me->dest[isp_item_hash(p, pl->ip4, pl->ip6) % pl->n] = ISP_ROUTE_ALL;
+}
+
+static bool send_item(struct worker *me, unsigned to, const struct isp_packet *p, uint64_t what,
+		      bool wait)
+{
+	struct isp_pipeline *pl = me->pl;
+	struct spsc_msg *m = isp_mesh_reserve(pl->mesh, me->id, to,
+					      isp_item_msg_size(p, pl->by_ref), wait);
+
+	if (!m) {       /* a live input: waiting would lose packets upstream */
+		atomic_fetch_add_explicit(&pl->dropped, 1, memory_order_relaxed);
+		return false;
+	}
+	isp_item_to_msg(m, p, pl->by_ref, what);
+	isp_mesh_publish(pl->mesh, me->id, to, m);
+	return true;
+}
+
+/* ---- ticks ---- */
+
+static void wait_step(void *ctx, unsigned *spins)
+{
+	struct worker *me = ctx;
+
+	isp_mesh_wait(me->pl->mesh, me->id, spins);
+}
+
+/* Close windows at ts; the last worker to get here merges them all. */
+static void barrier(struct worker *me, uint64_t ts)
+{
+	struct isp_pipeline *pl = me->pl;
+	uint64_t gen = atomic_load_explicit(&pl->gen, memory_order_acquire);
+
+	if (pl->ops.tick)
+		pl->ops.tick(me->ctx, ts);
+	if (atomic_fetch_add_explicit(&pl->arrived, 1, memory_order_acq_rel) + 1 == pl->n) {
+		atomic_store_explicit(&pl->arrived, 0, memory_order_relaxed);
+		if (pl->ops.merge)
+			pl->ops.merge(pl->rules, pl->ctxs, pl->n);
+		atomic_store_explicit(&pl->gen, gen + 1, memory_order_release);
+		return;
+	}
+	unsigned spins = 0;
+	while (atomic_load_explicit(&pl->gen, memory_order_acquire) == gen)
+		wait_step(me, &spins);
+}
+
+/* ---- capture files: batches, handled in the file's order ---- */
+
+static void defer_tick(struct worker *me, uint64_t ts)
+{
+	struct spsc_msg *m = isp_fifo_push(&me->defer, 0);
+
+	if (m) {
+		m->kind = SPSC_TICK;
+		m->ts_ns = ts;
+	}
+}
+
+static void defer_item(struct worker *me, const struct isp_packet *p, uint64_t what)
+{
+	/* own items point to their bytes: the batch keeps them until handled */
+	struct spsc_msg *m = isp_fifo_push(&me->defer, isp_item_msg_size(p, true));
+
+	if (m)
+		isp_item_to_msg(m, p, true, what);
+}
+
+/* Dissect batch b: items for others go now, its own wait in `defer`
+ * until the batches before b are handled. */
+static void dissect_batch(struct worker *me, uint64_t b)
+{
+	struct isp_pipeline *pl = me->pl;
+	struct isp_packet *p = &me->own;
+
+	for (unsigned k = 0; k < me->batch.n; k++) {
+		const struct isp_batch_pkt *bp = &me->batch.pkt[k];
+		if (bp->tick) {
+			isp_mesh_broadcast(pl->mesh, me->id, SPSC_TICK, bp->tick, 0);
+			defer_tick(me, bp->tick);
+		}
+		p->data = bp->data;
+		p->caplen = bp->caplen;
+		p->wirelen = bp->wirelen;
+		p->ts_ns = bp->ts_ns;
+		p->index = bp->index;
+		isp_dissect(pl->reg, p, pl->first, &me->st);
+		do {
+			route(me, p);
+			for (unsigned to = 0; to < pl->n; to++) {
+				if (!me->dest[to])
+					continue;
+				if (to == me->id)
+					defer_item(me, p, me->dest[to]);
+				else
+					send_item(me, to, p, me->dest[to], true);
+			}
+		} while (isp_dissect_next_report(pl->reg, p, &me->st));
+	}
+	me->local += me->batch.n;
+	atomic_store_explicit(&me->packets, me->local, memory_order_relaxed);
+	isp_mesh_broadcast(pl->mesh, me->id, SPSC_BATCH, 0, b);
+}
+
+static void handle_own(struct worker *me)
+{
+	struct isp_pipeline *pl = me->pl;
+	struct spsc_msg *m;
+
+	while ((m = isp_fifo_peek(&me->defer))) {
+		if (m->kind == SPSC_TICK) {
+			uint64_t ts = m->ts_ns;
+			isp_fifo_pop(&me->defer);
+			barrier(me, ts);
+			continue;
+		}
+		isp_item_from_msg(&me->own, m);
+		pl->ops.item(me->ctx, &me->own, m->aux);
+		isp_fifo_pop(&me->defer);
+	}
+}
+
+/* Batch bb, read by another worker: its items for this one, up to its
+ * marker. true when it was the end of the input. */
+static bool handle_batch_of(struct worker *me, uint64_t bb)
+{
+	struct isp_pipeline *pl = me->pl;
+	unsigned from = (unsigned)(bb % pl->n);
+	unsigned spins = 0;
+
+	for (;;) {
+		struct spsc_msg *m = isp_mesh_peek(pl->mesh, from, me->id);
+		if (!m) {
+			wait_step(me, &spins);
+			continue;
+		}
+		spins = 0;
+		uint8_t kind = m->kind;
+		uint64_t ts = m->ts_ns;
+		if (kind == SPSC_PACKET) {
+			isp_item_from_msg(&me->peer, m);
+			pl->ops.item(me->ctx, &me->peer, m->aux);
+		}
+		isp_mesh_release(pl->mesh, from, me->id, m);
+		if (kind == SPSC_TICK)
+			barrier(me, ts);
+		else if (kind == SPSC_BATCH)
+			return false;
+		else if (kind == SPSC_END)
+			return true;
+	}
+}
+
+/*
+ * Worker me reads batches me, me + n, me + 2n, ... and handles batches in
+ * order: before its own batch b, every batch since its previous one (read
+ * by the others). It dissects b first, so that the others get their
+ * items of b while it handles theirs.
+ */
+static void run_ordered(struct worker *me)
+{
+	struct isp_pipeline *pl = me->pl;
+	uint64_t next = 0;      /* the first batch not handled yet */
+	bool end = false;
+
+	for (uint64_t b = me->id; !end; b += pl->n) {
+		int got = isp_batches_read(pl->batches, b, &me->batch, wait_step, me);
+		if (got > 0)
+			dissect_batch(me, b);
+		else
+			isp_mesh_broadcast(pl->mesh, me->id, SPSC_END, 0, b);
+		for (; next < b && !end; next++)
+			end = handle_batch_of(me, next);
+		if (end || got <= 0)
+			break;
+		handle_own(me);
+		next = b + 1;
+	}
+	barrier(me, UINT64_MAX);        /* every window */
+}
+
+/* ---- live inputs: shares read by their own workers ---- */
+
+static void handle_read(struct worker *me)
+{
+	struct isp_pipeline *pl = me->pl;
+	struct isp_packet *p = &me->own;
+
+	me->local++;
+	/* unique and increasing per share: first/last keep an order */
+	p->index = me->local * pl->n + me->id;
+	atomic_store_explicit(&me->packets, me->local, memory_order_relaxed);
+	isp_dissect(pl->reg, p, pl->first, &me->st);
+	do {
+		route(me, p);
+		for (unsigned to = 0; to < pl->n; to++) {
+			if (!me->dest[to])
+				continue;
+			if (to == me->id)
+				pl->ops.item(me->ctx, p, me->dest[to]);
+			else
+				send_item(me, to, p, me->dest[to], false);
+		}
+	} while (isp_dissect_next_report(pl->reg, p, &me->st));
+}
+
+static void end_reading(struct worker *me)
+{
+	me->reading = false;
+	atomic_store_explicit(&me->live, false, memory_order_release);
+}
+
+static bool read_burst(struct worker *me)
+{
+	struct isp_packet *p = &me->own;
+	unsigned k = 0;
+
+	for (; k < READ_BURST; k++) {
+		int rc = isp_source_next(me->src, &p->data, &p->caplen, &p->wirelen, &p->ts_ns,
+					 me->err, sizeof(me->err));
+		if (rc == 1) {
+			handle_read(me);
+			continue;
+		}
+		if (rc == 2)
+			break;
+		if (rc < 0)
+			atomic_store_explicit(&me->failed, true, memory_order_release);
+		end_reading(me);
+		break;
+	}
+	isp_mesh_flush(me->pl->mesh, me->id);
+	return k > 0;
+}
+
+/* Items from `from`, up to a tick marker (left in place). */
+static unsigned drain_from(struct worker *me, unsigned from, unsigned budget, bool *at_tick)
+{
+	struct isp_pipeline *pl = me->pl;
+	unsigned done = 0;
+	struct spsc_msg *m;
+
+	*at_tick = false;
+	while (done < budget && (m = isp_mesh_peek(pl->mesh, from, me->id))) {
+		if (m->kind == SPSC_TICK) {
+			*at_tick = true;
+			break;
+		}
+		isp_item_from_msg(&me->peer, m);
+		pl->ops.item(me->ctx, &me->peer, m->aux);
+		isp_mesh_release(pl->mesh, from, me->id, m);
+		done++;
+	}
+	return done;
+}
+
+/* A tick asked by the controller: a marker to every other worker, what
+ * came before theirs, then the barrier. */
+static void live_tick(struct worker *me, uint64_t ts)
+{
+	struct isp_pipeline *pl = me->pl;
+	bool seen[ISP_MAX_WORKERS] = { false };
+	unsigned pending = pl->n - 1, spins = 0;
+
+	isp_mesh_flush(pl->mesh, me->id);
+	isp_mesh_broadcast(pl->mesh, me->id, SPSC_TICK, ts, 0);
+	while (pending) {
+		bool busy = false;
+		for (unsigned j = 0; j < pl->n; j++) {
+			bool at_tick;
+			if (j == me->id || seen[j])
+				continue;
+			if (drain_from(me, j, DRAIN_BURST, &at_tick))
+				busy = true;
+			if (at_tick) {
+				isp_mesh_release(pl->mesh, j, me->id, isp_mesh_peek(pl->mesh, j, me->id));
+				seen[j] = true;
+				pending--;
+			}
+		}
+		if (busy)
+			spins = 0;
+		else
+			wait_step(me, &spins);
+	}
+	barrier(me, ts);
+}
+
+static void run_live(struct worker *me)
+{
+	struct isp_pipeline *pl = me->pl;
+	uint64_t ticks = 0;
+	unsigned spins = 0;
+
+	for (;;) {
+		uint64_t req = atomic_load_explicit(&pl->tick_req, memory_order_acquire);
+		if (req > ticks) {
+			ticks = req;
+			live_tick(me, atomic_load_explicit(&pl->tick_ts, memory_order_relaxed));
+			atomic_store_explicit(&me->ticks_done, ticks, memory_order_release);
+			continue;
+		}
+		if (atomic_load_explicit(&pl->quit, memory_order_acquire))
+			return;
+		bool busy = false, at_tick;
+		for (unsigned j = 0; j < pl->n; j++)
+			if (j != me->id && drain_from(me, j, DRAIN_BURST, &at_tick))
+				busy = true;
+		if (me->reading) {
+			if (atomic_load_explicit(&pl->stop_reading, memory_order_acquire))
+				end_reading(me);
+			else if (read_burst(me))
+				busy = true;
+		}
+		if (busy)
+			spins = 0;
+		else
+			spsc_pause(&spins);
+	}
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *me = arg;
+	unsigned spins = 0;
+	int go;
+
+	/* all start, or none: a missing worker would hold the others */
+	while ((go = atomic_load_explicit(&me->pl->go, memory_order_acquire)) == 0)
+		spsc_pause(&spins);
+	if (go < 0)
+		return NULL;
+	if (me->pl->ordered)
+		run_ordered(me);
+	else
+		run_live(me);
+	atomic_store_explicit(&me->finished, true, memory_order_release);
+	return NULL;
+}
+
+/* ---- one worker: the calling thread ---- */
+
+static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ctl)
+{
+	struct worker *me = &pl->w[0];
+	struct isp_packet *p = &me->own;
+	struct isp_stats *st = &me->st;
+	int rc = 0;
+
+	while (!atomic_load_explicit(&pl->broken, memory_order_relaxed) &&
+	       (!pl->count || st->packets < pl->count)) {
+		if (ctl && ctl->print_stats && *ctl->print_stats) {
+			*ctl->print_stats = 0;
+			ctl->progress(ctl->ctx, st->packets);
+		}
+		int got = isp_source_next(pl->src[0], &p->data, &p->caplen, &p->wirelen, &p->ts_ns,
+					  pl->err, sizeof(pl->err));
+		if (got == 0)
+			break;
+		if (got == 2) {         /* live and idle: let windows close */
+			if (pl->ops.tick)
+				pl->ops.tick(me->ctx, wall_ns());
+			continue;
+		}
+		if (got < 0) {
+			rc = 1;
+			break;
+		}
+		p->index = st->packets + 1;
+		isp_dissect(pl->reg, p, pl->first, st);
+		do {
+			if (pl->has_ops)
+				pl->ops.item(me->ctx, p, ISP_ROUTE_ALL);
+		} while (isp_dissect_next_report(pl->reg, p, st));
+	}
+	me->local = st->packets;
+	if (pl->ops.tick)
+		pl->ops.tick(me->ctx, UINT64_MAX);      /* every window */
+	return rc;
+}
+
+/* ---- the controller (the calling thread, with several workers) ---- */
+
+static bool all_finished(const struct isp_pipeline *pl)
+{
+	for (unsigned i = 0; i < pl->n; i++)
+		if (!atomic_load_explicit(&pl->w[i].finished, memory_order_acquire))
+			return false;
+	return true;
+}
+
+static bool shares_ended(const struct isp_pipeline *pl)
+{
+	for (unsigned i = 0; i < pl->n; i++)
+		if (atomic_load_explicit(&pl->w[i].live, memory_order_acquire))
+			return false;
+	return true;
+}
+
+static void ask_tick(struct isp_pipeline *pl, uint64_t ts)
+{
+	unsigned spins = 0;
+
+	atomic_store_explicit(&pl->tick_ts, ts, memory_order_relaxed);
+	pl->ticks++;
+	atomic_store_explicit(&pl->tick_req, pl->ticks, memory_order_release);
+	for (unsigned i = 0; i < pl->n; i++)
+		while (atomic_load_explicit(&pl->w[i].ticks_done, memory_order_acquire) < pl->ticks)
+			spsc_pause(&spins);
+}
+
+static void nap_1ms(void)
+{
+	struct timespec nap = { 0, 1000000 };
+
+	nanosleep(&nap, NULL);
+}
+
+static void poll_progress(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ctl)
+{
+	if (ctl && ctl->print_stats && *ctl->print_stats) {
+		*ctl->print_stats = 0;
+		ctl->progress(ctl->ctx, isp_pipeline_packets(pl));
+	}
+}
+
+static void control_live(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ctl)
+{
+	uint64_t next_tick = window_end(pl, wall_ns());
+
+	while (!atomic_load_explicit(&pl->broken, memory_order_relaxed) && !shares_ended(pl) &&
+	       (!pl->count || isp_pipeline_packets(pl) < pl->count)) {
+		nap_1ms();
+		poll_progress(pl, ctl);
+		uint64_t now = wall_ns();
+		if (now >= next_tick) {
+			ask_tick(pl, now);
+			next_tick = window_end(pl, now);
+		}
+	}
+	atomic_store_explicit(&pl->stop_reading, true, memory_order_release);
+	for (unsigned i = 0; i < pl->nsrc; i++)
+		isp_source_break(pl->src[i]);
+	unsigned spins = 0;
+	while (!shares_ended(pl))
+		spsc_pause(&spins);
+	ask_tick(pl, UINT64_MAX);       /* every window */
+	atomic_store_explicit(&pl->quit, true, memory_order_release);
+}
+
+int isp_pipeline_run(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ctl)
+{
+	if (pl->n == 1)
+		return run_single(pl, ctl);
+	unsigned started = 0;
+	for (; started < pl->n; started++) {
+		if (spsc_thread_start(&pl->w[started].thread, worker_main, &pl->w[started]) != 0)
+			break;
+		pl->w[started].started = true;
+	}
+	atomic_store_explicit(&pl->go, started < pl->n ? -1 : 1, memory_order_release);
+	if (started < pl->n) {
+		snprintf(pl->err, sizeof(pl->err), "cannot start %u workers (%u started)", pl->n,
+			 started);
+		for (unsigned i = 0; i < started; i++)
+			pthread_join(pl->w[i].thread, NULL);
+		return 1;
+	}
+	if (pl->ordered) {
+		while (!all_finished(pl)) {
+			nap_1ms();
+			poll_progress(pl, ctl);
+		}
+	} else {
+		control_live(pl, ctl);
+	}
+	for (unsigned i = 0; i < pl->n; i++)
+		pthread_join(pl->w[i].thread, NULL);
+	return isp_pipeline_error(pl) ? 1 : 0;
+}
+
+/* ---- opening and closing ---- */
+
+struct isp_pipeline *isp_pipeline_open(struct isp_registry *reg, const struct isp_pipeline_opts *o,
+				       char *err, size_t errlen)
+{
+	unsigned n = o->workers ? o->workers : 1;
+
+	if (!o->ops)
+		n = 1;          /* decode only: nothing to spread */
+	if (n > ISP_MAX_WORKERS) {
+		snprintf(err, errlen, "at most %d workers", ISP_MAX_WORKERS);
+		return NULL;
+	}
+	struct isp_pipeline *pl = aligned_alloc(64, (sizeof(*pl) + n * sizeof(pl->w[0]) + 63) &
+						~(size_t)63);
+	if (!pl) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	memset(pl, 0, sizeof(*pl) + n * sizeof(pl->w[0]));
+	pl->reg = reg;
+	pl->n = n;
+	pl->count = o->count;
+	pl->rules = o->rules;
+	pl->has_ops = o->ops != NULL;
+	if (o->ops)
+		pl->ops = *o->ops;
+	pl->ip4 = isp_proto_id(reg, "ip");
+	pl->ip6 = isp_proto_id(reg, "ipv6");
+	pl->port_counters = o->src.dpdk != NULL;
+	bool live = o->src.iface || o->src.udp || o->src.dpdk;
+	if (n > 1 && live) {
+		int k = isp_source_open_shares(&o->src, n, pl->src, err, errlen);
+		if (k <= 0)
+			goto fail;
+		pl->nsrc = (unsigned)k;
+	} else {
+		pl->src[0] = isp_source_open(&o->src, err, errlen);
+		if (!pl->src[0])
+			goto fail;
+		pl->nsrc = 1;
+	}
+	/* what arrives on the report port is a report, whatever the port */
+	if (isp_source_udp_port(pl->src[0]))
+		isp_registry_link(reg, "int_report", ISP_TBL_UDP_PORT, isp_source_udp_port(pl->src[0]));
+	pl->first = isp_source_first_proto(pl->src[0], reg, err, errlen);
+	if (pl->first == ISP_PROTO_NONE)
+		goto fail;
+	if (n > 1) {
+		pl->ordered = !live;
+		pl->by_ref = pl->ordered && isp_source_keeps_bytes(pl->src[0]);
+		if (pl->ordered &&
+		    !(pl->batches = isp_batches_new(pl->src[0], n, o->count, window_end, pl)))
+			goto oom;
+		if (!(pl->mesh = isp_mesh_new(n, pl->ordered ? FILE_RING_BYTES : LIVE_RING_BYTES)))
+			goto oom;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct worker *w = &pl->w[i];
+		w->pl = pl;
+		w->id = i;
+		w->src = live && n > 1 && i < pl->nsrc ? pl->src[i] : NULL;
+		w->reading = w->src != NULL;
+		atomic_store(&w->live, w->reading);
+		if (pl->ops.worker_new) {
+			w->ctx = pl->ops.worker_new(pl->rules, i, n, err, errlen);
+			if (!w->ctx)
+				goto fail;
+		} else {
+			w->ctx = pl->rules;
+		}
+		pl->ctxs[i] = w->ctx;
+	}
+	return pl;
+oom:
+	snprintf(err, errlen, "out of memory for %u workers", n);
+fail:
+	isp_pipeline_close(pl);
+	return NULL;
+}
+
+void isp_pipeline_break(struct isp_pipeline *pl)
+{
+	if (!pl)
+		return;
+	atomic_store_explicit(&pl->broken, true, memory_order_relaxed);
+	for (unsigned i = 0; i < pl->nsrc; i++)
+		isp_source_break(pl->src[i]);
+}
+
+const char *isp_pipeline_error(const struct isp_pipeline *pl)
+{
+	if (pl->err[0])
+		return pl->err;
+	if (pl->batches && isp_batches_error(pl->batches))
+		return isp_batches_error(pl->batches);
+	for (unsigned i = 0; i < pl->n; i++)
+		if (atomic_load_explicit(&pl->w[i].failed, memory_order_acquire))
+			return pl->w[i].err;
+	return NULL;
+}
+
+unsigned isp_pipeline_workers(const struct isp_pipeline *pl)
+{
+	return pl->n;
+}
+
+void *isp_pipeline_worker(const struct isp_pipeline *pl, unsigned i)
+{
+	return pl->w[i].ctx;
+}
+
+unsigned isp_pipeline_ts_digits(const struct isp_pipeline *pl)
+{
+	return isp_source_ts_digits(pl->src[0]);
+}
+
+uint64_t isp_pipeline_packets(const struct isp_pipeline *pl)
+{
+	if (pl->n == 1)
+		return pl->w[0].st.packets;     /* only asked from the loop itself */
+	if (pl->batches)
+		return isp_batches_packets(pl->batches);
+	uint64_t sum = 0;
+	for (unsigned i = 0; i < pl->n; i++)
+		sum += atomic_load_explicit(&pl->w[i].packets, memory_order_relaxed);
+	return sum;
+}
+
+void isp_pipeline_stats(const struct isp_pipeline *pl, struct isp_stats *st)
+{
+	for (unsigned i = 0; i < pl->n; i++)
+		isp_stats_add(st, &pl->w[i].st);
+}
+
+void isp_pipeline_report(const struct isp_pipeline *pl, FILE *out)
+{
+	uint64_t dropped = atomic_load_explicit(&pl->dropped, memory_order_relaxed);
+
+	if (dropped)
+		fprintf(out, "intspect: %llu items dropped: a worker's ring was full\n",
+			(unsigned long long)dropped);
+	if (pl->n > 1) {
+		/* how the file's batches, the kernel or the card spread the input */
+		unsigned shares = pl->ordered ? pl->n : pl->nsrc;
+		fprintf(out, "intspect: %u workers read %u shares:", pl->n, shares);
+		for (unsigned i = 0; i < shares; i++)
+			fprintf(out, "%s%llu", i ? " + " : " ",
+				(unsigned long long)atomic_load(&pl->w[i].packets));
+		fprintf(out, " packets\n");
+	}
+	uint64_t krecv = 0, kdrop = 0;
+	bool any = false;
+	for (unsigned i = 0; i < pl->nsrc; i++) {
+		uint64_t r, d;
+		if (isp_source_kernel_stats(pl->src[i], &r, &d)) {
+			any = true;
+			krecv += r;
+			kdrop += d;
+		}
+	}
+	if (any)
+		fprintf(out, "intspect: %llu packets received by the %s, %llu dropped\n",
+			(unsigned long long)krecv, pl->port_counters ? "port" : "kernel",
+			(unsigned long long)kdrop);
+}
+
+void isp_pipeline_close(struct isp_pipeline *pl)
+{
+	if (!pl)
+		return;
+	for (unsigned i = 0; i < pl->n; i++) {
+		if (pl->w[i].ctx && pl->ops.worker_free)
+			pl->ops.worker_free(pl->w[i].ctx);
+		isp_batch_free(&pl->w[i].batch);
+		isp_fifo_free(&pl->w[i].defer);
+	}
+	isp_mesh_free(pl->mesh);
+	isp_batches_free(pl->batches);
+	/* in reverse: a DPDK port belongs to share 0 */
+	for (unsigned i = pl->nsrc; i-- > 0;)
+		isp_source_close(pl->src[i]);
+	free(pl);
+}

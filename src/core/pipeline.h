@@ -1,0 +1,101 @@
+/*
+ * pipeline.h - one path for every input, with one worker or many:
+ * source -> shares -> workers (dissect, route, rules) -> window merge ->
+ * ticks -> drain -> stop, and the counters of each step.
+ *
+ * One worker: the calling thread reads, dissects and runs the rules.
+ *
+ * Several workers: each reads its own share of the input, no reader in
+ * front. A capture file is shared by batches (batches.h): workers take
+ * turns claiming the next few dozen records, and every worker handles
+ * items in the order of the file, so state that depends on order (diff(),
+ * delta-cond) sees what one worker would. A live input is shared by the
+ * kernel or the card (PACKET_FANOUT, SO_REUSEPORT, RSS queues); order is
+ * then arrival order per share. Either way each item goes, over the mesh
+ * (mesh.h), to the worker that owns each of its keys (ops->route): the
+ * same key always lands on the same worker, so no rule state is shared
+ * and nothing is locked on the packet path.
+ *
+ * Ticks close windows at the same point for every worker: on packet time
+ * for files (placed in the file's order), on the wall clock for live
+ * inputs (a marker on every ring). At a tick every worker closes its
+ * windows; the last to arrive merges them (ops->merge) while the others
+ * wait. The end of the input is a last tick at UINT64_MAX.
+ */
+#ifndef ISP_PIPELINE_H
+#define ISP_PIPELINE_H
+
+#include <signal.h>
+#include <stdio.h>
+
+#include "dissect.h"
+#include "source.h"
+
+#define ISP_ROUTE_ALL UINT64_MAX        /* an item for every rule (one worker) */
+#define ISP_MAX_WORKERS 64
+
+/* What the pipeline runs on items (the rules, or a dump): one context per
+ * worker, made by worker_new. Only `item` is required. */
+struct isp_pipeline_ops {
+	/* worker i of n (n > 1: closed windows wait for merge); NULL with a
+	 * message in err */
+	void *(*worker_new)(void *rules, unsigned i, unsigned n, char *err, size_t errlen);
+	void (*worker_free)(void *w);
+	/* n > 1: where an item goes; dest[k] = what it runs on worker k, 0 =
+	 * not sent there (dest has n entries, zeroed by the caller) */
+	void (*route)(void *w, const struct isp_packet *p, unsigned n, uint64_t *dest);
+	/* an item, with what route gave for this worker (ISP_ROUTE_ALL alone) */
+	void (*item)(void *w, const struct isp_packet *p, uint64_t what);
+	/* time has reached now_ns: close the windows that ended */
+	void (*tick)(void *w, uint64_t now_ns);
+	/* n > 1, every worker's tick done: merge and write their windows */
+	void (*merge)(void *rules, void *const *workers, unsigned n);
+	/* the first time after t at which a window ends; UINT64_MAX: none */
+	uint64_t (*window_end)(void *rules, uint64_t t);
+};
+
+struct isp_pipeline_opts {
+	struct isp_source_opts src;
+	unsigned workers;               /* 0 or 1: the calling thread alone */
+	uint64_t count;                 /* stop after this many packets; 0: all */
+	const struct isp_pipeline_ops *ops;     /* NULL: decode only */
+	void *rules;
+};
+
+/* What the caller's signal handlers set, and how progress is shown. */
+struct isp_pipeline_ctl {
+	volatile sig_atomic_t *print_stats;     /* SIGUSR1: call progress */
+	void (*progress)(void *ctx, uint64_t packets);
+	void *ctx;
+};
+
+struct isp_pipeline;
+
+/* Open the input (in shares when several workers read a live input) and
+ * make the workers' contexts. NULL with a message. */
+struct isp_pipeline *isp_pipeline_open(struct isp_registry *reg, const struct isp_pipeline_opts *o,
+				       char *err, size_t errlen);
+
+/* Run to the end of the input, a stop or the count; every window closed.
+ * 0, or 1 after a read error (isp_pipeline_error). */
+int isp_pipeline_run(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ctl);
+
+/* Stop reading (safe in a signal handler): what was read is still handled. */
+void isp_pipeline_break(struct isp_pipeline *pl);
+
+const char *isp_pipeline_error(const struct isp_pipeline *pl);
+unsigned isp_pipeline_workers(const struct isp_pipeline *pl);
+void *isp_pipeline_worker(const struct isp_pipeline *pl, unsigned i);
+/* Decimals the input's timestamps deserve. */
+unsigned isp_pipeline_ts_digits(const struct isp_pipeline *pl);
+/* Packets read so far (any thread). */
+uint64_t isp_pipeline_packets(const struct isp_pipeline *pl);
+/* Dissection counters over every worker (once run returned). */
+void isp_pipeline_stats(const struct isp_pipeline *pl, struct isp_stats *st);
+/* How the input was shared, what the mesh spilled or dropped, and the
+ * kernel's or the port's counters, one line each. */
+void isp_pipeline_report(const struct isp_pipeline *pl, FILE *out);
+
+void isp_pipeline_close(struct isp_pipeline *pl);
+
+#endif

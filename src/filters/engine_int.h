@@ -1,0 +1,126 @@
+/*
+ * engine_int.h - inside the rule engine (engine.c, event.c, query.c,
+ * rules.c): one engine per worker, owning its slot cache, its event and
+ * query state and its record buffer. The API is engine.h.
+ */
+#ifndef ISP_FILTERS_ENGINE_INT_H
+#define ISP_FILTERS_ENGINE_INT_H
+
+#include <stdio.h>
+
+#include "../../outputs/channel.h"
+#include "program.h"
+#include "record.h"
+#include "table.h"
+
+struct rule_stats {
+	uint64_t matched;       /* packets that passed where/event */
+	uint64_t records;       /* records produced */
+	uint64_t dropped;       /* records a channel refused or too large */
+	uint64_t evictions;     /* event keys evicted (max-keys) */
+	uint64_t overflows;     /* query groups not created (max-groups) */
+	uint64_t windows;       /* query windows flushed */
+};
+
+struct event_state {
+	struct table keys;
+	struct rec_jkey event_key;      /* JSON keys escaped once */
+	struct rec_jkey *attr_keys;
+	struct rule_stats st;
+};
+
+struct query_state {
+	struct table groups;
+	struct arena hops;      /* per-hop state arrays and sketches of the window */
+	uint64_t win_start, win_end;   /* current window [start, end), 0 = none */
+	uint64_t flushes;       /* MMT's report counter */
+	size_t entry_state;     /* bytes of per-group state */
+	uint32_t *cell_off;     /* per select item: where its cell is in the group */
+	uint16_t *cell_size;    /* per select item: bytes of its kept agg_state (per hop) */
+	struct qplan *plan;     /* how each item is updated (query.c), one block */
+	struct rec_jkey *group_keys, *item_keys;
+	struct rule_stats st;
+	/* partial mode (a worker): the last closed window, waiting for the merger */
+	struct table done;
+	struct arena done_hops;
+	uint64_t done_start, done_end;
+	bool has_done;
+};
+
+/*
+ * A rule whose state must see its key's items in order, on one worker: it
+ * is routed to the owner of its key. Bit r of an item's `what` runs route
+ * r; ROUTE_REST runs every other rule.
+ */
+struct route {
+	const int *slots;       /* the key: delta-key or group-by */
+	unsigned nslots;
+	int event_slot;         /* an event's trigger: items without it go nowhere */
+};
+
+#define ROUTE_REST (UINT64_C(1) << 63)
+#define ROUTE_MAX 63
+
+struct isp_engine {
+	const struct isp_program *prog;
+	struct slot_cache sc;
+	struct event_state *ev;
+	struct query_state *q;
+	struct isp_channel **channels;  /* by program channel index (NULL = unused) */
+	struct rec rec;
+	bool partial;                   /* one of several workers: windows go to the merger */
+	uint64_t *qbit, *ebit;          /* per query / event report: its bit in `what` */
+	struct route *routes;
+	unsigned nroutes;
+	int lead;                       /* the route whose owner runs the rest; -1: the flow */
+	bool has_rest;                  /* some rule is not routed */
+	uint16_t ip4, ip6;
+	uint64_t last_ts;
+	uint8_t keybuf[16 * (6 + 8 * ISP_MAX_HOPS) + ISP_STR_MAX * 16];
+	char keytext[1024];
+};
+
+/* channels: opened channels by program channel index (the engine does not
+ * own them). partial: one of several workers (closed query windows wait
+ * for the merger). NULL with a message on failure. */
+struct isp_engine *isp_engine_new(const struct isp_program *prog, const struct isp_registry *reg,
+				  struct isp_channel **channels, bool partial, char *err,
+				  size_t errlen);
+/* An item, running the rules `what` names (ROUTE_REST, route bits). */
+void isp_engine_item(struct isp_engine *e, const struct isp_packet *p, uint64_t what);
+/* Where an item goes among n workers (see struct route). */
+void isp_engine_route(struct isp_engine *e, const struct isp_packet *p, unsigned n,
+		      uint64_t *dest);
+/* Close the windows that ended by now_ns (a partial engine keeps them for
+ * the merger; UINT64_MAX: every window). */
+void isp_engine_tick(struct isp_engine *e, uint64_t now_ns);
+/* With every worker at a barrier: merge their closed windows, write them. */
+void isp_engine_merge_windows(struct isp_engine *merger, struct isp_engine *const *workers,
+			      unsigned n);
+/* The first time after t at which a query window ends; UINT64_MAX: none. */
+uint64_t isp_engine_window_end(const struct isp_program *prog, uint64_t t);
+void isp_engine_print_stats_sum(const struct isp_engine *const *es, unsigned n, FILE *out);
+void isp_engine_free(struct isp_engine *e);
+
+/* internal, shared by event.c and query.c */
+/* The largest key bytes these slots can make (table entries are sized by it). */
+size_t engine_key_max(const struct isp_engine *e, const int *slots, unsigned n);
+size_t engine_key(struct isp_engine *e, const struct isp_packet *p, const int *slots,
+		  unsigned n, uint8_t *buf, size_t cap);
+/* Append text, or a value's text (arrays as JSON), to out (NUL-kept). */
+void engine_text_append(char *out, size_t cap, size_t *len, const char *text,
+			const struct isp_value *v);
+/* Text of the values of slots joined by '|' (the record key). */
+size_t engine_key_text(struct isp_engine *e, const struct isp_packet *p, const int *slots,
+		       unsigned n, char *out, size_t cap);
+void engine_emit(struct isp_engine *e, const char *report, const char *key, size_t keylen,
+		 const int *channels, unsigned nchannels, struct rule_stats *st);
+int event_init(struct isp_engine *e, unsigned i);
+void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p);
+int query_init(struct isp_engine *e, unsigned i);
+void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p);
+void query_flush(struct isp_engine *e, unsigned i);
+void query_advance(struct isp_engine *e, unsigned i, uint64_t now);
+void query_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w, unsigned n);
+
+#endif
