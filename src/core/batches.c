@@ -18,6 +18,7 @@ struct isp_batches {
 	bool keeps_bytes;
 	bool ended;
 	uint64_t count;
+	unsigned n;             /* workers taking turns */
 	uint64_t packets;       /* read so far */
 	uint64_t next_tick;     /* 0 before the first packet */
 	isp_window_end_fn window_end;
@@ -32,13 +33,13 @@ struct isp_batches *isp_batches_new(struct isp_source *src, unsigned n, uint64_t
 {
 	struct isp_batches *bs = aligned_alloc(64, (sizeof(*bs) + 63) & ~(size_t)63);
 
-	(void)n;
 	if (!bs)
 		return NULL;
 	memset(bs, 0, sizeof(*bs));
 	bs->src = src;
 	bs->keeps_bytes = isp_source_keeps_bytes(src);
 	bs->count = count;
+	bs->n = n;
 	bs->window_end = window_end;
 	bs->window_ctx = window_ctx;
 	return bs;
@@ -103,18 +104,20 @@ static int read_batch(struct isp_batches *bs, struct isp_batch *out)
 		}
 		out->n++;
 	}
+	/* this worker's next batch is likely n - 1 batches of this size on:
+	 * its lines come to this core while it dissects this one */
+	if (bs->keeps_bytes && bytes)
+		isp_source_prefetch(bs->src, (size_t)(bs->n - 1) * (bytes + 16 * out->n),
+				    bytes + 16 * out->n);
 	atomic_store_explicit(&bs->packets_seen, bs->packets, memory_order_relaxed);
 	return atomic_load_explicit(&bs->failed, memory_order_acquire) && out->n == 0 ? -1
 											  : (int)out->n;
 }
 
-int isp_batches_read(struct isp_batches *bs, uint64_t b, struct isp_batch *out,
-		     void (*wait)(void *ctx, unsigned *spins), void *wait_ctx)
+int isp_batches_read(struct isp_batches *bs, uint64_t b, struct isp_batch *out)
 {
-	unsigned spins = 0;
-
-	while (atomic_load_explicit(&bs->turn, memory_order_acquire) != b)
-		wait(wait_ctx, &spins);
+	if (atomic_load_explicit(&bs->turn, memory_order_acquire) != b)
+		return ISP_BATCH_NOT_YET;
 	int rc = read_batch(bs, out);
 	atomic_store_explicit(&bs->turn, b + 1, memory_order_release);
 	return rc;

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ISP_BATCH_PACKETS 64
+#define ISP_BATCH_PACKETS 128
 #define ISP_BATCH_BYTES (64u * 1024u)   /* captured bytes, unless one packet is larger */
 
 struct isp_source;
@@ -49,14 +49,15 @@ typedef uint64_t (*isp_window_end_fn)(void *ctx, uint64_t t);
 struct isp_batches *isp_batches_new(struct isp_source *src, unsigned n, uint64_t count,
 				    isp_window_end_fn window_end, void *window_ctx);
 
+#define ISP_BATCH_NOT_YET (-2)
+
 /*
- * Worker `b % n` reads batch b into out, once every earlier batch has been
- * read; `wait` is called while it waits for its turn. Returns the packets
- * read, 0 at the end of the input (every later batch is empty too), -1 on
- * a read error (isp_batches_error; also the end).
+ * Worker `b % n` reads batch b into out once every earlier batch has been
+ * read; before that it gets ISP_BATCH_NOT_YET at once (it has other work).
+ * Returns the packets read, 0 at the end of the input (every later batch
+ * is empty too), -1 on a read error (isp_batches_error; also the end).
  */
-int isp_batches_read(struct isp_batches *bs, uint64_t b, struct isp_batch *out,
-		     void (*wait)(void *ctx, unsigned *spins), void *wait_ctx);
+int isp_batches_read(struct isp_batches *bs, uint64_t b, struct isp_batch *out);
 
 /* The read error, once a read returned -1. */
 const char *isp_batches_error(const struct isp_batches *bs);

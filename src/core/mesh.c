@@ -257,6 +257,11 @@ void isp_mesh_release(struct isp_mesh *m, unsigned from, unsigned to, struct sps
 		spsc_release(ring_of(m, from, to), msg);
 }
 
+void isp_mesh_prefetch(struct isp_mesh *m, unsigned from, unsigned to, unsigned n)
+{
+	spsc_prefetch(ring_of(m, from, to), n);
+}
+
 void isp_mesh_spill(struct isp_mesh *m, unsigned to)
 {
 	for (unsigned from = 0; from < m->n; from++) {
@@ -279,13 +284,31 @@ void isp_mesh_spill(struct isp_mesh *m, unsigned to)
 	}
 }
 
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
 void isp_mesh_wait(struct isp_mesh *m, unsigned me, unsigned *spins)
 {
-	/* a short wait is the other side being busy: spilling then would
-	 * only copy; a long one may be a cycle of full rings */
-	if (*spins >= 256)
+	/* Waits between workers are short (another worker finishing a batch:
+	 * tens of microseconds): spin, then yield; only a long wait sleeps,
+	 * and it may be a cycle of full rings, so it spills first. */
+	unsigned s = ++*spins;
+
+	if (s < 2048) {
+		cpu_relax();
+	} else if (s < 2304) {
+		sched_yield();
+	} else {
 		isp_mesh_spill(m, me);
-	spsc_pause(spins);
+		struct timespec ts = { 0, 50000 };
+		nanosleep(&ts, NULL);
+	}
 }
 
 uint64_t isp_mesh_spilled(const struct isp_mesh *m)

@@ -126,6 +126,18 @@ int pcap_map_next(struct pcap_map *m, const uint8_t **data, uint32_t *caplen,
 	return 1;
 }
 
+void pcap_map_prefetch(const struct pcap_map *m, size_t skip, size_t len)
+{
+	size_t from = m->off + skip, to = from + len;
+
+	if (to > m->len)
+		to = m->len;
+	if (to > m->populated)
+		to = m->populated;      /* a page not yet mapped would fault here */
+	for (size_t a = from & ~(size_t)63; a < to; a += 64)
+		__builtin_prefetch(m->base + a);
+}
+
 void pcap_map_close(struct pcap_map *m)
 {
 	if (m->base)

@@ -34,6 +34,11 @@ int pcap_map_open(struct pcap_map *m, const char *path, char *err, size_t errlen
 int pcap_map_next(struct pcap_map *m, const uint8_t **data, uint32_t *caplen,
 		  uint32_t *wirelen, uint64_t *ts_ns, char *err, size_t errlen);
 
+/* Ask for the cache lines of [off + skip, off + skip + len) of the file
+ * (off: the next record), for whoever will read them: workers that take
+ * turns at the file warm the part they will read next. */
+void pcap_map_prefetch(const struct pcap_map *m, size_t skip, size_t len);
+
 void pcap_map_close(struct pcap_map *m);
 
 #endif

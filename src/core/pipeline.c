@@ -17,6 +17,7 @@
 #define DRAIN_BURST 64          /* live: items from the mesh between two reads */
 #define FILE_RING_BYTES (4u << 20)      /* items point into the file: small messages */
 #define LIVE_RING_BYTES (8u << 20)
+#define AHEAD 4                 /* files: own batches dissected ahead of handling */
 
 struct worker {
 	struct isp_pipeline *pl;
@@ -30,8 +31,8 @@ struct worker {
 	struct isp_packet own;          /* read by this worker */
 	struct isp_packet peer;         /* dissected by another */
 	struct isp_stats st;            /* of the packets it dissected */
-	struct isp_batch batch;
-	struct isp_fifo defer;          /* own items, handled after earlier batches */
+	struct isp_batch batch[AHEAD];  /* own batches read, not yet handled */
+	struct isp_fifo defer;          /* their items, handled after earlier batches */
 	uint64_t dest[ISP_MAX_WORKERS];
 	char err[256];
 	_Alignas(64) _Atomic uint64_t packets;
@@ -170,16 +171,20 @@ static void defer_item(struct worker *me, const struct isp_packet *p, uint64_t w
 
 /* Dissect batch b: items for others go now, its own wait in `defer`
  * until the batches before b are handled. */
-static void dissect_batch(struct worker *me, uint64_t b)
+static void dissect_batch(struct worker *me, const struct isp_batch *batch, uint64_t b,
+			  bool in_place)
 {
 	struct isp_pipeline *pl = me->pl;
 	struct isp_packet *p = &me->own;
 
-	for (unsigned k = 0; k < me->batch.n; k++) {
-		const struct isp_batch_pkt *bp = &me->batch.pkt[k];
+	for (unsigned k = 0; k < batch->n; k++) {
+		const struct isp_batch_pkt *bp = &batch->pkt[k];
 		if (bp->tick) {
 			isp_mesh_broadcast(pl->mesh, me->id, SPSC_TICK, bp->tick, 0);
-			defer_tick(me, bp->tick);
+			if (in_place)
+				barrier(me, bp->tick);
+			else
+				defer_tick(me, bp->tick);
 		}
 		p->data = bp->data;
 		p->caplen = bp->caplen;
@@ -192,24 +197,36 @@ static void dissect_batch(struct worker *me, uint64_t b)
 			for (unsigned to = 0; to < pl->n; to++) {
 				if (!me->dest[to])
 					continue;
-				if (to == me->id)
-					defer_item(me, p, me->dest[to]);
-				else
+				if (to != me->id)
 					send_item(me, to, p, me->dest[to], true);
+				else if (in_place)
+					pl->ops.item(me->ctx, p, me->dest[to]);
+				else
+					defer_item(me, p, me->dest[to]);
 			}
 		} while (isp_dissect_next_report(pl->reg, p, &me->st));
 	}
-	me->local += me->batch.n;
+	me->local += batch->n;
 	atomic_store_explicit(&me->packets, me->local, memory_order_relaxed);
 	isp_mesh_broadcast(pl->mesh, me->id, SPSC_BATCH, 0, b);
+	if (in_place)
+		return;
+	struct spsc_msg *m = isp_fifo_push(&me->defer, 0);
+	if (m)
+		m->kind = SPSC_BATCH;
 }
 
+/* The oldest own batch dissected ahead, up to its marker. */
 static void handle_own(struct worker *me)
 {
 	struct isp_pipeline *pl = me->pl;
 	struct spsc_msg *m;
 
 	while ((m = isp_fifo_peek(&me->defer))) {
+		if (m->kind == SPSC_BATCH) {
+			isp_fifo_pop(&me->defer);
+			return;
+		}
 		if (m->kind == SPSC_TICK) {
 			uint64_t ts = m->ts_ns;
 			isp_fifo_pop(&me->defer);
@@ -222,21 +239,21 @@ static void handle_own(struct worker *me)
 	}
 }
 
-/* Batch bb, read by another worker: its items for this one, up to its
- * marker. true when it was the end of the input. */
-static bool handle_batch_of(struct worker *me, uint64_t bb)
+enum { BATCH_PARTIAL, BATCH_DONE, BATCH_END };
+
+/* What has come of batch bb, read by another worker: its items for this
+ * one, up to its marker (BATCH_DONE), or the end of the input. */
+static int handle_batch_of(struct worker *me, uint64_t bb)
 {
 	struct isp_pipeline *pl = me->pl;
 	unsigned from = (unsigned)(bb % pl->n);
-	unsigned spins = 0;
+	struct spsc_msg *m;
+	unsigned k = 0;
 
-	for (;;) {
-		struct spsc_msg *m = isp_mesh_peek(pl->mesh, from, me->id);
-		if (!m) {
-			wait_step(me, &spins);
-			continue;
-		}
-		spins = 0;
+	while ((m = isp_mesh_peek(pl->mesh, from, me->id))) {
+		/* the next items' lines and bytes sit in the other core's cache */
+		if ((k++ & 3) == 0)
+			isp_mesh_prefetch(pl->mesh, from, me->id, 8);
 		uint8_t kind = m->kind;
 		uint64_t ts = m->ts_ns;
 		if (kind == SPSC_PACKET) {
@@ -247,36 +264,85 @@ static bool handle_batch_of(struct worker *me, uint64_t bb)
 		if (kind == SPSC_TICK)
 			barrier(me, ts);
 		else if (kind == SPSC_BATCH)
-			return false;
+			return BATCH_DONE;
 		else if (kind == SPSC_END)
-			return true;
+			return BATCH_END;
 	}
+	return BATCH_PARTIAL;
+}
+
+struct ordered {
+	uint64_t next;          /* the first batch not handled yet */
+	uint64_t read;          /* the next own batch to read */
+	uint64_t end;           /* the first empty batch, once known */
+	unsigned ahead;         /* own batches read, not handled */
+};
+
+/* Read and dissect the next own batch: false when it is not its turn yet
+ * or the input has ended. When it is the next to handle, its own items
+ * are handled as they come, without a copy; else they wait in `defer`. */
+static bool read_own(struct worker *me, struct ordered *o)
+{
+	bool in_place = o->next == o->read && o->ahead == 0;
+	struct isp_pipeline *pl = me->pl;
+	struct isp_batch *batch = &me->batch[(o->read / pl->n) % AHEAD];
+	int got = isp_batches_read(pl->batches, o->read, batch);
+
+	if (got == ISP_BATCH_NOT_YET)
+		return false;
+	if (got <= 0) {
+		isp_mesh_broadcast(pl->mesh, me->id, SPSC_END, 0, o->read);
+		if (o->read < o->end)
+			o->end = o->read;
+		return false;
+	}
+	dissect_batch(me, batch, o->read, in_place);
+	if (in_place)
+		o->next++;
+	else
+		o->ahead++;
+	o->read += pl->n;
+	return true;
 }
 
 /*
- * Worker me reads batches me, me + n, me + 2n, ... and handles batches in
- * order: before its own batch b, every batch since its previous one (read
- * by the others). It dissects b first, so that the others get their
- * items of b while it handles theirs.
+ * Worker me reads batches me, me + n, me + 2n, ... and handles every batch
+ * in order: its own from what it dissected ahead, the others' from what
+ * they sent it. While another's batch is not complete it dissects its
+ * next ones (up to AHEAD), so that a worker a little behind does not hold
+ * the others; it waits only when there is nothing else to do.
  */
 static void run_ordered(struct worker *me)
 {
 	struct isp_pipeline *pl = me->pl;
-	uint64_t next = 0;      /* the first batch not handled yet */
-	bool end = false;
+	struct ordered o = { 0, me->id, UINT64_MAX, 0 };
+	unsigned spins = 0;
 
-	for (uint64_t b = me->id; !end; b += pl->n) {
-		int got = isp_batches_read(pl->batches, b, &me->batch, wait_step, me);
-		if (got > 0)
-			dissect_batch(me, b);
-		else
-			isp_mesh_broadcast(pl->mesh, me->id, SPSC_END, 0, b);
-		for (; next < b && !end; next++)
-			end = handle_batch_of(me, next);
-		if (end || got <= 0)
-			break;
-		handle_own(me);
-		next = b + 1;
+	while (o.next < o.end) {
+		if (o.next % pl->n == me->id) {
+			if (o.ahead == 0) {
+				if (read_own(me, &o))
+					spins = 0;
+				else if (o.next < o.end)
+					wait_step(me, &spins);
+				continue;
+			}
+			handle_own(me);
+			o.ahead--;
+			o.next++;
+			spins = 0;
+			continue;
+		}
+		int r = handle_batch_of(me, o.next);
+		if (r == BATCH_DONE) {
+			o.next++;
+			spins = 0;
+		} else if (r == BATCH_END) {
+			o.end = o.next;
+		} else if (!(o.ahead < AHEAD && o.read < o.end && read_own(me, &o))) {
+			isp_mesh_flush(pl->mesh, me->id);
+			wait_step(me, &spins);
+		}
 	}
 	barrier(me, UINT64_MAX);        /* every window */
 }
@@ -755,7 +821,8 @@ void isp_pipeline_close(struct isp_pipeline *pl)
 	for (unsigned i = 0; i < pl->n; i++) {
 		if (pl->w[i].ctx && pl->ops.worker_free)
 			pl->ops.worker_free(pl->w[i].ctx);
-		isp_batch_free(&pl->w[i].batch);
+		for (unsigned k = 0; k < AHEAD; k++)
+			isp_batch_free(&pl->w[i].batch[k]);
 		isp_fifo_free(&pl->w[i].defer);
 	}
 	isp_mesh_free(pl->mesh);

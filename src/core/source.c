@@ -332,6 +332,12 @@ bool isp_source_keeps_bytes(const struct isp_source *s)
 	return s->mapped;
 }
 
+void isp_source_prefetch(struct isp_source *s, size_t skip, size_t len)
+{
+	if (s->mapped)
+		pcap_map_prefetch(&s->map, skip, len);
+}
+
 bool isp_source_is_file(const struct isp_source *s)
 {
 	return s->file;

@@ -61,6 +61,10 @@ uint16_t isp_source_udp_port(const struct isp_source *s);
  * is closed (a memory-mapped capture): they can then be pointed to. */
 bool isp_source_keeps_bytes(const struct isp_source *s);
 
+/* A mapped capture: ask for the cache lines from `skip` bytes past the
+ * next packet, `len` of them (nothing for other sources). */
+void isp_source_prefetch(struct isp_source *s, size_t skip, size_t len);
+
 /* true for a capture file (or standard input): read to its end, at its
  * own pace, nothing lost by waiting. */
 bool isp_source_is_file(const struct isp_source *s);

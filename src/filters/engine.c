@@ -150,6 +150,31 @@ static unsigned owner_of(uint64_t h, unsigned n)
 	return (unsigned)(((h >> 32) * n) >> 32);
 }
 
+/* A route's key hash: its values mixed directly when they are numbers
+ * (most keys: addresses, ports, ids), else its key bytes hashed. The same
+ * on every worker, which is all routing needs. */
+static uint64_t route_hash(struct isp_engine *e, const struct isp_packet *p,
+			   const struct route *rt)
+{
+	uint64_t h = 0x9e3779b97f4a7c15u;
+
+	for (unsigned i = 0; i < rt->nslots; i++) {
+		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)rt->slots[i]);
+		uint64_t x;
+		if (!v)
+			x = 0x5bd1e995u + i;
+		else if (!v->is_array && v->type != ISP_T_STRING && v->type != ISP_T_IPV6 &&
+			 v->type != ISP_T_MAC)
+			x = v->v.u;
+		else
+			return table_hash(e->keybuf, engine_key(e, p, rt->slots, rt->nslots,
+								e->keybuf, sizeof(e->keybuf)));
+		h = (h ^ x) * 0xbf58476d1ce4e5b9u;
+		h ^= h >> 31;
+	}
+	return h * 0x94d049bb133111ebu;
+}
+
 void isp_engine_route(struct isp_engine *e, const struct isp_packet *p, unsigned n,
 		      uint64_t *dest)
 {
@@ -161,8 +186,7 @@ void isp_engine_route(struct isp_engine *e, const struct isp_packet *p, unsigned
 		bool fires = rt->event_slot < 0 || slot_get(&e->sc, p, (unsigned)rt->event_slot);
 		if (!fires && (int)k != e->lead)
 			continue;       /* the event will not look at it */
-		size_t len = engine_key(e, p, rt->slots, rt->nslots, e->keybuf, sizeof(e->keybuf));
-		unsigned to = owner_of(table_hash(e->keybuf, len), n);
+		unsigned to = owner_of(route_hash(e, p, rt), n);
 		if (fires)
 			dest[to] |= UINT64_C(1) << k;
 		if ((int)k == e->lead)
