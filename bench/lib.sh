@@ -49,3 +49,16 @@ capture() {
 description() {
 	echo "$WORKLOADS" | grep "^$1|" | cut -d'|' -f2
 }
+# an event keyed by switch path and queues, not by the flow (room for
+# every key: evictions would depend on how keys are spread over workers)
+cat >"$tmp/keyed.conf" <<CONF
+event-report per-queue {
+  event = "int.hop_queue_occups"
+  delta-cond = {"int.hop_queue_occups"}
+  delta-band = 2000000
+  max-keys = 4000000
+  delta-key = {"int.hop_switch_ids", "int.hop_queue_ids"}
+  attributes = {"int.hop_switch_ids", "int.hop_queue_ids", "int.hop_queue_occups"}
+  output-channel = {stdout}
+}
+CONF

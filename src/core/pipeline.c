@@ -17,7 +17,7 @@
 #define DRAIN_BURST 64          /* live: items from the mesh between two reads */
 #define FILE_RING_BYTES (4u << 20)      /* items point into the file: small messages */
 #define LIVE_RING_BYTES (8u << 20)
-#define AHEAD 4                 /* files: own batches dissected ahead of handling */
+#define AHEAD 8                 /* files: own batches dissected ahead of handling */
 
 struct worker {
 	struct isp_pipeline *pl;
@@ -216,9 +216,31 @@ static void dissect_batch(struct worker *me, const struct isp_batch *batch, uint
 		m->kind = SPSC_BATCH;
 }
 
-/* The oldest own batch dissected ahead, up to its marker. */
-static void handle_own(struct worker *me)
+struct ordered {
+	uint64_t next;          /* the first batch not handled yet */
+	uint64_t read;          /* the next own batch to read */
+	uint64_t end;           /* the first empty batch, once known */
+	unsigned ahead;         /* own batches read, not handled */
+};
+
+static bool read_own(struct worker *me, struct ordered *o);
+
+/* Its turn at the file comes while it handles: take it now, since the
+ * others wait for what it reads (a worker that claimed its batches only
+ * when idle held them up). */
+static inline void claim_turn(struct worker *me, struct ordered *o)
 {
+	if (o->ahead < AHEAD && o->read < o->end)
+		read_own(me, o);
+}
+
+#define CLAIM_EVERY 16          /* items handled between two looks at the turn */
+
+/* The oldest own batch dissected ahead, up to its marker. */
+static void handle_own(struct worker *me, struct ordered *o)
+{
+	unsigned k = 0;
+
 	struct isp_pipeline *pl = me->pl;
 	struct spsc_msg *m;
 
@@ -236,6 +258,8 @@ static void handle_own(struct worker *me)
 		isp_item_from_msg(&me->own, m);
 		pl->ops.item(me->ctx, &me->own, m->aux);
 		isp_fifo_pop(&me->defer);
+		if (++k % CLAIM_EVERY == 0)
+			claim_turn(me, o);
 	}
 }
 
@@ -243,7 +267,7 @@ enum { BATCH_PARTIAL, BATCH_DONE, BATCH_END };
 
 /* What has come of batch bb, read by another worker: its items for this
  * one, up to its marker (BATCH_DONE), or the end of the input. */
-static int handle_batch_of(struct worker *me, uint64_t bb)
+static int handle_batch_of(struct worker *me, struct ordered *o, uint64_t bb)
 {
 	struct isp_pipeline *pl = me->pl;
 	unsigned from = (unsigned)(bb % pl->n);
@@ -267,16 +291,11 @@ static int handle_batch_of(struct worker *me, uint64_t bb)
 			return BATCH_DONE;
 		else if (kind == SPSC_END)
 			return BATCH_END;
+		else if (k % CLAIM_EVERY == 0)
+			claim_turn(me, o);
 	}
 	return BATCH_PARTIAL;
 }
-
-struct ordered {
-	uint64_t next;          /* the first batch not handled yet */
-	uint64_t read;          /* the next own batch to read */
-	uint64_t end;           /* the first empty batch, once known */
-	unsigned ahead;         /* own batches read, not handled */
-};
 
 /* Read and dissect the next own batch: false when it is not its turn yet
  * or the input has ended. When it is the next to handle, its own items
@@ -327,19 +346,20 @@ static void run_ordered(struct worker *me)
 					wait_step(me, &spins);
 				continue;
 			}
-			handle_own(me);
+			handle_own(me, &o);
 			o.ahead--;
 			o.next++;
 			spins = 0;
 			continue;
 		}
-		int r = handle_batch_of(me, o.next);
+		claim_turn(me, &o);
+		int r = handle_batch_of(me, &o, o.next);
 		if (r == BATCH_DONE) {
 			o.next++;
 			spins = 0;
 		} else if (r == BATCH_END) {
 			o.end = o.next;
-		} else if (!(o.ahead < AHEAD && o.read < o.end && read_own(me, &o))) {
+		} else {
 			isp_mesh_flush(pl->mesh, me->id);
 			wait_step(me, &spins);
 		}

@@ -1,0 +1,82 @@
+#!/bin/sh
+# bench/workers.sh - 2 workers against 1 on capture files, for the rules
+# whose state goes to an owner: the 9-function query (diff() per flow),
+# the delta event per flow, and an event keyed by switch path and queues
+# (not the flow). Each repetition runs 1 worker, then 2, on the same
+# capture: the ratio is the median of the per-repetition ratios. The
+# records of 1 and 2 workers are compared once per rule.
+#
+# "machine" is what this machine gives two independent one-worker runs at
+# once (their summed rate over one run alone): the ceiling of any
+# 2-worker figure here.
+#
+#   ./setup.sh build && bench/workers.sh [PACKETS] [REPS]
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+bld=${BUILD:-$top/build/rel}
+n=${1:-2000000}
+reps=${2:-7}
+tmp=${BENCH_TMP:-/tmp/intspect-bench}
+mkdir -p "$tmp"
+[ -x "$bld/intspect" ] || { echo "build first: ./setup.sh build" >&2; exit 2; }
+. "$top/bench/lib.sh"
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+pps() { "$bld/intspect" "$@" -q 2>&1 >/dev/null | sed -n 's/.*s, \([0-9]*\) packets\/s.*/\1/p'; }
+
+# pair LABEL GOAL ARGS...: 1 and 2 workers, interleaved
+pair() {
+	label=$1 goal=$2
+	shift 2
+	: >"$tmp/r1"; : >"$tmp/r2"; : >"$tmp/ratio"
+	i=0
+	while [ "$i" -lt "$reps" ]; do
+		one=$(pps "$@" -w 1)
+		two=$(pps "$@" -w 2)
+		echo "$one" >>"$tmp/r1"
+		echo "$two" >>"$tmp/r2"
+		awk -v a="$one" -v b="$two" 'BEGIN { printf "%.4f\n", b / a }' >>"$tmp/ratio"
+		i=$((i + 1))
+	done
+	awk -v l="$label" -v o="$(median <"$tmp/r1")" -v t="$(median <"$tmp/r2")" \
+	    -v r="$(median <"$tmp/ratio")" -v g="$goal" \
+		'BEGIN { printf "  %-30s %6.2f -> %6.2f Mpps   %5.2fx (goal %.1fx: %s)\n",
+			 l, o / 1e6, t / 1e6, r, g, (r >= g ? "met" : "not met") }'
+}
+
+# same_records ARGS...: events of 1 and 2 workers, as sets
+same_records() {
+	"$bld/intspect" "$@" -w 1 2>/dev/null | sort >"$tmp/rec1"
+	"$bld/intspect" "$@" -w 2 2>/dev/null | sort >"$tmp/rec2"
+	if cmp -s "$tmp/rec1" "$tmp/rec2"; then
+		echo "  records of 2 workers = 1 worker ($(wc -l <"$tmp/rec1") records)"
+	else
+		echo "  RECORDS DIFFER between 1 and 2 workers"
+	fi
+}
+
+# the machine: two one-worker runs at once against one alone
+machine() {
+	: >"$tmp/m"
+	i=0
+	while [ "$i" -lt "$reps" ]; do
+		alone=$(pps "$@")
+		pps "$@" >"$tmp/m1" &
+		b=$(pps "$@")
+		wait
+		awk -v a="$alone" -v x="$(cat "$tmp/m1")" -v y="$b" 'BEGIN { printf "%.4f\n", (x + y) / a }' >>"$tmp/m"
+		i=$((i + 1))
+	done
+	printf '  %-30s %29.2fx\n' "machine (2 runs at once)" "$(median <"$tmp/m")"
+}
+
+echo "intspect workers, $(date -u +%Y-%m-%d), $(nproc) CPUs, median of $reps interleaved runs"
+for w in a b c; do
+	cap=$(capture "$w")
+	echo "($w) $(description "$w"): $n packets"
+	machine -r "$cap" -C "$tmp/q9.conf"
+	pair "9-function query" 1.8 -r "$cap" -C "$tmp/q9.conf"
+	pair "delta event per flow" 1.8 -r "$cap" -C "$tmp/delta.conf"
+	pair "event per switch path, queues" 1.6 -r "$cap" -C "$tmp/keyed.conf"
+	same_records -r "$cap" -C "$tmp/keyed.conf"
+done
