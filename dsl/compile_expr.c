@@ -8,6 +8,7 @@
 
 #include "compile_int.h"
 #include "parse.h"
+#include "../src/filters/agg.h"
 
 static const char *ty_name(enum ty t)
 {
@@ -223,14 +224,10 @@ static bool compile_call(struct compiler *c, const struct ex_node *e, bool allow
 		out->hop_slot = -1;
 		return true;
 	}
-	static const char *const aggs[] = { "sum", "count", "avg", "var", "min", "max", "first",
-					    "last", "diff", "rate", "p50", "p90", "p95", "p99", NULL };
-	for (const char *const *a = aggs; *a; a++) {
-		if (strcmp(*a, e->name) == 0) {
-			dsl_error(c->d, &e->loc, "%s() is a report function: use it in a query report's select",
-				  e->name);
-			return fail(out);
-		}
+	if (agg_func_named(e->name)) {
+		dsl_error(c->d, &e->loc, "%s() is a report function: use it in a query report's select",
+			  e->name);
+		return fail(out);
 	}
 	static const char *const known[] = { "any", "all", NULL };
 	const char *hint = closest_word(e->name, known);
@@ -444,31 +441,18 @@ bool compile_where(struct compiler *c, const struct cfg_value *v, struct cx **ou
 
 /* ---- select items ---- */
 
-static const struct {
-	const char *name;
-	enum agg_kind kind;
-	double quantile;
-	bool any_type;          /* works on addresses and strings too */
-} agg_table[] = {
-	{ "sum", AGG_SUM, 0, false }, { "count", AGG_COUNT, 0, true },
-	{ "avg", AGG_AVG, 0, false }, { "var", AGG_VAR, 0, false },
-	{ "min", AGG_MIN, 0, false }, { "max", AGG_MAX, 0, false },
-	{ "first", AGG_FIRST, 0, true }, { "last", AGG_LAST, 0, true },
-	{ "diff", AGG_DIFF, 0, false }, { "rate", AGG_RATE, 0, false },
-	{ "p50", AGG_PCT, 0.50, false }, { "p90", AGG_PCT, 0.90, false },
-	{ "p95", AGG_PCT, 0.95, false }, { "p99", AGG_PCT, 0.99, false },
-};
-
-static int find_agg(const char *name)
+/* The report function names, for a did-you-mean. */
+static const char *const *agg_names(void)
 {
-	for (unsigned i = 0; i < sizeof(agg_table) / sizeof(agg_table[0]); i++)
-		if (strcmp(agg_table[i].name, name) == 0)
-			return (int)i;
-	return -1;
-}
+	static const char *names[32];
 
-static const char *const agg_names[] = { "sum", "count", "avg", "var", "min", "max", "first",
-					 "last", "diff", "rate", "p50", "p90", "p95", "p99", NULL };
+	if (!names[0]) {
+		unsigned n = 0;
+		for (const struct agg_func *f = agg_funcs; f->name && n + 1 < 32; f++)
+			names[n++] = f->name;
+	}
+	return names;
+}
 
 bool compile_select_item(struct compiler *c, const struct cfg_value *v, struct qitem *out)
 {
@@ -490,23 +474,23 @@ bool compile_select_item(struct compiler *c, const struct cfg_value *v, struct q
 	}
 
 	const struct ex_node *arg = e;
-	int k = -1;
+	const struct agg_func *fn = NULL;
 	if (e->kind == EX_CALL) {
-		k = find_agg(e->name);
-		if (k < 0) {
-			const char *hint = closest_word(e->name, agg_names);
+		fn = agg_func_named(e->name);
+		if (!fn) {
+			const char *hint = closest_word(e->name, agg_names());
 			dsl_error(c->d, &e->loc, "unknown report function '%s'%s%s%s", e->name,
 				  hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
 			goto bad;
 		}
-		if (e->nargs > 1 || (e->nargs == 0 && agg_table[k].kind != AGG_COUNT &&
-				     agg_table[k].kind != AGG_RATE)) {
+		if (e->nargs > 1 || (e->nargs == 0 && fn->kind != AGG_COUNT &&
+				     fn->kind != AGG_RATE)) {
 			dsl_error(c->d, &e->loc, "%s() takes one argument", e->name);
 			goto bad;
 		}
 		arg = e->nargs ? e->args[0] : NULL;
-		out->agg = (uint8_t)agg_table[k].kind;
-		out->quantile = agg_table[k].quantile;
+		out->agg = fn->kind;
+		out->quantile = fn->quantile;
 	} else {
 		out->agg = AGG_LAST;    /* a bare attribute means last() (MMT) */
 	}
@@ -522,7 +506,7 @@ bool compile_select_item(struct compiler *c, const struct cfg_value *v, struct q
 		out->diff = 1;
 		arg = arg->args[0];
 	}
-	if (arg && arg->kind == EX_CALL && find_agg(arg->name) >= 0) {
+	if (arg && arg->kind == EX_CALL && agg_func_named(arg->name)) {
 		dsl_error(c->d, &arg->loc, "%s() cannot be nested here (only diff() can be inside "
 			  "another function)", arg->name);
 		goto bad;
@@ -535,7 +519,7 @@ bool compile_select_item(struct compiler *c, const struct cfg_value *v, struct q
 		out->per_hop = t.per_hop;
 		out->hop_slot = (int16_t)t.hop_slot;
 		out->hop_slot_valid = t.hop_slot >= 0;
-		bool any_type = k < 0 || agg_table[k].any_type;
+		bool any_type = !fn || fn->any_type;
 		if (t.ty != TY_NUM && (!any_type || out->diff)) {
 			dsl_error(c->d, &arg->loc, "%s%s needs numbers, not %s",
 				  out->diff ? "diff" : e->name, "()", ty_name(t.ty));

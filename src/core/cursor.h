@@ -1,9 +1,13 @@
 /*
  * cursor.h - bounds-carrying byte reader and bit-field helpers.
  *
- * Every decoder reads packet bytes through these helpers, so a length field
- * can never make a read go past the captured bytes: a read that does not fit
- * fails and leaves the cursor where it was. Multi-byte values are big-endian
+ * A decoder starts from its layer's cursor (isp_layer_cursor: the captured
+ * bytes of the layer) and tests each length with isp_cur_has before it
+ * reads at fixed offsets below that length, or reads through isp_cur_u8 /
+ * isp_cur_be16 / isp_cur_be32, which fail and leave the cursor where it
+ * was when the bytes are not there. Either way a length field can never
+ * make a read go past the captured bytes (every prefix and byte mutation
+ * of the test captures runs under ASan). Multi-byte values are big-endian
  * (network order); bit numbering in the field helpers is MSB-first, as in
  * the INT and telemetry-report specifications.
  */

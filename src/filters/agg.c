@@ -12,50 +12,6 @@
 
 _Static_assert(sizeof(struct agg_state) == 64, "agg_state: one cache line");
 
-size_t agg_state_size(const struct qitem *it)
-{
-	if (it->diff || it->agg == AGG_DIFF)
-		return sizeof(struct agg_state);        /* prev comes last */
-	switch ((enum agg_kind)it->agg) {
-	case AGG_COUNT:
-		return offsetof(struct agg_state, a);   /* n only */
-	case AGG_SUM:
-	case AGG_RATE:
-		return ROUND8(offsetof(struct agg_state, a.sum.is_float) + 1);
-	case AGG_AVG:
-		return ROUND8(offsetof(struct agg_state, a.m.is_float) + 1);
-	case AGG_VAR:
-		return ROUND8(offsetof(struct agg_state, a.m.s2) + 2 * sizeof(uint64_t));
-	case AGG_MIN:
-	case AGG_MAX:
-		return ROUND8(offsetof(struct agg_state, a.val.order));
-	case AGG_FIRST:
-	case AGG_LAST:
-		return ROUND8(offsetof(struct agg_state, a.val.order) + sizeof(uint64_t));
-	case AGG_PCT:
-		return ROUND8(offsetof(struct agg_state, a.q) + sizeof(struct qsketch));
-	case AGG_DIFF:
-		break;
-	}
-	return sizeof(struct agg_state);
-}
-
-uint8_t agg_fast_op(const struct qitem *it)
-{
-	switch ((enum agg_kind)it->agg) {
-	case AGG_COUNT: return AF_COUNT;
-	case AGG_SUM: case AGG_RATE: return AF_SUM;
-	case AGG_AVG: return AF_AVG;
-	case AGG_VAR: return AF_VAR;
-	case AGG_MIN: return AF_MIN;
-	case AGG_MAX: return AF_MAX;
-	case AGG_FIRST: return AF_FIRST;
-	case AGG_LAST: return AF_LAST;
-	case AGG_DIFF: case AGG_PCT: break;
-	}
-	return AF_NONE;
-}
-
 static double num(const struct xval *v)
 {
 	double f = 0;
@@ -152,69 +108,311 @@ static bool less(const struct xval *a, const struct xval *b)
 	return num(a) < num(b);
 }
 
+/* ---- the functions, one row each ---- */
+
+#define KEPT(upto) ((uint16_t)ROUND8(upto))
+
+static bool upd_none(struct agg_state *s, const struct xval *v, uint64_t order, struct arena *mem)
+{
+	(void)s, (void)v, (void)order, (void)mem;
+	return true;
+}
+
+static bool upd_sum(struct agg_state *s, const struct xval *v, uint64_t order, struct arena *mem)
+{
+	(void)order, (void)mem;
+	if (v->k == XK_INT && !s->a.sum.is_float) {
+		s->a.sum.u.i += v->u.i;
+		return true;
+	}
+	if (!s->a.sum.is_float) {
+		s->a.sum.u.f = (double)s->a.sum.u.i;
+		s->a.sum.is_float = 1;
+	}
+	s->a.sum.u.f += num(v);
+	return true;
+}
+
+static bool upd_moments(struct agg_state *s, const struct xval *v, uint64_t order,
+			struct arena *mem)
+{
+	(void)order, (void)mem;
+	if (v->k == XK_INT && !s->a.m.is_float) {
+		i128 x = v->u.i;
+		store128(s->a.m.s1, load128(s->a.m.s1) + x);
+		store128(s->a.m.s2, load128(s->a.m.s2) + x * x);
+		return true;
+	}
+	/* Welford on doubles */
+	moments_to_float(s);
+	double x = num(v), mean = fget(s->a.m.s1), delta = x - mean;
+	mean += delta / (double)(s->n + 1);
+	fset(s->a.m.s1, mean);
+	fset(s->a.m.s2, fget(s->a.m.s2) + delta * (x - mean));
+	return true;
+}
+
+static bool upd_min(struct agg_state *s, const struct xval *v, uint64_t order, struct arena *mem)
+{
+	(void)mem;
+	if (s->n == 0 || less(v, &s->a.val.u.v))
+		keep_value(s, v, order);
+	return true;
+}
+
+static bool upd_max(struct agg_state *s, const struct xval *v, uint64_t order, struct arena *mem)
+{
+	(void)mem;
+	if (s->n == 0 || less(&s->a.val.u.v, v))
+		keep_value(s, v, order);
+	return true;
+}
+
+static bool upd_first(struct agg_state *s, const struct xval *v, uint64_t order, struct arena *mem)
+{
+	(void)mem;
+	if (s->n == 0 || order < s->a.val.order)
+		keep_value(s, v, order);
+	return true;
+}
+
+static bool upd_last(struct agg_state *s, const struct xval *v, uint64_t order, struct arena *mem)
+{
+	(void)mem;
+	if (s->n == 0 || order >= s->a.val.order)
+		keep_value(s, v, order);
+	return true;
+}
+
+static bool upd_pct(struct agg_state *s, const struct xval *v, uint64_t order, struct arena *mem)
+{
+	(void)order;
+	double f = num(v);
+	/* out of memory: the value is not counted */
+	return qs_add(&s->a.q, f <= 0 ? 0 : f >= 1.8e19 ? UINT64_MAX : (uint64_t)llround(f),
+		     arena_alloc_cb, mem) == 0;
+}
+
+static bool merge_none(struct agg_state *to, const struct agg_state *from, struct arena *mem)
+{
+	(void)to, (void)from, (void)mem;
+	return true;
+}
+
+static bool merge_sum(struct agg_state *to, const struct agg_state *from, struct arena *mem)
+{
+	(void)mem;
+	if (!to->a.sum.is_float && !from->a.sum.is_float) {
+		to->a.sum.u.i += from->a.sum.u.i;
+		return true;
+	}
+	double a = to->a.sum.is_float ? to->a.sum.u.f : (double)to->a.sum.u.i;
+	double b = from->a.sum.is_float ? from->a.sum.u.f : (double)from->a.sum.u.i;
+	to->a.sum.u.f = a + b;
+	to->a.sum.is_float = 1;
+	return true;
+}
+
+static bool merge_moments(struct agg_state *to, const struct agg_state *from, struct arena *mem)
+{
+	(void)mem;
+	if (!to->a.m.is_float && !from->a.m.is_float) {
+		store128(to->a.m.s1, load128(to->a.m.s1) + load128(from->a.m.s1));
+		store128(to->a.m.s2, load128(to->a.m.s2) + load128(from->a.m.s2));
+		return true;
+	}
+	/* Chan et al.: combine two Welford partials */
+	struct agg_state f = *from;
+	moments_to_float(to);
+	moments_to_float(&f);
+	double na = (double)to->n, nb = (double)f.n, n = na + nb;
+	double delta = fget(f.a.m.s1) - fget(to->a.m.s1);
+	fset(to->a.m.s1, fget(to->a.m.s1) + delta * nb / n);
+	fset(to->a.m.s2, fget(to->a.m.s2) + fget(f.a.m.s2) + delta * delta * na * nb / n);
+	return true;
+}
+
+static bool merge_min(struct agg_state *to, const struct agg_state *from, struct arena *mem)
+{
+	(void)mem;
+	if (less(&from->a.val.u.v, &to->a.val.u.v))
+		to->a = from->a;
+	return true;
+}
+
+static bool merge_max(struct agg_state *to, const struct agg_state *from, struct arena *mem)
+{
+	(void)mem;
+	if (less(&to->a.val.u.v, &from->a.val.u.v))
+		to->a = from->a;
+	return true;
+}
+
+static bool merge_first(struct agg_state *to, const struct agg_state *from, struct arena *mem)
+{
+	(void)mem;
+	if (from->a.val.order < to->a.val.order)
+		to->a = from->a;
+	return true;
+}
+
+static bool merge_last(struct agg_state *to, const struct agg_state *from, struct arena *mem)
+{
+	(void)mem;
+	if (from->a.val.order > to->a.val.order)
+		to->a = from->a;
+	return true;
+}
+
+static bool merge_pct(struct agg_state *to, const struct agg_state *from, struct arena *mem)
+{
+	/* (never copied whole: from's blocks belong to a worker's arena,
+	 * reset once merged) */
+	return qs_merge(&to->a.q, &from->a.q, arena_alloc_cb, mem) == 0;
+}
+
+static bool res_count(const struct agg_state *s, const struct qitem *it, double window_s,
+		      struct xval *out)
+{
+	(void)it, (void)window_s;
+	out->k = XK_INT;
+	out->u.i = (int64_t)s->n;
+	return true;
+}
+
+static bool res_sum(const struct agg_state *s, const struct qitem *it, double window_s,
+		    struct xval *out)
+{
+	(void)it, (void)window_s;
+	if (s->a.sum.is_float) {
+		out->k = XK_FLOAT;
+		out->u.f = s->a.sum.u.f;
+	} else {
+		out->k = XK_INT;
+		out->u.i = s->a.sum.u.i;
+	}
+	return true;
+}
+
+static bool res_rate(const struct agg_state *s, const struct qitem *it, double window_s,
+		     struct xval *out)
+{
+	out->k = XK_FLOAT;
+	out->u.f = (it->arg ? (s->a.sum.is_float ? s->a.sum.u.f : (double)s->a.sum.u.i)
+			    : (double)s->n) / window_s;
+	return true;
+}
+
+static bool res_avg(const struct agg_state *s, const struct qitem *it, double window_s,
+		    struct xval *out)
+{
+	(void)it, (void)window_s;
+	out->k = XK_FLOAT;
+	out->u.f = s->a.m.is_float ? fget(s->a.m.s1)
+				   : (double)((long double)load128(s->a.m.s1) / (long double)s->n);
+	return true;
+}
+
+static bool res_var(const struct agg_state *s, const struct qitem *it, double window_s,
+		    struct xval *out)
+{
+	(void)it, (void)window_s;
+	out->k = XK_FLOAT;
+	if (s->a.m.is_float) {
+		out->u.f = fget(s->a.m.s2) / (double)s->n;
+		return true;
+	}
+	/* (n Σx² − (Σx)²) / n², exactly while it fits in 128 bits */
+	i128 n = (i128)s->n, s1 = load128(s->a.m.s1), s2 = load128(s->a.m.s2);
+	i128 num;
+	if (!__builtin_mul_overflow(n, s2, &num) && !__builtin_sub_overflow(num, s1 * s1, &num))
+		out->u.f = (double)((long double)num / ((long double)s->n * (long double)s->n));
+	else
+		out->u.f = (double)(((long double)s2 - (long double)s1 * (long double)s1 /
+				     (long double)s->n) / (long double)s->n);
+	return true;
+}
+
+static bool res_value(const struct agg_state *s, const struct qitem *it, double window_s,
+		      struct xval *out)
+{
+	(void)it, (void)window_s;
+	*out = s->a.val.u.v;
+	return true;
+}
+
+static bool res_pct(const struct agg_state *s, const struct qitem *it, double window_s,
+		    struct xval *out)
+{
+	(void)window_s;
+	if (s->a.q.n == 0)
+		return false;
+	out->k = XK_INT;
+	out->u.i = (int64_t)qs_quantile(&s->a.q, it->quantile);
+	return true;
+}
+
+#define SUM_KEPT KEPT(offsetof(struct agg_state, a.sum.is_float) + 1)
+#define VAL_KEPT KEPT(offsetof(struct agg_state, a.val.order))
+#define ORDER_KEPT KEPT(offsetof(struct agg_state, a.val.order) + sizeof(uint64_t))
+#define PCT_KEPT KEPT(offsetof(struct agg_state, a.q) + sizeof(struct qsketch))
+#define PCT(name, q) { name, AGG_PCT, q, false, AGF_NONE, PCT_KEPT, upd_pct, merge_pct, res_pct }
+
+/* Row k is the function of kind k; the other quantiles follow. */
+const struct agg_func agg_funcs[] = {
+	[AGG_SUM] = { "sum", AGG_SUM, 0, false, AGF_SUM, SUM_KEPT, upd_sum, merge_sum, res_sum },
+	[AGG_COUNT] = { "count", AGG_COUNT, 0, true, AGF_COUNT, KEPT(offsetof(struct agg_state, a)),
+			upd_none, merge_none, res_count },
+	[AGG_AVG] = { "avg", AGG_AVG, 0, false, AGF_AVG,
+		      KEPT(offsetof(struct agg_state, a.m.is_float) + 1), upd_moments,
+		      merge_moments, res_avg },
+	[AGG_VAR] = { "var", AGG_VAR, 0, false, AGF_VAR,
+		      KEPT(offsetof(struct agg_state, a.m.s2) + 2 * sizeof(uint64_t)), upd_moments,
+		      merge_moments, res_var },
+	[AGG_MIN] = { "min", AGG_MIN, 0, false, AGF_MIN, VAL_KEPT, upd_min, merge_min, res_value },
+	[AGG_MAX] = { "max", AGG_MAX, 0, false, AGF_MAX, VAL_KEPT, upd_max, merge_max, res_value },
+	[AGG_FIRST] = { "first", AGG_FIRST, 0, true, AGF_FIRST, ORDER_KEPT, upd_first, merge_first,
+			res_value },
+	[AGG_LAST] = { "last", AGG_LAST, 0, true, AGF_LAST, ORDER_KEPT, upd_last, merge_last,
+		       res_value },
+	/* diff(x) as the function: the last difference (its state keeps prev) */
+	[AGG_DIFF] = { "diff", AGG_DIFF, 0, false, AGF_NONE, sizeof(struct agg_state), upd_last,
+		       merge_last, res_value },
+	[AGG_RATE] = { "rate", AGG_RATE, 0, false, AGF_SUM, SUM_KEPT, upd_sum, merge_sum, res_rate },
+	[AGG_PCT] = PCT("p50", 0.50),
+	PCT("p90", 0.90), PCT("p95", 0.95), PCT("p99", 0.99),
+	{ NULL, 0, 0, false, 0, 0, NULL, NULL, NULL }
+};
+
+_Static_assert(sizeof(agg_funcs) / sizeof(agg_funcs[0]) == AGG_PCT + 5,
+	       "agg_funcs: one row per kind, then p90, p95, p99 and the end");
+
+const struct agg_func *agg_func_named(const char *name)
+{
+	for (const struct agg_func *f = agg_funcs; f->name; f++)
+		if (strcmp(f->name, name) == 0)
+			return f;
+	return NULL;
+}
+
+size_t agg_state_size(const struct qitem *it)
+{
+	if (it->diff || it->agg == AGG_DIFF)
+		return sizeof(struct agg_state);        /* prev comes last */
+	return agg_funcs[it->agg].kept;
+}
+
+uint8_t agg_fast_op(const struct qitem *it)
+{
+	return agg_funcs[it->agg].fast;
+}
+
 void agg_update(struct agg_state *s, const struct qitem *it, const struct xval *v,
 		uint64_t order, struct arena *mem)
 {
-	if (!v) {               /* count(), rate(): packets only */
+	/* count(), rate(): packets only (no value) */
+	if (!v || agg_funcs[it->agg].update(s, v, order, mem))
 		s->n++;
-		return;
-	}
-	switch ((enum agg_kind)it->agg) {
-	case AGG_COUNT:
-		break;
-	case AGG_SUM:
-	case AGG_RATE:
-		if (v->k == XK_INT && !s->a.sum.is_float) {
-			s->a.sum.u.i += v->u.i;
-		} else {
-			if (!s->a.sum.is_float) {
-				s->a.sum.u.f = (double)s->a.sum.u.i;
-				s->a.sum.is_float = 1;
-			}
-			s->a.sum.u.f += num(v);
-		}
-		break;
-	case AGG_AVG:
-	case AGG_VAR:
-		if (v->k == XK_INT && !s->a.m.is_float) {
-			i128 x = v->u.i;
-			store128(s->a.m.s1, load128(s->a.m.s1) + x);
-			store128(s->a.m.s2, load128(s->a.m.s2) + x * x);
-		} else {
-			/* Welford on doubles */
-			moments_to_float(s);
-			double x = num(v), mean = fget(s->a.m.s1), delta = x - mean;
-			mean += delta / (double)(s->n + 1);
-			fset(s->a.m.s1, mean);
-			fset(s->a.m.s2, fget(s->a.m.s2) + delta * (x - mean));
-		}
-		break;
-	case AGG_MIN:
-		if (s->n == 0 || less(v, &s->a.val.u.v))
-			keep_value(s, v, order);
-		break;
-	case AGG_MAX:
-		if (s->n == 0 || less(&s->a.val.u.v, v))
-			keep_value(s, v, order);
-		break;
-	case AGG_FIRST:
-		if (s->n == 0 || order < s->a.val.order)
-			keep_value(s, v, order);
-		break;
-	case AGG_LAST:
-	case AGG_DIFF:
-		if (s->n == 0 || order >= s->a.val.order)
-			keep_value(s, v, order);
-		break;
-	case AGG_PCT: {
-		double f = num(v);
-		if (qs_add(&s->a.q, f <= 0 ? 0 : f >= 1.8e19 ? UINT64_MAX : (uint64_t)llround(f),
-			   arena_alloc_cb, mem) != 0)
-			return; /* out of memory: the value is not counted */
-		break;
-	}
-	}
-	s->n++;
 }
 
 void agg_merge(struct agg_state *to, const struct agg_state *from, const struct qitem *it,
@@ -226,61 +424,8 @@ void agg_merge(struct agg_state *to, const struct agg_state *from, const struct 
 		*to = *from;
 		return;
 	}
-	switch ((enum agg_kind)it->agg) {
-	case AGG_COUNT:
-		break;
-	case AGG_SUM:
-	case AGG_RATE:
-		if (!to->a.sum.is_float && !from->a.sum.is_float) {
-			to->a.sum.u.i += from->a.sum.u.i;
-		} else {
-			double a = to->a.sum.is_float ? to->a.sum.u.f : (double)to->a.sum.u.i;
-			double b = from->a.sum.is_float ? from->a.sum.u.f : (double)from->a.sum.u.i;
-			to->a.sum.u.f = a + b;
-			to->a.sum.is_float = 1;
-		}
-		break;
-	case AGG_AVG:
-	case AGG_VAR:
-		if (!to->a.m.is_float && !from->a.m.is_float) {
-			store128(to->a.m.s1, load128(to->a.m.s1) + load128(from->a.m.s1));
-			store128(to->a.m.s2, load128(to->a.m.s2) + load128(from->a.m.s2));
-		} else {
-			/* Chan et al.: combine two Welford partials */
-			struct agg_state f = *from;
-			moments_to_float(to);
-			moments_to_float(&f);
-			double na = (double)to->n, nb = (double)f.n, n = na + nb;
-			double delta = fget(f.a.m.s1) - fget(to->a.m.s1);
-			fset(to->a.m.s1, fget(to->a.m.s1) + delta * nb / n);
-			fset(to->a.m.s2, fget(to->a.m.s2) + fget(f.a.m.s2) + delta * delta * na * nb / n);
-		}
-		break;
-	case AGG_MIN:
-		if (less(&from->a.val.u.v, &to->a.val.u.v))
-			to->a = from->a;
-		break;
-	case AGG_MAX:
-		if (less(&to->a.val.u.v, &from->a.val.u.v))
-			to->a = from->a;
-		break;
-	case AGG_FIRST:
-		if (from->a.val.order < to->a.val.order)
-			to->a = from->a;
-		break;
-	case AGG_LAST:
-	case AGG_DIFF:
-		if (from->a.val.order > to->a.val.order)
-			to->a = from->a;
-		break;
-	case AGG_PCT:
-		/* (never copied whole: from's blocks belong to a worker's
-		 * arena, reset once merged) */
-		if (qs_merge(&to->a.q, &from->a.q, arena_alloc_cb, mem) != 0)
-			return;
-		break;
-	}
-	to->n += from->n;
+	if (agg_funcs[it->agg].merge(to, from, mem))
+		to->n += from->n;
 }
 
 bool agg_result(const struct agg_state *s, const struct qitem *it, double window_s,
@@ -288,58 +433,5 @@ bool agg_result(const struct agg_state *s, const struct qitem *it, double window
 {
 	if (s->n == 0 && it->agg != AGG_COUNT)
 		return false;
-	switch ((enum agg_kind)it->agg) {
-	case AGG_COUNT:
-		out->k = XK_INT;
-		out->u.i = (int64_t)s->n;
-		return true;
-	case AGG_SUM:
-		if (s->a.sum.is_float) {
-			out->k = XK_FLOAT;
-			out->u.f = s->a.sum.u.f;
-		} else {
-			out->k = XK_INT;
-			out->u.i = s->a.sum.u.i;
-		}
-		return true;
-	case AGG_RATE:
-		out->k = XK_FLOAT;
-		out->u.f = (it->arg ? (s->a.sum.is_float ? s->a.sum.u.f : (double)s->a.sum.u.i)
-				    : (double)s->n) / window_s;
-		return true;
-	case AGG_AVG:
-		out->k = XK_FLOAT;
-		out->u.f = s->a.m.is_float ? fget(s->a.m.s1)
-					   : (double)((long double)load128(s->a.m.s1) / (long double)s->n);
-		return true;
-	case AGG_VAR:
-		out->k = XK_FLOAT;
-		if (s->a.m.is_float) {
-			out->u.f = fget(s->a.m.s2) / (double)s->n;
-		} else {
-			/* (n Σx² − (Σx)²) / n², exactly while it fits in 128 bits */
-			i128 n = (i128)s->n, s1 = load128(s->a.m.s1), s2 = load128(s->a.m.s2);
-			i128 num;
-			if (!__builtin_mul_overflow(n, s2, &num) && !__builtin_sub_overflow(num, s1 * s1, &num))
-				out->u.f = (double)((long double)num / ((long double)s->n * (long double)s->n));
-			else
-				out->u.f = (double)(((long double)s2 - (long double)s1 * (long double)s1 /
-						     (long double)s->n) / (long double)s->n);
-		}
-		return true;
-	case AGG_MIN:
-	case AGG_MAX:
-	case AGG_FIRST:
-	case AGG_LAST:
-	case AGG_DIFF:
-		*out = s->a.val.u.v;
-		return true;
-	case AGG_PCT:
-		if (s->a.q.n == 0)
-			return false;
-		out->k = XK_INT;
-		out->u.i = (int64_t)qs_quantile(&s->a.q, it->quantile);
-		return true;
-	}
-	return false;
+	return agg_funcs[it->agg].result(s, it, window_s, out);
 }

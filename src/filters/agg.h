@@ -54,6 +54,36 @@ struct agg_state {
 /* Bytes of the state a group keeps for the item (a multiple of 8). */
 size_t agg_state_size(const struct qitem *it);
 
+struct arena;
+
+/*
+ * The report functions, one row each (as Suricata's keyword table): the
+ * name a select uses, its kind, what it keeps, its in-place integer path,
+ * and how it updates, merges two partial states and gives its result.
+ * Row k is the function of kind k; more quantiles follow; a NULL name
+ * ends the table. The compiler, the query filter and the merge all read
+ * this table: a new function is one row and its three calls.
+ */
+struct agg_func {
+	const char *name;
+	uint8_t kind;           /* enum agg_kind */
+	double quantile;        /* AGG_PCT */
+	bool any_type;          /* works on addresses and strings too */
+	uint8_t fast;           /* enum agg_fast */
+	uint16_t kept;          /* bytes of agg_state it uses (diff() keeps all) */
+	/* false: not counted (out of memory for a sketch) */
+	bool (*update)(struct agg_state *s, const struct xval *v, uint64_t order,
+		       struct arena *mem);
+	bool (*merge)(struct agg_state *to, const struct agg_state *from, struct arena *mem);
+	bool (*result)(const struct agg_state *s, const struct qitem *it, double window_s,
+		       struct xval *out);
+};
+
+extern const struct agg_func agg_funcs[];
+
+/* The function a select names, or NULL. */
+const struct agg_func *agg_func_named(const char *name);
+
 static inline void agg_load(struct agg_state *s, const void *kept, size_t size)
 {
 	memset(s, 0, sizeof(*s));
@@ -71,9 +101,9 @@ static inline void agg_store(void *kept, const struct agg_state *s, size_t size)
  * the kept bytes; the same result as agg_load, agg_update, agg_store, at a
  * tenth of the instructions (a query report runs this for every function
  * of every packet). Functions that keep more than numbers (percentiles,
- * diff() as the outer function) have no fast path: AF_NONE.
+ * diff() as the outer function) have no fast path: AGF_NONE.
  */
-enum agg_fast { AF_NONE, AF_COUNT, AF_SUM, AF_AVG, AF_VAR, AF_MIN, AF_MAX, AF_FIRST, AF_LAST };
+enum agg_fast { AGF_NONE, AGF_COUNT, AGF_SUM, AGF_AVG, AGF_VAR, AGF_MIN, AGF_MAX, AGF_FIRST, AGF_LAST };
 
 /* The fast path of an item's function (enum agg_fast). */
 uint8_t agg_fast_op(const struct qitem *it);
@@ -110,43 +140,43 @@ static inline bool agg_update_int(uint8_t *k, unsigned op, int64_t x, uint64_t o
 	uint64_t n = agg_kept_u64(k, 0);
 
 	switch ((enum agg_fast)op) {
-	case AF_NONE:
+	case AGF_NONE:
 		return false;
-	case AF_COUNT:
+	case AGF_COUNT:
 		break;
-	case AF_SUM:
+	case AGF_SUM:
 		if (k[AGG_AT(a.sum.is_float)])
 			return false;
 		/* (as unsigned: the same two's-complement wrap, defined) */
 		agg_kept_set_u64(k, AGG_AT(a.sum.u.i),
 				 agg_kept_u64(k, AGG_AT(a.sum.u.i)) + (uint64_t)x);
 		break;
-	case AF_AVG:
-	case AF_VAR:
+	case AGF_AVG:
+	case AGF_VAR:
 		if (k[AGG_AT(a.m.is_float)])
 			return false;
 		agg_kept_add128(k, AGG_AT(a.m.s1), x);
-		if (op == AF_VAR)       /* avg does not keep Σx² */
+		if (op == AGF_VAR)       /* avg does not keep Σx² */
 			agg_kept_add128(k, AGG_AT(a.m.s2), (__int128)x * x);
 		break;
-	case AF_MIN:
-	case AF_MAX:
+	case AGF_MIN:
+	case AGF_MAX:
 		if (n) {
 			if (k[AGG_AT(a.val.u.v.k)] != XK_INT)
 				return false;   /* compared as numbers: the general path */
 			int64_t cur = (int64_t)agg_kept_u64(k, AGG_AT(a.val.u.v.u.i));
-			if (op == AF_MIN ? !(x < cur) : !(cur < x))
+			if (op == AGF_MIN ? !(x < cur) : !(cur < x))
 				break;
 		}
 		/* (min and max do not keep the order) */
 		k[AGG_AT(a.val.u.v.k)] = XK_INT;
 		agg_kept_set_u64(k, AGG_AT(a.val.u.v.u.i), (uint64_t)x);
 		break;
-	case AF_FIRST:
-	case AF_LAST:
+	case AGF_FIRST:
+	case AGF_LAST:
 		if (n) {
 			uint64_t kept_order = agg_kept_u64(k, AGG_AT(a.val.order));
-			if (op == AF_FIRST ? !(order < kept_order) : order < kept_order)
+			if (op == AGF_FIRST ? !(order < kept_order) : order < kept_order)
 				break;
 		}
 		k[AGG_AT(a.val.u.v.k)] = XK_INT;

@@ -235,7 +235,7 @@ static inline __attribute__((always_inline)) void
 update_value(struct query_state *qs, const struct qitem *it, const struct qstep *st, uint8_t *kept,
 	     const struct xval *v, uint64_t order)
 {
-	if (v->k != XK_INT || st->op == AF_NONE) {
+	if (v->k != XK_INT || st->op == AGF_NONE) {
 		update_slow(qs, it, st, kept, v, order, st->gdiff);
 		return;
 	}
@@ -314,7 +314,7 @@ static void update_hops(struct isp_engine *e, struct query_state *qs, const stru
 		return;
 	}
 	unsigned op = st->op;
-	if (op == AF_NONE || st->diff) {        /* percentiles, diff() per hop */
+	if (op == AGF_NONE || st->diff) {        /* percentiles, diff() per hop */
 		for (unsigned h = 0; h < n; h++) {
 			if (missing >> h & 1)
 				continue;
@@ -328,16 +328,16 @@ static void update_hops(struct isp_engine *e, struct query_state *qs, const stru
 	switch ((enum agg_fast)op) {
 #define HOPS_CASE(OP) case OP: \
 		hops_fast(qs, it, st, hops, n, size, missing, type, hv->v.arr, order, OP); break
-	HOPS_CASE(AF_COUNT);
-	HOPS_CASE(AF_SUM);
-	HOPS_CASE(AF_AVG);
-	HOPS_CASE(AF_VAR);
-	HOPS_CASE(AF_MIN);
-	HOPS_CASE(AF_MAX);
-	HOPS_CASE(AF_FIRST);
-	HOPS_CASE(AF_LAST);
+	HOPS_CASE(AGF_COUNT);
+	HOPS_CASE(AGF_SUM);
+	HOPS_CASE(AGF_AVG);
+	HOPS_CASE(AGF_VAR);
+	HOPS_CASE(AGF_MIN);
+	HOPS_CASE(AGF_MAX);
+	HOPS_CASE(AGF_FIRST);
+	HOPS_CASE(AGF_LAST);
 #undef HOPS_CASE
-	case AF_NONE:
+	case AGF_NONE:
 		break;
 	}
 }
