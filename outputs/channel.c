@@ -421,6 +421,67 @@ bool isp_channel_submit(struct isp_channel *ch, const struct isp_record *r)
 	return false;
 }
 
+int isp_channel_stage_init(struct isp_channel_stage *s, struct isp_channel *ch, size_t bytes)
+{
+	memset(s, 0, sizeof(*s));
+	s->ch = ch;
+	s->cap = bytes;
+	s->buf = malloc(bytes);
+	return s->buf ? 0 : -1;
+}
+
+void isp_channel_stage_flush(struct isp_channel_stage *s)
+{
+	if (!s->n)
+		return;
+	if (s->ch->q) {
+		isp_queue_push_many(s->ch->q, s->rec, s->n, s->refused);
+	} else {
+		atomic_fetch_add_explicit(&s->ch->cnt.queued, s->n, memory_order_release);
+		atomic_fetch_add_explicit(&s->ch->cnt.dropped, s->n, memory_order_release);
+		memset(s->refused, 1, s->n * sizeof(s->refused[0]));
+	}
+	for (unsigned i = 0; i < s->n; i++)
+		if (s->refused[i] && s->dropped[i])
+			(*s->dropped[i])++;
+	s->n = 0;
+	s->len = 0;
+}
+
+void isp_channel_stage_add(struct isp_channel_stage *s, const struct isp_record *r,
+			   uint64_t *dropped)
+{
+	size_t kl = r->key ? r->key_len : 0, need = kl + r->len;
+
+	if (s->n == ISP_STAGE_RECORDS || s->len + need > s->cap)
+		isp_channel_stage_flush(s);
+	if (need > s->cap) {    /* larger than the stage: on its own */
+		if (!isp_channel_submit(s->ch, r) && dropped)
+			(*dropped)++;
+		return;
+	}
+	struct isp_record *c = &s->rec[s->n];
+	unsigned char *p = s->buf + s->len;
+	/* the report name is the rule's, which outlives the stage */
+	c->report = r->report;
+	memcpy(p, r->key ? r->key : "", kl);
+	c->key = (const char *)p;
+	c->key_len = kl;
+	memcpy(p + kl, r->text, r->len);
+	c->text = (const char *)p + kl;
+	c->len = r->len;
+	s->dropped[s->n++] = dropped;
+	s->len += need;
+}
+
+void isp_channel_stage_free(struct isp_channel_stage *s)
+{
+	if (s->buf)
+		isp_channel_stage_flush(s);
+	free(s->buf);
+	memset(s, 0, sizeof(*s));
+}
+
 void isp_channel_get_stats(const struct isp_channel *ch, struct isp_channel_stats *st)
 {
 	/* dropped and delivered before queued: every record they count was

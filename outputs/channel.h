@@ -151,6 +151,33 @@ bool isp_channel_uses_key(const struct isp_channel *ch);
  */
 bool isp_channel_submit(struct isp_channel *ch, const struct isp_record *r);
 
+/*
+ * A producer's staging for one channel: records are copied here and handed
+ * to the queue in batches, one lock for many, so that several workers
+ * writing to one channel do not take turns at its lock per record. A
+ * record the queue refuses adds 1 to the counter given with it. One
+ * thread per stage; flush before the records must be seen (a tick, idle
+ * input, the end), and before close.
+ */
+#define ISP_STAGE_RECORDS 64
+struct isp_channel_stage {
+	struct isp_channel *ch;
+	unsigned char *buf;
+	size_t len, cap;
+	unsigned n;
+	struct isp_record rec[ISP_STAGE_RECORDS];
+	uint64_t *dropped[ISP_STAGE_RECORDS];
+	bool refused[ISP_STAGE_RECORDS];
+};
+
+/* -1 when out of memory. */
+int isp_channel_stage_init(struct isp_channel_stage *s, struct isp_channel *ch, size_t bytes);
+void isp_channel_stage_add(struct isp_channel_stage *s, const struct isp_record *r,
+			   uint64_t *dropped);
+void isp_channel_stage_flush(struct isp_channel_stage *s);
+/* Flushes, then frees. */
+void isp_channel_stage_free(struct isp_channel_stage *s);
+
 void isp_channel_get_stats(const struct isp_channel *ch, struct isp_channel_stats *st);
 
 /* For types: count service acknowledgements and reconnections. */

@@ -282,14 +282,16 @@ static void pop(struct isp_queue *q, size_t size)
 	reset_if_empty(q);
 }
 
-bool isp_queue_push(struct isp_queue *q, const struct isp_record *r)
+/* One record, under the lock: true when it went in; *next is where the
+ * one after it will go (to prefetch after the unlock). */
+static bool push_locked(struct isp_queue *q, const struct isp_record *r,
+			const unsigned char **next)
 {
 	const char *rep = r->report ? r->report : "";
 	const char *key = r->key ? r->key : "";
 	size_t rl = strlen(rep), kl = r->key ? r->key_len : 0, tl = r->len;
 	size_t need = 0, pad = 0;
-	const unsigned char *next;
-	bool fits, wake;
+	bool fits;
 
 	/* Each length below the bound first, so the sum cannot overflow. */
 	fits = rl < q->max_cap && kl < q->max_cap && tl < q->max_cap;
@@ -297,13 +299,11 @@ bool isp_queue_push(struct isp_queue *q, const struct isp_record *r)
 		need = rec_size(rl, kl, tl);
 		fits = need <= q->max_cap;
 	}
-
-	pthread_mutex_lock(&q->mu);
 	/* Published before any matching dropped/delivered increment, so a
 	 * reader that sees those also sees this (release/acquire). */
 	atomic_store_explicit(&q->cnt->queued, ++q->queued, memory_order_release);
 	if (!fits || q->dead)
-		goto drop;
+		return false;
 	for (;;) {
 		pad = 0;
 		reset_if_empty(q);
@@ -320,13 +320,13 @@ bool isp_queue_push(struct isp_queue *q, const struct isp_record *r)
 			pthread_cond_wait(&q->room, &q->mu);
 			q->room_waiters--;
 			if (q->dead)
-				goto drop;
+				return false;
 			continue;
 		}
 		if (q->count < q->max_records && grow(q, need))
 			continue;
 		if (q->count == 0)
-			goto drop;      /* no memory to grow: nothing to wait for */
+			return false;   /* no memory to grow: nothing to wait for */
 		if (q->policy == ISP_DROP_OLDEST) {
 			/* count > 0 here: an empty ring always fits need <= cap. */
 			pop(q, oldest(q)->size);
@@ -334,12 +334,18 @@ bool isp_queue_push(struct isp_queue *q, const struct isp_record *r)
 			continue;
 		}
 		if (q->policy != ISP_BLOCK)
-			goto drop;
+			return false;
+		/* the consumer must hear of the records already in (a batch
+		 * push may hold a batch's worth it has not been woken for) */
+		if (q->consumer_waiting) {
+			q->consumer_waiting = false;
+			pthread_cond_signal(&q->data);
+		}
 		q->room_waiters++;
 		pthread_cond_wait(&q->room, &q->mu);
 		q->room_waiters--;
 		if (q->dead)
-			goto drop;
+			return false;
 	}
 	if (pad) {
 		struct qhdr p = { .size = (uint32_t)pad, .text_len = PAD_MARK };
@@ -369,23 +375,58 @@ bool isp_queue_push(struct isp_queue *q, const struct isp_record *r)
 		q->head = 0;
 	q->used += need;
 	q->count++;
-	next = next_room(q, need);
-	/* Wake a waiting consumer only once a batch is worth it: below that
-	 * it wakes by itself within flush-ms, and a busy producer pays no
-	 * futex call per record. */
-	wake = q->consumer_waiting && batch_ready(q);
+	*next = next_room(q, need);
+	return true;
+}
+
+/* Wake a waiting consumer only once a batch is worth it: below that it
+ * wakes by itself within flush-ms, and a busy producer pays no futex call
+ * per record. Under the lock. */
+static bool wake_consumer(struct isp_queue *q)
+{
+	bool wake = q->consumer_waiting && batch_ready(q);
+
 	if (wake)
 		q->consumer_waiting = false;
+	return wake;
+}
+
+bool isp_queue_push(struct isp_queue *q, const struct isp_record *r)
+{
+	const unsigned char *next = NULL;
+
+	pthread_mutex_lock(&q->mu);
+	bool ok = push_locked(q, r, &next);
+	bool wake = ok && wake_consumer(q);
 	pthread_mutex_unlock(&q->mu);
-	prefetch_next(next, need);
+	if (!ok) {
+		atomic_fetch_add_explicit(&q->cnt->dropped, 1, memory_order_release);
+		return false;
+	}
+	prefetch_next(next, r->len);
 	if (wake)
 		pthread_cond_signal(&q->data);
 	return true;
+}
 
-drop:
+size_t isp_queue_push_many(struct isp_queue *q, const struct isp_record *r, size_t n,
+			   bool *refused)
+{
+	const unsigned char *next = NULL;
+	size_t in = 0;
+
+	pthread_mutex_lock(&q->mu);
+	for (size_t i = 0; i < n; i++) {
+		refused[i] = !push_locked(q, &r[i], &next);
+		in += !refused[i];
+	}
+	bool wake = in && wake_consumer(q);
 	pthread_mutex_unlock(&q->mu);
-	atomic_fetch_add_explicit(&q->cnt->dropped, 1, memory_order_release);
-	return false;
+	if (in < n)
+		atomic_fetch_add_explicit(&q->cnt->dropped, n - in, memory_order_release);
+	if (wake)
+		pthread_cond_signal(&q->data);
+	return in;
 }
 
 int isp_qbatch_init(struct isp_qbatch *b, size_t max, size_t max_bytes)

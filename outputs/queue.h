@@ -74,6 +74,11 @@ void isp_queue_free(struct isp_queue *q);
  */
 bool isp_queue_push(struct isp_queue *q, const struct isp_record *r);
 
+/* n records under one lock, each as isp_queue_push would (refused[i]:
+ * dropped). Returns how many went in. */
+size_t isp_queue_push_many(struct isp_queue *q, const struct isp_record *r, size_t n,
+			   bool *refused);
+
 /* Consumer batch: allocate/free (max = batch size). -1 out of memory. */
 int isp_qbatch_init(struct isp_qbatch *b, size_t max, size_t max_bytes);
 void isp_qbatch_free(struct isp_qbatch *b);

@@ -479,6 +479,7 @@ static void run_live(struct worker *me)
 	struct isp_pipeline *pl = me->pl;
 	uint64_t ticks = 0;
 	unsigned spins = 0;
+	bool staged = false;
 
 	for (;;) {
 		uint64_t req = atomic_load_explicit(&pl->tick_req, memory_order_acquire);
@@ -500,10 +501,17 @@ static void run_live(struct worker *me)
 			else if (read_burst(me))
 				busy = true;
 		}
-		if (busy)
+		if (busy) {
 			spins = 0;
-		else
+			staged = true;
+		} else {
+			/* idle: records staged in batches go now, not at the
+			 * next tick (which may be far, or never come) */
+			if (staged && pl->ops.flush)
+				pl->ops.flush(me->ctx);
+			staged = false;
 			spsc_pause(&spins);
+		}
 	}
 }
 

@@ -48,6 +48,8 @@ struct isp_pipeline_ops {
 	void (*item)(void *w, const struct isp_packet *p, uint64_t what);
 	/* time has reached now_ns: close the windows that ended */
 	void (*tick)(void *w, uint64_t now_ns);
+	/* a live input went idle: hand on what waits in batches */
+	void (*flush)(void *w);
 	/* n > 1, every worker's tick done: merge and write their windows */
 	void (*merge)(void *rules, void *const *workers, unsigned n);
 	/* the first time after t at which a window ends; UINT64_MAX: none */

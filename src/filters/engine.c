@@ -104,6 +104,16 @@ struct isp_engine *isp_engine_new(const struct isp_program *prog, const struct i
 	for (unsigned i = 0; i < prog->nqueries; i++)
 		if (query_init(e, i) != 0)
 			goto oom;
+	/* several workers share each channel: hand records over in batches
+	 * (one lock for many), not one at a time */
+	if (partial && channels && prog->nchannels) {
+		e->stage = calloc(prog->nchannels, sizeof(*e->stage));
+		if (!e->stage)
+			goto oom;
+		for (unsigned i = 0; i < prog->nchannels; i++)
+			if (channels[i] && isp_channel_stage_init(&e->stage[i], channels[i], 64 * 1024) != 0)
+				goto oom;
+	}
 	return e;
 oom:
 	snprintf(err, errlen, "out of memory for the rule state");
@@ -203,6 +213,14 @@ void isp_engine_tick(struct isp_engine *e, uint64_t now_ns)
 {
 	for (unsigned i = 0; i < e->prog->nqueries; i++)
 		query_advance(e, i, now_ns);
+	isp_engine_flush(e);
+}
+
+void isp_engine_flush(struct isp_engine *e)
+{
+	for (unsigned i = 0; e->stage && i < e->prog->nchannels; i++)
+		if (e->stage[i].ch)
+			isp_channel_stage_flush(&e->stage[i]);
 }
 
 void isp_engine_merge_windows(struct isp_engine *merger, struct isp_engine *const *workers,
@@ -291,6 +309,10 @@ void isp_engine_free(struct isp_engine *e)
 		free(e->q[i].cell_size);
 		free(e->q[i].plan);
 	}
+	for (unsigned i = 0; e->stage && i < e->prog->nchannels; i++)
+		if (e->stage[i].ch)
+			isp_channel_stage_free(&e->stage[i]);
+	free(e->stage);
 	free(e->ev);
 	free(e->q);
 	free(e->qbit);
@@ -409,7 +431,9 @@ void engine_emit(struct isp_engine *e, const char *report, const char *key, size
 	struct isp_record r = { report, key ? key : "", key ? keylen : 0, e->rec.buf, len };
 	for (unsigned i = 0; i < nchannels; i++) {
 		struct isp_channel *ch = e->channels ? e->channels[channels[i]] : NULL;
-		if (!ch || !isp_channel_submit(ch, &r))
+		if (ch && e->stage)
+			isp_channel_stage_add(&e->stage[channels[i]], &r, &st->dropped);
+		else if (!ch || !isp_channel_submit(ch, &r))
 			st->dropped++;
 	}
 }

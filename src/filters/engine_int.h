@@ -67,6 +67,7 @@ struct isp_engine {
 	struct event_state *ev;
 	struct query_state *q;
 	struct isp_channel **channels;  /* by program channel index (NULL = unused) */
+	struct isp_channel_stage *stage;        /* partial: records in batches, by index */
 	struct rec rec;
 	bool partial;                   /* one of several workers: windows go to the merger */
 	uint64_t *qbit, *ebit;          /* per query / event report: its bit in `what` */
@@ -94,6 +95,8 @@ void isp_engine_route(struct isp_engine *e, const struct isp_packet *p, unsigned
 /* Close the windows that ended by now_ns (a partial engine keeps them for
  * the merger; UINT64_MAX: every window). */
 void isp_engine_tick(struct isp_engine *e, uint64_t now_ns);
+/* Hand staged records to their channels (partial engines stage them). */
+void isp_engine_flush(struct isp_engine *e);
 /* With every worker at a barrier: merge their closed windows, write them. */
 void isp_engine_merge_windows(struct isp_engine *merger, struct isp_engine *const *workers,
 			      unsigned n);

@@ -67,6 +67,11 @@ static void tick(void *w, uint64_t now_ns)
 	isp_engine_tick(w, now_ns);
 }
 
+static void flush(void *w)
+{
+	isp_engine_flush(w);
+}
+
 static void merge(void *rules, void *const *workers, unsigned n)
 {
 	struct isp_rules *r = rules;
@@ -85,6 +90,7 @@ const struct isp_pipeline_ops isp_rules_ops = {
 	.route = route,
 	.item = item,
 	.tick = tick,
+	.flush = flush,
 	.merge = merge,
 	.window_end = window_end,
 };

@@ -3,8 +3,9 @@
  * channel of the fake type (fake.c) and on the ring alone: order, batch
  * sizes, the drop policies and the byte bound with exact counts, big
  * records, integrity across many wraps of a small ring, a ring that
- * grows to its bound with records wrapped round it, and producers pushing
- * while the consumer copies a batch out (concurrent_*).
+ * grows to its bound with records wrapped round it, producers pushing
+ * while the consumer copies a batch out (concurrent_*), and a producer's
+ * stage (batches under one lock) under both drop policies.
  */
 #include <check.h>
 #include <pthread.h>
@@ -107,6 +108,59 @@ END_TEST
 START_TEST(drop_oldest_counts)
 {
 	drop_policy("drop-policy=drop-oldest", true);
+}
+END_TEST
+
+/* The same through a producer's stage: records go in batches of one lock,
+ * each under the policy as if pushed alone, and the refused ones are
+ * counted where the producer said. */
+static void staged_policy(const char *policy, bool oldest)
+{
+	const char *kvs[] = { "queue-records=10", "batch=4", policy, NULL };
+	struct isp_channel *ch = ct_open(kvs);
+	struct isp_channel_stage stage;
+	uint64_t refused = 0;
+	char text[32];
+
+	ct_hold_first(ch);
+	ck_assert_int_eq(isp_channel_stage_init(&stage, ch, 4096), 0);
+	for (int i = 1; i <= 20; i++) {
+		snprintf(text, sizeof(text), "r%d", i);
+		struct isp_record r = { "rep", "k", 1, text, strlen(text) };
+		isp_channel_stage_add(&stage, &r, &refused);
+		if (i == 7)     /* a flush in between: two batches */
+			isp_channel_stage_flush(&stage);
+	}
+	ck_assert_uint_eq(ct_stats(ch).queued, 8);      /* the held one, 7 flushed */
+	isp_channel_stage_free(&stage);                 /* flushes the rest */
+
+	struct isp_channel_stats st = ct_stats(ch);
+	ck_assert_uint_eq(st.queued, 21);
+	ck_assert_uint_eq(st.dropped, 10);
+	ck_assert_uint_eq(refused, oldest ? 0 : 10);    /* drop-oldest evicts, refuses none */
+	fake_set_block(false);
+	isp_channel_drain(ch);
+	ck_assert_uint_eq(F.n, 11);
+	for (int i = 1; i <= 10; i++) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "r%d", oldest ? i + 10 : i);
+		ck_assert_str_eq(F.text[i], want);
+		ck_assert_str_eq(F.key[i], "k");
+	}
+	ct_check_invariant(ch);
+	isp_channel_close(ch);
+}
+
+START_TEST(staged_drop_newest)
+{
+	staged_policy("drop-policy=drop-newest", false);
+}
+END_TEST
+
+START_TEST(staged_drop_oldest)
+{
+	staged_policy("drop-policy=drop-oldest", true);
 }
 END_TEST
 
@@ -495,6 +549,8 @@ int main(void)
 	tcase_add_test(tc, order_and_batches);
 	tcase_add_test(tc, drop_newest_counts);
 	tcase_add_test(tc, drop_oldest_counts);
+	tcase_add_test(tc, staged_drop_newest);
+	tcase_add_test(tc, staged_drop_oldest);
 	tcase_add_test(tc, queue_bytes_bound);
 	tcase_add_test(tc, big_record_passes);
 	tcase_add_test(tc, ring_wraps_intact);
