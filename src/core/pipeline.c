@@ -9,71 +9,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "batches.h"
-#include "mesh.h"
-#include "spsc.h"
+#include "pipeline_int.h"
 
-#define READ_BURST 32           /* live: own packets between two looks at the mesh */
-#define DRAIN_BURST 64          /* live: items from the mesh between two reads */
 #define FILE_RING_BYTES (4u << 20)      /* items point into the file: small messages */
 #define LIVE_RING_BYTES (8u << 20)
-#define AHEAD 8                 /* files: own batches dissected ahead of handling */
-
-struct worker {
-	struct isp_pipeline *pl;
-	unsigned id;
-	void *ctx;
-	struct isp_source *src;         /* its share of a live input, or NULL */
-	pthread_t thread;
-	bool started;
-	bool reading;                   /* its own view of `live` */
-	uint64_t local;                 /* packets of its share */
-	struct isp_packet own;          /* read by this worker */
-	struct isp_packet peer;         /* dissected by another */
-	struct isp_stats st;            /* of the packets it dissected */
-	struct isp_batch batch[AHEAD];  /* own batches read, not yet handled */
-	struct isp_fifo defer;          /* their items, handled after earlier batches */
-	uint64_t dest[ISP_MAX_WORKERS];
-	char err[256];
-	_Alignas(64) _Atomic uint64_t packets;
-	_Atomic uint64_t ticks_done;
-	_Atomic bool live;              /* still reading its share */
-	_Atomic bool failed;
-	_Atomic bool finished;
-};
-
-struct isp_pipeline {
-	const struct isp_registry *reg;
-	struct isp_pipeline_ops ops;
-	bool has_ops;
-	void *rules;
-	unsigned n;
-	uint16_t first;
-	uint16_t ip4, ip6;
-	struct isp_source *src[ISP_MAX_WORKERS];
-	unsigned nsrc;
-	bool ordered;                   /* a capture file read in batches */
-	bool by_ref;                    /* items point into the source's bytes */
-	bool port_counters;             /* DPDK: the port counts, not the kernel */
-	uint64_t count;
-	struct isp_batches *batches;
-	struct isp_mesh *mesh;
-	void *ctxs[ISP_MAX_WORKERS];
-	char err[256];
-	/* the barrier at a tick: the last to arrive merges */
-	_Alignas(64) _Atomic unsigned arrived;
-	_Atomic uint64_t gen;
-	/* live inputs: ticks the controller asks for */
-	_Alignas(64) _Atomic uint64_t tick_req;
-	_Atomic uint64_t tick_ts;
-	_Atomic bool stop_reading;
-	_Atomic bool quit;
-	_Atomic bool broken;
-	_Atomic int go;                 /* 1: every worker started; -1: not all */
-	_Atomic uint64_t dropped;
-	uint64_t ticks;                 /* asked (controller's side) */
-	struct worker w[];
-};
 
 static uint64_t wall_ns(void)
 {
@@ -119,9 +58,31 @@ static bool send_item(struct worker *me, unsigned to, const struct isp_packet *p
 	return true;
 }
 
+static void defer_item(struct worker *me, const struct isp_packet *p, uint64_t what);
+
+/* An item to every worker its route names: to the others over the mesh
+ * (a file waits for room, a live input drops and counts), to this one in
+ * place or, while earlier batches are not handled, set aside. */
+void pl_dispatch(struct worker *me, const struct isp_packet *p, bool in_place, bool wait)
+{
+	struct isp_pipeline *pl = me->pl;
+
+	route(me, p);
+	for (unsigned to = 0; to < pl->n; to++) {
+		if (!me->dest[to])
+			continue;
+		if (to != me->id)
+			send_item(me, to, p, me->dest[to], wait);
+		else if (in_place)
+			pl->ops.item(me->ctx, p, me->dest[to]);
+		else
+			defer_item(me, p, me->dest[to]);
+	}
+}
+
 /* ---- ticks ---- */
 
-static void wait_step(void *ctx, unsigned *spins)
+void pl_wait_step(void *ctx, unsigned *spins)
 {
 	struct worker *me = ctx;
 
@@ -129,7 +90,7 @@ static void wait_step(void *ctx, unsigned *spins)
 }
 
 /* Close windows at ts; the last worker to get here merges them all. */
-static void barrier(struct worker *me, uint64_t ts)
+void pl_barrier(struct worker *me, uint64_t ts)
 {
 	struct isp_pipeline *pl = me->pl;
 	uint64_t gen = atomic_load_explicit(&pl->gen, memory_order_acquire);
@@ -145,19 +106,7 @@ static void barrier(struct worker *me, uint64_t ts)
 	}
 	unsigned spins = 0;
 	while (atomic_load_explicit(&pl->gen, memory_order_acquire) == gen)
-		wait_step(me, &spins);
-}
-
-/* ---- capture files: batches, handled in the file's order ---- */
-
-static void defer_tick(struct worker *me, uint64_t ts)
-{
-	struct spsc_msg *m = isp_fifo_push(&me->defer, 0);
-
-	if (m) {
-		m->kind = SPSC_TICK;
-		m->ts_ns = ts;
-	}
+		pl_wait_step(me, &spins);
 }
 
 static void defer_item(struct worker *me, const struct isp_packet *p, uint64_t what)
@@ -167,352 +116,6 @@ static void defer_item(struct worker *me, const struct isp_packet *p, uint64_t w
 
 	if (m)
 		isp_item_to_msg(m, p, true, what);
-}
-
-/* Dissect batch b: items for others go now, its own wait in `defer`
- * until the batches before b are handled. */
-static void dissect_batch(struct worker *me, const struct isp_batch *batch, uint64_t b,
-			  bool in_place)
-{
-	struct isp_pipeline *pl = me->pl;
-	struct isp_packet *p = &me->own;
-
-	for (unsigned k = 0; k < batch->n; k++) {
-		const struct isp_batch_pkt *bp = &batch->pkt[k];
-		if (bp->tick) {
-			isp_mesh_broadcast(pl->mesh, me->id, SPSC_TICK, bp->tick, 0);
-			if (in_place)
-				barrier(me, bp->tick);
-			else
-				defer_tick(me, bp->tick);
-		}
-		p->data = bp->data;
-		p->caplen = bp->caplen;
-		p->wirelen = bp->wirelen;
-		p->ts_ns = bp->ts_ns;
-		p->index = bp->index;
-		isp_dissect(pl->reg, p, pl->first, &me->st);
-		do {
-			route(me, p);
-			for (unsigned to = 0; to < pl->n; to++) {
-				if (!me->dest[to])
-					continue;
-				if (to != me->id)
-					send_item(me, to, p, me->dest[to], true);
-				else if (in_place)
-					pl->ops.item(me->ctx, p, me->dest[to]);
-				else
-					defer_item(me, p, me->dest[to]);
-			}
-		} while (isp_dissect_next_report(pl->reg, p, &me->st));
-	}
-	me->local += batch->n;
-	atomic_store_explicit(&me->packets, me->local, memory_order_relaxed);
-	isp_mesh_broadcast(pl->mesh, me->id, SPSC_BATCH, 0, b);
-	if (in_place)
-		return;
-	struct spsc_msg *m = isp_fifo_push(&me->defer, 0);
-	if (m)
-		m->kind = SPSC_BATCH;
-}
-
-struct ordered {
-	uint64_t next;          /* the first batch not handled yet */
-	uint64_t read;          /* the next own batch to read */
-	uint64_t end;           /* the first empty batch, once known */
-	unsigned ahead;         /* own batches read, not handled */
-};
-
-static bool read_own(struct worker *me, struct ordered *o);
-
-/* Its turn at the file comes while it handles: take it now, since the
- * others wait for what it reads (a worker that claimed its batches only
- * when idle held them up). */
-static inline void claim_turn(struct worker *me, struct ordered *o)
-{
-	if (o->ahead < AHEAD && o->read < o->end)
-		read_own(me, o);
-}
-
-#define CLAIM_EVERY 16          /* items handled between two looks at the turn */
-
-/* The oldest own batch dissected ahead, up to its marker. */
-static void handle_own(struct worker *me, struct ordered *o)
-{
-	unsigned k = 0;
-
-	struct isp_pipeline *pl = me->pl;
-	struct spsc_msg *m;
-
-	while ((m = isp_fifo_peek(&me->defer))) {
-		if (m->kind == SPSC_BATCH) {
-			isp_fifo_pop(&me->defer);
-			return;
-		}
-		if (m->kind == SPSC_TICK) {
-			uint64_t ts = m->ts_ns;
-			isp_fifo_pop(&me->defer);
-			barrier(me, ts);
-			continue;
-		}
-		isp_item_from_msg(&me->own, m);
-		pl->ops.item(me->ctx, &me->own, m->aux);
-		isp_fifo_pop(&me->defer);
-		if (++k % CLAIM_EVERY == 0)
-			claim_turn(me, o);
-	}
-}
-
-enum { BATCH_PARTIAL, BATCH_DONE, BATCH_END };
-
-/* What has come of batch bb, read by another worker: its items for this
- * one, up to its marker (BATCH_DONE), or the end of the input. */
-static int handle_batch_of(struct worker *me, struct ordered *o, uint64_t bb)
-{
-	struct isp_pipeline *pl = me->pl;
-	unsigned from = (unsigned)(bb % pl->n);
-	struct spsc_msg *m;
-	unsigned k = 0;
-
-	while ((m = isp_mesh_peek(pl->mesh, from, me->id))) {
-		/* the next items' lines and bytes sit in the other core's cache */
-		if ((k++ & 3) == 0)
-			isp_mesh_prefetch(pl->mesh, from, me->id, 8);
-		uint8_t kind = m->kind;
-		uint64_t ts = m->ts_ns;
-		if (kind == SPSC_PACKET) {
-			isp_item_from_msg(&me->peer, m);
-			pl->ops.item(me->ctx, &me->peer, m->aux);
-		}
-		isp_mesh_release(pl->mesh, from, me->id, m);
-		if (kind == SPSC_TICK)
-			barrier(me, ts);
-		else if (kind == SPSC_BATCH)
-			return BATCH_DONE;
-		else if (kind == SPSC_END)
-			return BATCH_END;
-		else if (k % CLAIM_EVERY == 0)
-			claim_turn(me, o);
-	}
-	return BATCH_PARTIAL;
-}
-
-/* Read and dissect the next own batch: false when it is not its turn yet
- * or the input has ended. When it is the next to handle, its own items
- * are handled as they come, without a copy; else they wait in `defer`. */
-static bool read_own(struct worker *me, struct ordered *o)
-{
-	bool in_place = o->next == o->read && o->ahead == 0;
-	struct isp_pipeline *pl = me->pl;
-	struct isp_batch *batch = &me->batch[(o->read / pl->n) % AHEAD];
-	int got = isp_batches_read(pl->batches, o->read, batch);
-
-	if (got == ISP_BATCH_NOT_YET)
-		return false;
-	if (got <= 0) {
-		isp_mesh_broadcast(pl->mesh, me->id, SPSC_END, 0, o->read);
-		if (o->read < o->end)
-			o->end = o->read;
-		return false;
-	}
-	dissect_batch(me, batch, o->read, in_place);
-	if (in_place)
-		o->next++;
-	else
-		o->ahead++;
-	o->read += pl->n;
-	return true;
-}
-
-/*
- * Worker me reads batches me, me + n, me + 2n, ... and handles every batch
- * in order: its own from what it dissected ahead, the others' from what
- * they sent it. While another's batch is not complete it dissects its
- * next ones (up to AHEAD), so that a worker a little behind does not hold
- * the others; it waits only when there is nothing else to do.
- */
-static void run_ordered(struct worker *me)
-{
-	struct isp_pipeline *pl = me->pl;
-	struct ordered o = { 0, me->id, UINT64_MAX, 0 };
-	unsigned spins = 0;
-
-	while (o.next < o.end) {
-		if (o.next % pl->n == me->id) {
-			if (o.ahead == 0) {
-				if (read_own(me, &o))
-					spins = 0;
-				else if (o.next < o.end)
-					wait_step(me, &spins);
-				continue;
-			}
-			handle_own(me, &o);
-			o.ahead--;
-			o.next++;
-			spins = 0;
-			continue;
-		}
-		claim_turn(me, &o);
-		int r = handle_batch_of(me, &o, o.next);
-		if (r == BATCH_DONE) {
-			o.next++;
-			spins = 0;
-		} else if (r == BATCH_END) {
-			o.end = o.next;
-		} else {
-			isp_mesh_flush(pl->mesh, me->id);
-			wait_step(me, &spins);
-		}
-	}
-	barrier(me, UINT64_MAX);        /* every window */
-}
-
-/* ---- live inputs: shares read by their own workers ---- */
-
-static void handle_read(struct worker *me)
-{
-	struct isp_pipeline *pl = me->pl;
-	struct isp_packet *p = &me->own;
-
-	me->local++;
-	/* unique and increasing per share: first/last keep an order */
-	p->index = me->local * pl->n + me->id;
-	atomic_store_explicit(&me->packets, me->local, memory_order_relaxed);
-	isp_dissect(pl->reg, p, pl->first, &me->st);
-	do {
-		route(me, p);
-		for (unsigned to = 0; to < pl->n; to++) {
-			if (!me->dest[to])
-				continue;
-			if (to == me->id)
-				pl->ops.item(me->ctx, p, me->dest[to]);
-			else
-				send_item(me, to, p, me->dest[to], false);
-		}
-	} while (isp_dissect_next_report(pl->reg, p, &me->st));
-}
-
-static void end_reading(struct worker *me)
-{
-	me->reading = false;
-	atomic_store_explicit(&me->live, false, memory_order_release);
-}
-
-static bool read_burst(struct worker *me)
-{
-	struct isp_packet *p = &me->own;
-	unsigned k = 0;
-
-	for (; k < READ_BURST; k++) {
-		int rc = isp_source_next(me->src, &p->data, &p->caplen, &p->wirelen, &p->ts_ns,
-					 me->err, sizeof(me->err));
-		if (rc == 1) {
-			handle_read(me);
-			continue;
-		}
-		if (rc == 2)
-			break;
-		if (rc < 0)
-			atomic_store_explicit(&me->failed, true, memory_order_release);
-		end_reading(me);
-		break;
-	}
-	isp_mesh_flush(me->pl->mesh, me->id);
-	return k > 0;
-}
-
-/* Items from `from`, up to a tick marker (left in place). */
-static unsigned drain_from(struct worker *me, unsigned from, unsigned budget, bool *at_tick)
-{
-	struct isp_pipeline *pl = me->pl;
-	unsigned done = 0;
-	struct spsc_msg *m;
-
-	*at_tick = false;
-	while (done < budget && (m = isp_mesh_peek(pl->mesh, from, me->id))) {
-		if (m->kind == SPSC_TICK) {
-			*at_tick = true;
-			break;
-		}
-		isp_item_from_msg(&me->peer, m);
-		pl->ops.item(me->ctx, &me->peer, m->aux);
-		isp_mesh_release(pl->mesh, from, me->id, m);
-		done++;
-	}
-	return done;
-}
-
-/* A tick asked by the controller: a marker to every other worker, what
- * came before theirs, then the barrier. */
-static void live_tick(struct worker *me, uint64_t ts)
-{
-	struct isp_pipeline *pl = me->pl;
-	bool seen[ISP_MAX_WORKERS] = { false };
-	unsigned pending = pl->n - 1, spins = 0;
-
-	isp_mesh_flush(pl->mesh, me->id);
-	isp_mesh_broadcast(pl->mesh, me->id, SPSC_TICK, ts, 0);
-	while (pending) {
-		bool busy = false;
-		for (unsigned j = 0; j < pl->n; j++) {
-			bool at_tick;
-			if (j == me->id || seen[j])
-				continue;
-			if (drain_from(me, j, DRAIN_BURST, &at_tick))
-				busy = true;
-			if (at_tick) {
-				isp_mesh_release(pl->mesh, j, me->id, isp_mesh_peek(pl->mesh, j, me->id));
-				seen[j] = true;
-				pending--;
-			}
-		}
-		if (busy)
-			spins = 0;
-		else
-			wait_step(me, &spins);
-	}
-	barrier(me, ts);
-}
-
-static void run_live(struct worker *me)
-{
-	struct isp_pipeline *pl = me->pl;
-	uint64_t ticks = 0;
-	unsigned spins = 0;
-	bool staged = false;
-
-	for (;;) {
-		uint64_t req = atomic_load_explicit(&pl->tick_req, memory_order_acquire);
-		if (req > ticks) {
-			ticks = req;
-			live_tick(me, atomic_load_explicit(&pl->tick_ts, memory_order_relaxed));
-			atomic_store_explicit(&me->ticks_done, ticks, memory_order_release);
-			continue;
-		}
-		if (atomic_load_explicit(&pl->quit, memory_order_acquire))
-			return;
-		bool busy = false, at_tick;
-		for (unsigned j = 0; j < pl->n; j++)
-			if (j != me->id && drain_from(me, j, DRAIN_BURST, &at_tick))
-				busy = true;
-		if (me->reading) {
-			if (atomic_load_explicit(&pl->stop_reading, memory_order_acquire))
-				end_reading(me);
-			else if (read_burst(me))
-				busy = true;
-		}
-		if (busy) {
-			spins = 0;
-			staged = true;
-		} else {
-			/* idle: records staged in batches go now, not at the
-			 * next tick (which may be far, or never come) */
-			if (staged && pl->ops.flush)
-				pl->ops.flush(me->ctx);
-			staged = false;
-			spsc_pause(&spins);
-		}
-	}
 }
 
 static void *worker_main(void *arg)
@@ -527,9 +130,9 @@ static void *worker_main(void *arg)
 	if (go < 0)
 		return NULL;
 	if (me->pl->ordered)
-		run_ordered(me);
+		pl_run_ordered(me);
 	else
-		run_live(me);
+		pl_run_live(me);
 	atomic_store_explicit(&me->finished, true, memory_order_release);
 	return NULL;
 }

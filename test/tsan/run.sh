@@ -1,9 +1,9 @@
 #!/bin/sh
 # test/tsan/run.sh BUILD: the multi-threaded paths under ThreadSanitizer
-# (a build configured with -fsanitize=thread): the mesh of workers that
-# read their own shares, several workers behind one reader, the UDP
-# listener and DPDK queues on several workers. Any report of a data race
-# fails the case.
+# (a build configured with -fsanitize=thread): the pipeline unit test,
+# capture files read as shares by several workers, the UDP listener and
+# DPDK queues on several workers. Any report of a data race fails the
+# case.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bld=$(cd "${1:?usage: run.sh BUILD}" && pwd)

@@ -1,0 +1,207 @@
+/*
+ * pipeline_file.c - a capture file read as shares (pipeline.h): workers
+ * take turns claiming batches (batches.h) and handle every batch in the
+ * order of the file.
+ */
+#include "pipeline_int.h"
+
+/* ---- capture files: batches, handled in the file's order ---- */
+
+static void defer_tick(struct worker *me, uint64_t ts)
+{
+	struct spsc_msg *m = isp_fifo_push(&me->defer, 0);
+
+	if (m) {
+		m->kind = SPSC_TICK;
+		m->ts_ns = ts;
+	}
+}
+
+/* Dissect batch b: items for others go now, its own wait in `defer`
+ * until the batches before b are handled. */
+static void dissect_batch(struct worker *me, const struct isp_batch *batch, uint64_t b,
+			  bool in_place)
+{
+	struct isp_pipeline *pl = me->pl;
+	struct isp_packet *p = &me->own;
+
+	for (unsigned k = 0; k < batch->n; k++) {
+		const struct isp_batch_pkt *bp = &batch->pkt[k];
+		if (bp->tick) {
+			isp_mesh_broadcast(pl->mesh, me->id, SPSC_TICK, bp->tick, 0);
+			if (in_place)
+				pl_barrier(me, bp->tick);
+			else
+				defer_tick(me, bp->tick);
+		}
+		p->data = bp->data;
+		p->caplen = bp->caplen;
+		p->wirelen = bp->wirelen;
+		p->ts_ns = bp->ts_ns;
+		p->index = bp->index;
+		isp_dissect(pl->reg, p, pl->first, &me->st);
+		do
+			pl_dispatch(me, p, in_place, true);
+		while (isp_dissect_next_report(pl->reg, p, &me->st));
+	}
+	me->local += batch->n;
+	atomic_store_explicit(&me->packets, me->local, memory_order_relaxed);
+	isp_mesh_broadcast(pl->mesh, me->id, SPSC_BATCH, 0, b);
+	if (in_place)
+		return;
+	struct spsc_msg *m = isp_fifo_push(&me->defer, 0);
+	if (m)
+		m->kind = SPSC_BATCH;
+}
+
+struct ordered {
+	uint64_t next;          /* the first batch not handled yet */
+	uint64_t read;          /* the next own batch to read */
+	uint64_t end;           /* the first empty batch, once known */
+	unsigned ahead;         /* own batches read, not handled */
+};
+
+static bool read_own(struct worker *me, struct ordered *o);
+
+/* Its turn at the file comes while it handles: take it now, since the
+ * others wait for what it reads (a worker that claimed its batches only
+ * when idle held them up). */
+static inline void claim_turn(struct worker *me, struct ordered *o)
+{
+	if (o->ahead < AHEAD && o->read < o->end)
+		read_own(me, o);
+}
+
+#define CLAIM_EVERY 16          /* items handled between two looks at the turn */
+
+/* The oldest own batch dissected ahead, up to its marker. */
+static void handle_own(struct worker *me, struct ordered *o)
+{
+	unsigned k = 0;
+
+	struct isp_pipeline *pl = me->pl;
+	struct spsc_msg *m;
+
+	while ((m = isp_fifo_peek(&me->defer))) {
+		if (m->kind == SPSC_BATCH) {
+			isp_fifo_pop(&me->defer);
+			return;
+		}
+		if (m->kind == SPSC_TICK) {
+			uint64_t ts = m->ts_ns;
+			isp_fifo_pop(&me->defer);
+			pl_barrier(me, ts);
+			continue;
+		}
+		isp_item_from_msg(&me->own, m);
+		pl->ops.item(me->ctx, &me->own, m->aux);
+		isp_fifo_pop(&me->defer);
+		if (++k % CLAIM_EVERY == 0)
+			claim_turn(me, o);
+	}
+}
+
+enum { BATCH_PARTIAL, BATCH_DONE, BATCH_END };
+
+/* What has come of batch bb, read by another worker: its items for this
+ * one, up to its marker (BATCH_DONE), or the end of the input. */
+static int handle_batch_of(struct worker *me, struct ordered *o, uint64_t bb)
+{
+	struct isp_pipeline *pl = me->pl;
+	unsigned from = (unsigned)(bb % pl->n);
+	struct spsc_msg *m;
+	unsigned k = 0;
+
+	while ((m = isp_mesh_peek(pl->mesh, from, me->id))) {
+		/* the next items' lines and bytes sit in the other core's cache */
+		if ((k++ & 3) == 0)
+			isp_mesh_prefetch(pl->mesh, from, me->id, 8);
+		uint8_t kind = m->kind;
+		uint64_t ts = m->ts_ns;
+		if (kind == SPSC_PACKET) {
+			isp_item_from_msg(&me->peer, m);
+			pl->ops.item(me->ctx, &me->peer, m->aux);
+		}
+		isp_mesh_release(pl->mesh, from, me->id, m);
+		if (kind == SPSC_TICK)
+			pl_barrier(me, ts);
+		else if (kind == SPSC_BATCH)
+			return BATCH_DONE;
+		else if (kind == SPSC_END)
+			return BATCH_END;
+		else if (k % CLAIM_EVERY == 0)
+			claim_turn(me, o);
+	}
+	return BATCH_PARTIAL;
+}
+
+/* Read and dissect the next own batch: false when it is not its turn yet
+ * or the input has ended. When it is the next to handle, its own items
+ * are handled as they come, without a copy; else they wait in `defer`. */
+static bool read_own(struct worker *me, struct ordered *o)
+{
+	bool in_place = o->next == o->read && o->ahead == 0;
+	struct isp_pipeline *pl = me->pl;
+	struct isp_batch *batch = &me->batch[(o->read / pl->n) % AHEAD];
+	int got = isp_batches_read(pl->batches, o->read, batch);
+
+	if (got == ISP_BATCH_NOT_YET)
+		return false;
+	if (got <= 0) {
+		isp_mesh_broadcast(pl->mesh, me->id, SPSC_END, 0, o->read);
+		if (o->read < o->end)
+			o->end = o->read;
+		return false;
+	}
+	dissect_batch(me, batch, o->read, in_place);
+	if (in_place)
+		o->next++;
+	else
+		o->ahead++;
+	o->read += pl->n;
+	return true;
+}
+
+/*
+ * Worker me reads batches me, me + n, me + 2n, ... and handles every batch
+ * in order: its own from what it dissected ahead, the others' from what
+ * they sent it. While another's batch is not complete it dissects its
+ * next ones (up to AHEAD), so that a worker a little behind does not hold
+ * the others; it waits only when there is nothing else to do.
+ */
+void pl_run_ordered(struct worker *me)
+{
+	struct isp_pipeline *pl = me->pl;
+	struct ordered o = { 0, me->id, UINT64_MAX, 0 };
+	unsigned spins = 0;
+
+	while (o.next < o.end) {
+		if (o.next % pl->n == me->id) {
+			if (o.ahead == 0) {
+				if (read_own(me, &o))
+					spins = 0;
+				else if (o.next < o.end)
+					pl_wait_step(me, &spins);
+				continue;
+			}
+			handle_own(me, &o);
+			o.ahead--;
+			o.next++;
+			spins = 0;
+			continue;
+		}
+		claim_turn(me, &o);
+		int r = handle_batch_of(me, &o, o.next);
+		if (r == BATCH_DONE) {
+			o.next++;
+			spins = 0;
+		} else if (r == BATCH_END) {
+			o.end = o.next;
+		} else {
+			isp_mesh_flush(pl->mesh, me->id);
+			pl_wait_step(me, &spins);
+		}
+	}
+	pl_barrier(me, UINT64_MAX);        /* every window */
+}
+

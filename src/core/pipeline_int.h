@@ -1,0 +1,87 @@
+/*
+ * pipeline_int.h - inside the pipeline (pipeline.c: open, run, close, the
+ * barrier; pipeline_file.c: capture files as ordered shares;
+ * pipeline_live.c: live inputs read in shares). The API is pipeline.h.
+ */
+#ifndef ISP_PIPELINE_INT_H
+#define ISP_PIPELINE_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "batches.h"
+#include "mesh.h"
+#include "pipeline.h"
+#include "spsc.h"
+
+#define AHEAD 8                 /* files: own batches dissected ahead of handling */
+
+struct worker {
+	struct isp_pipeline *pl;
+	unsigned id;
+	void *ctx;
+	struct isp_source *src;         /* its share of a live input, or NULL */
+	pthread_t thread;
+	bool started;
+	bool reading;                   /* its own view of `live` */
+	uint64_t local;                 /* packets of its share */
+	struct isp_packet own;          /* read by this worker */
+	struct isp_packet peer;         /* dissected by another */
+	struct isp_stats st;            /* of the packets it dissected */
+	struct isp_batch batch[AHEAD];  /* own batches read, not yet handled */
+	struct isp_fifo defer;          /* their items, handled after earlier batches */
+	uint64_t dest[ISP_MAX_WORKERS];
+	char err[256];
+	_Alignas(64) _Atomic uint64_t packets;
+	_Atomic uint64_t ticks_done;
+	_Atomic bool live;              /* still reading its share */
+	_Atomic bool failed;
+	_Atomic bool finished;
+};
+
+struct isp_pipeline {
+	const struct isp_registry *reg;
+	struct isp_pipeline_ops ops;
+	bool has_ops;
+	void *rules;
+	unsigned n;
+	uint16_t first;
+	uint16_t ip4, ip6;
+	struct isp_source *src[ISP_MAX_WORKERS];
+	unsigned nsrc;
+	bool ordered;                   /* a capture file read in batches */
+	bool by_ref;                    /* items point into the source's bytes */
+	bool port_counters;             /* DPDK: the port counts, not the kernel */
+	uint64_t count;
+	struct isp_batches *batches;
+	struct isp_mesh *mesh;
+	void *ctxs[ISP_MAX_WORKERS];
+	char err[256];
+	/* the barrier at a tick: the last to arrive merges */
+	_Alignas(64) _Atomic unsigned arrived;
+	_Atomic uint64_t gen;
+	/* live inputs: ticks the controller asks for */
+	_Alignas(64) _Atomic uint64_t tick_req;
+	_Atomic uint64_t tick_ts;
+	_Atomic bool stop_reading;
+	_Atomic bool quit;
+	_Atomic bool broken;
+	_Atomic int go;                 /* 1: every worker started; -1: not all */
+	_Atomic uint64_t dropped;
+	uint64_t ticks;                 /* asked (controller's side) */
+	struct worker w[];
+};
+
+/* Route an item and hand it to every worker named: the others over the
+ * mesh (wait: for room, else drop and count), this one in place, or set
+ * aside until the batches before its own are handled. */
+void pl_dispatch(struct worker *me, const struct isp_packet *p, bool in_place, bool wait);
+/* One step of a wait (spills the worker's inbound rings past a while). */
+void pl_wait_step(void *ctx, unsigned *spins);
+/* Close windows at ts; the last worker to arrive merges them all. */
+void pl_barrier(struct worker *me, uint64_t ts);
+/* A worker's life on a capture file, on a live share. */
+void pl_run_ordered(struct worker *me);
+void pl_run_live(struct worker *me);
+
+#endif
