@@ -2,7 +2,7 @@
 # bench/instructions.sh - instructions per packet of the packet thread
 # (valgrind's callgrind: exact counts, unlike times on a shared machine)
 # for each workload of bench/run.sh: decode only, the 9-function query,
-# the delta event, the 14-attribute event to a file. A run of 1 packet
+# the delta event, the 14-attribute event to a file in JSON and in CSV. A run of 1 packet
 # is subtracted (start-up: plugins, rules, channels).
 #
 #   ./setup.sh build && bench/instructions.sh [PACKETS]
@@ -25,7 +25,7 @@ count() {
 }
 
 echo "intspect instructions per packet (callgrind, packet thread), $n packets, $(date -u +%Y-%m-%d)"
-printf '  %-4s %10s %10s %10s %10s\n' "" decode query delta ev14
+printf '  %-4s %10s %10s %10s %10s %10s\n' "" decode query delta ev14 ev14csv
 for w in a b c; do
 	cap=$(capture "$w")
 	one="$tmp/$w-one.pcap"
@@ -34,7 +34,7 @@ for w in a b c; do
 e = "<" if d[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"; \
 l = struct.unpack(e + "I", d[32:36])[0]; open(sys.argv[2], "wb").write(d[:40 + l])' "$cap" "$one"
 	line=""
-	for rules in "" "$tmp/q9.conf" "$tmp/delta.conf" "$tmp/ev14.conf"; do
+	for rules in "" "$tmp/q9.conf" "$tmp/delta.conf" "$tmp/ev14.conf" "$tmp/ev14csv.conf"; do
 		set -- -r "$cap"
 		[ -n "$rules" ] && set -- "$@" -C "$rules"
 		all=$(count "$@")
@@ -44,6 +44,6 @@ l = struct.unpack(e + "I", d[32:36])[0]; open(sys.argv[2], "wb").write(d[:40 + l
 		line="$line $(( (all - base) / (n - 1) ))"
 	done
 	# shellcheck disable=SC2086
-	printf '  (%s) %10s %10s %10s %10s\n' "$w" $line
+	printf '  (%s) %10s %10s %10s %10s %10s\n' "$w" $line
 done
-rm -f "$tmp"/cg.out* "$tmp/ev14.json"
+rm -f "$tmp"/cg.out* "$tmp/ev14.json" "$tmp/ev14.csv"

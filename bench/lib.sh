@@ -30,6 +30,18 @@ event-report ev14 {
 }
 CONF
 
+# the same event as MMT-Probe's CSV
+cat >"$tmp/ev14csv.conf" <<CONF
+file-output { path = "$tmp/ev14.csv"; format = csv }
+event-report ev14 {
+  event = "int.hop_latencies"
+  attributes = {"meta.timestamp", "ip.src", "ip.dst", "udp.src_port", "udp.dst_port", "int.num_hop",
+                "int.latency", "int.hop_switch_ids", "int.hop_ingress_port_ids", "int.hop_egress_port_ids",
+                "int.hop_queue_ids", "int.hop_queue_occups", "int.hop_ingress_times", "int.hop_egress_times"}
+  output-channel = {file}
+}
+CONF
+
 # the workloads: name, description, intgen arguments
 WORKLOADS='a|INT v1.0 3 hops over UDP, 230 B, 64 flows|--int-version 1.0 --hops 3 --bitmap 0xFC00 --flows 64 --size 230
 b|report v2.0, 6 hops, 9 metric sets|--format report --report-version 2.0 --hops 6 --bitmap 0xFF80 --flows 64

@@ -22,18 +22,40 @@ static void csv_sep(struct rec *r)
 	jsonw_raw(&r->w, ",", 1);
 }
 
+/* A quoted CSV cell: '"' doubled, a newline made a space; the runs
+ * between them copied whole. */
+static void csv_string_n(struct rec *r, const char *s, size_t n)
+{
+	size_t run = 0;
+
+	jsonw_raw(&r->w, "\"", 1);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] != '"' && s[i] != '\n')
+			continue;
+		jsonw_raw(&r->w, s + run, i - run);
+		if (s[i] == '"')
+			jsonw_raw(&r->w, "\"\"", 2);
+		else
+			jsonw_raw(&r->w, " ", 1);
+		run = i + 1;
+	}
+	jsonw_raw(&r->w, s + run, n - run);
+	jsonw_raw(&r->w, "\"", 1);
+}
+
 static void csv_string(struct rec *r, const char *s)
 {
-	jsonw_raw(&r->w, "\"", 1);
-	for (; *s; s++) {
-		if (*s == '"')
-			jsonw_raw(&r->w, "\"\"", 2);
-		else if (*s == '\n')
-			jsonw_raw(&r->w, " ", 1);
-		else
-			jsonw_raw(&r->w, s, 1);
-	}
-	jsonw_raw(&r->w, "\"", 1);
+	csv_string_n(r, s, strlen(s));
+}
+
+/* An unsigned number and a comma. */
+static void csv_uint(struct rec *r, uint64_t v)
+{
+	char b[JSONW_U64_MAX + 1];
+	size_t n = jsonw_utoa(v, b);
+
+	b[n] = ',';
+	jsonw_raw(&r->w, b, n + 1);
 }
 
 /* Is what iso8601 keeps for the second of ns missing? (sec_time_len is 0
@@ -127,12 +149,18 @@ void rec_begin(struct rec *r, bool csv, const char *report, const char *type,
 	jsonw_init(&r->w, r->buf, sizeof(r->buf) - 1);
 	r->csv = csv;
 	if (csv) {
-		snprintf(b, sizeof(b), "%u,%u,", type_id, probe_id);
-		raw(r, b);
+		csv_uint(r, type_id);
+		csv_uint(r, probe_id);
 		csv_string(r, source);
-		snprintf(b, sizeof(b), ",%llu.%06llu,", (unsigned long long)(ts_ns / 1000000000u),
-			 (unsigned long long)(ts_ns % 1000000000u / 1000u));
-		raw(r, b);
+		/* ,SECONDS.MICROSECONDS, */
+		size_t n = 1;
+		b[0] = ',';
+		n += jsonw_utoa(ts_ns / 1000000000u, b + n);
+		b[n++] = '.';
+		put_us(b + n, (uint32_t)(ts_ns % 1000000000u / 1000u));
+		n += 6;
+		b[n++] = ',';
+		jsonw_raw(&r->w, b, n);
 		csv_string(r, report);
 		return;
 	}
@@ -324,17 +352,16 @@ void rec_json_cell(struct rec *r, const char *json, size_t n)
 	/* CSV: a JSON string loses its quotes, anything else (numbers stay
 	 * bare, arrays) becomes one quoted cell */
 	if (n >= 2 && json[0] == '"') {
-		char tmp[1024];
-		snprintf(tmp, sizeof(tmp), "%.*s", (int)(n - 2), json + 1);
-		csv_string(r, tmp);
+		csv_string_n(r, json + 1, n - 2);
 	} else if (n && json[0] == '[') {
-		char tmp[REC_MAX / 4];
-		snprintf(tmp, sizeof(tmp), "%.*s", (int)n, json);
-		csv_string(r, tmp);
+		csv_string_n(r, json, n);
 	} else {
 		jsonw_raw(&r->w, json, n);
 	}
 }
+
+#define CSV_NUMBER_TYPES ((1u << ISP_T_U8) | (1u << ISP_T_U16) | (1u << ISP_T_U32) | \
+			  (1u << ISP_T_U64))
 
 void rec_value(struct rec *r, const struct isp_value *v)
 {
@@ -343,6 +370,16 @@ void rec_value(struct rec *r, const struct isp_value *v)
 
 	if (!r->csv) {
 		isp_value_json(&r->w, v, 6);
+		return;
+	}
+	if (v->is_array && (CSV_NUMBER_TYPES >> v->type & 1)) {
+		/* numbers and null: nothing to escape, straight into the cell */
+		bool comma = r->w.need_comma;
+		jsonw_raw(&r->w, "\"", 1);
+		r->w.need_comma = false;
+		isp_value_json(&r->w, v, 6);
+		r->w.need_comma = comma;
+		jsonw_raw(&r->w, "\"", 1);
 		return;
 	}
 	if (!v->is_array && !(v->missing & 1) &&
@@ -483,6 +520,21 @@ void rec_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *
 		}
 		r->w.len = (size_t)(end - r->w.buf);
 		return;         /* need_comma stays true */
+	}
+	/* CSV: numbers and timestamps bare, a numeric per-hop array as one
+	 * quoted cell, straight into the buffer (what rec_value writes) */
+	if (r->csv && v && put_value_can(v) && v->type != ISP_T_IPV4 &&
+	    (o = jsonw_room(&r->w, 3 + value_room(v))) != NULL) {
+		*o++ = ',';
+		if (v->is_array) {
+			*o++ = '"';
+			o = put_array(o, v);
+			*o++ = '"';
+		} else {
+			o = put_scalar(o, v);
+		}
+		r->w.len = (size_t)(o - r->w.buf);
+		return;
 	}
 	rec_key_prepared(r, k);
 	if (v)
