@@ -23,6 +23,7 @@
 
 static struct isp_pipeline *g_pipeline;
 static volatile sig_atomic_t g_print_stats;
+static volatile sig_atomic_t g_stop;    /* a stop before the pipeline was open */
 
 static void on_usr1(int sig)
 {
@@ -33,6 +34,7 @@ static void on_usr1(int sig)
 static void on_signal(int sig)
 {
 	(void)sig;
+	g_stop = 1;
 	isp_pipeline_break(g_pipeline);
 }
 
@@ -466,7 +468,10 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 		po.ops = &isp_rules_ops;
 		po.rules = r.rules;
 	}
-	g_pipeline = isp_pipeline_open(reg, &po, err, sizeof(err));
+	struct isp_pipeline *pl = isp_pipeline_open(reg, &po, err, sizeof(err));
+	g_pipeline = pl;
+	if (pl && g_stop)
+		isp_pipeline_break(pl);
 	if (!g_pipeline) {
 		fprintf(stderr, "intspect: %s\n", err);
 		isp_rules_free(r.rules);
@@ -475,10 +480,6 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 	}
 	if (workers > 1)
 		note_cpus(workers);
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	signal(SIGUSR1, on_usr1);       /* tcpdump/Suricata: print the counters now */
-	signal(SIGPIPE, SIG_IGN);       /* a closed consumer is an error to count, not a death */
 
 	static char outbuf[1 << 20];
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
@@ -511,6 +512,12 @@ int main(int argc, char **argv)
 
 	if (parse_cli(argc, argv, &c) < 0)
 		return 2;
+	/* first: a signal during set-up is kept (a stop ends the run as soon
+	 * as the input is open), never the default death */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGUSR1, on_usr1);       /* tcpdump/Suricata: print the counters now */
+	signal(SIGPIPE, SIG_IGN);       /* a closed consumer is an error to count, not a death */
 	struct isp_registry *reg = build_registry(&c);
 	if (!reg)
 		return 2;
