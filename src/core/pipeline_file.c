@@ -56,9 +56,11 @@ static void dissect_batch(struct worker *me, const struct isp_batch *batch, uint
 
 struct ordered {
 	uint64_t next;          /* the first batch not handled yet */
-	uint64_t read;          /* the next own batch to read */
+	uint64_t read;          /* the next own batch to claim */
+	uint64_t dis;           /* the next own batch to dissect (<= read) */
 	uint64_t end;           /* the first empty batch, once known */
-	unsigned ahead;         /* own batches read, not handled */
+	uint64_t eof;           /* its own first empty batch, once claimed */
+	unsigned ahead;         /* own batches dissected, not handled */
 };
 
 static bool read_own(struct worker *me, struct ordered *o);
@@ -68,7 +70,9 @@ static bool read_own(struct worker *me, struct ordered *o);
  * when idle held them up). */
 static inline void claim_turn(struct worker *me, struct ordered *o)
 {
-	if (o->ahead < AHEAD && o->read < o->end)
+	unsigned held = o->ahead + (unsigned)((o->read - o->dis) / me->pl->n);
+
+	if (held < AHEAD && o->read < o->eof && o->read < o->end)
 		read_own(me, o);
 }
 
@@ -140,45 +144,66 @@ static int handle_batch_of(struct worker *me, struct ordered *o, uint64_t bb)
  * are handled as they come, without a copy; else they wait in `defer`. */
 static bool read_own(struct worker *me, struct ordered *o)
 {
-	bool in_place = o->next == o->read && o->ahead == 0;
 	struct isp_pipeline *pl = me->pl;
 	struct isp_batch *batch = &me->batch[(o->read / pl->n) % AHEAD];
 	int got = isp_batches_read(pl->batches, o->read, batch);
 
 	if (got == ISP_BATCH_NOT_YET)
 		return false;
-	if (got <= 0) {
-		isp_mesh_broadcast(pl->mesh, me->id, SPSC_END, 0, o->read);
-		if (o->read < o->end)
-			o->end = o->read;
+	if (got <= 0)
+		o->eof = o->read;       /* told to the others once what came before is sent */
+	else
+		o->read += pl->n;
+	return got > 0;
+}
+
+/* Dissect the oldest own batch claimed: in place when it is the next to
+ * handle, else set aside. At its end of input, tell the others. */
+static bool dissect_own(struct worker *me, struct ordered *o)
+{
+	struct isp_pipeline *pl = me->pl;
+
+	if (o->dis == o->read) {
+		if (o->dis == o->eof) {
+			isp_mesh_broadcast(pl->mesh, me->id, SPSC_END, 0, o->eof);
+			if (o->eof < o->end)
+				o->end = o->eof;
+			o->eof = UINT64_MAX - 1;        /* said once */
+		}
 		return false;
 	}
-	dissect_batch(me, batch, o->read, in_place);
+	bool in_place = o->next == o->dis && o->ahead == 0;
+	dissect_batch(me, &me->batch[(o->dis / pl->n) % AHEAD], o->dis, in_place);
 	if (in_place)
 		o->next++;
 	else
 		o->ahead++;
-	o->read += pl->n;
+	o->dis += pl->n;
 	return true;
 }
 
 /*
- * Worker me reads batches me, me + n, me + 2n, ... and handles every batch
- * in order: its own from what it dissected ahead, the others' from what
- * they sent it. While another's batch is not complete it dissects its
- * next ones (up to AHEAD), so that a worker a little behind does not hold
- * the others; it waits only when there is nothing else to do.
+ * Worker me claims batches me, me + n, me + 2n, ... and handles every
+ * batch in order: its own, the others' from what they sent it. Claiming
+ * (taking the turn, the record pointers) is done as soon as the turn
+ * comes, since the others' turns wait for it; dissecting is done when the
+ * batch is the next to handle (its own items then need no copy) or when
+ * there is nothing else to do (up to AHEAD batches ahead, their own items
+ * set aside). Measured: dissecting every batch as soon as it was claimed
+ * set aside almost every own item and was 10-20% slower.
  */
 void pl_run_ordered(struct worker *me)
 {
 	struct isp_pipeline *pl = me->pl;
-	struct ordered o = { 0, me->id, UINT64_MAX, 0 };
+	struct ordered o = { 0, me->id, me->id, UINT64_MAX, UINT64_MAX, 0 };
 	unsigned spins = 0;
 
 	while (o.next < o.end) {
 		if (o.next % pl->n == me->id) {
 			if (o.ahead == 0) {
-				if (read_own(me, &o))
+				if (o.dis == o.read && o.read < o.eof)
+					read_own(me, &o);
+				if (dissect_own(me, &o))
 					spins = 0;
 				else if (o.next < o.end)
 					pl_wait_step(me, &spins);
@@ -197,7 +222,8 @@ void pl_run_ordered(struct worker *me)
 			spins = 0;
 		} else if (r == BATCH_END) {
 			o.end = o.next;
-		} else {
+		} else if (!dissect_own(me, &o)) {
+			/* nothing to handle and nothing of its own to dissect */
 			isp_mesh_flush(pl->mesh, me->id);
 			pl_wait_step(me, &spins);
 		}
