@@ -19,8 +19,10 @@ event-report delta {
   output-channel = {stdout}
 }
 CONF
-cat >"$tmp/ev14.conf" <<CONF
-file-output { path = "$tmp/ev14.json" }
+# ev14_conf FILE FORMAT OUT: a 14-attribute event per packet to a file
+ev14_conf() {
+	cat >"$1" <<CONF
+file-output { path = "$3"; format = $2 }
 event-report ev14 {
   event = "int.hop_latencies"
   attributes = {"meta.timestamp", "ip.src", "ip.dst", "udp.src_port", "udp.dst_port", "int.num_hop",
@@ -29,18 +31,9 @@ event-report ev14 {
   output-channel = {file}
 }
 CONF
-
-# the same event as MMT-Probe's CSV
-cat >"$tmp/ev14csv.conf" <<CONF
-file-output { path = "$tmp/ev14.csv"; format = csv }
-event-report ev14 {
-  event = "int.hop_latencies"
-  attributes = {"meta.timestamp", "ip.src", "ip.dst", "udp.src_port", "udp.dst_port", "int.num_hop",
-                "int.latency", "int.hop_switch_ids", "int.hop_ingress_port_ids", "int.hop_egress_port_ids",
-                "int.hop_queue_ids", "int.hop_queue_occups", "int.hop_ingress_times", "int.hop_egress_times"}
-  output-channel = {file}
 }
-CONF
+ev14_conf "$tmp/ev14.conf" json "$tmp/ev14.json"
+ev14_conf "$tmp/ev14csv.conf" csv "$tmp/ev14.csv"     # as MMT-Probe's CSV
 
 # the workloads: name, description, intgen arguments
 WORKLOADS='a|INT v1.0 3 hops over UDP, 230 B, 64 flows|--int-version 1.0 --hops 3 --bitmap 0xFC00 --flows 64 --size 230
