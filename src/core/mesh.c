@@ -257,11 +257,6 @@ void isp_mesh_release(struct isp_mesh *m, unsigned from, unsigned to, struct sps
 		spsc_release(ring_of(m, from, to), msg);
 }
 
-void isp_mesh_prefetch(struct isp_mesh *m, unsigned from, unsigned to, unsigned n)
-{
-	spsc_prefetch(ring_of(m, from, to), n);
-}
-
 void isp_mesh_spill(struct isp_mesh *m, unsigned to)
 {
 	for (unsigned from = 0; from < m->n; from++) {

@@ -74,9 +74,6 @@ void isp_mesh_flush(struct isp_mesh *m, unsigned from);
 struct spsc_msg *isp_mesh_peek(struct isp_mesh *m, unsigned from, unsigned to);
 void isp_mesh_release(struct isp_mesh *m, unsigned from, unsigned to, struct spsc_msg *msg);
 
-/* Prefetch what the next n items from `from` hold (see spsc_prefetch). */
-void isp_mesh_prefetch(struct isp_mesh *m, unsigned from, unsigned to, unsigned n);
-
 /* Move everything waiting in `to`'s inbound rings into its FIFOs. */
 void isp_mesh_spill(struct isp_mesh *m, unsigned to);
 

@@ -114,8 +114,11 @@ static void defer_item(struct worker *me, const struct isp_packet *p, uint64_t w
 	/* own items point to their bytes: the batch keeps them until handled */
 	struct spsc_msg *m = isp_fifo_push(&me->defer, isp_item_msg_size(p, true));
 
-	if (m)
-		isp_item_to_msg(m, p, true, what);
+	if (!m) {       /* out of memory: lost, and counted */
+		atomic_fetch_add_explicit(&me->pl->dropped, 1, memory_order_relaxed);
+		return;
+	}
+	isp_item_to_msg(m, p, true, what);
 }
 
 static void *worker_main(void *arg)
@@ -418,7 +421,7 @@ void isp_pipeline_report(const struct isp_pipeline *pl, FILE *out)
 	uint64_t dropped = atomic_load_explicit(&pl->dropped, memory_order_relaxed);
 
 	if (dropped)
-		fprintf(out, "intspect: %llu items dropped: a worker's ring was full\n",
+		fprintf(out, "intspect: %llu items dropped: a worker's ring was full (live) or memory ran out\n",
 			(unsigned long long)dropped);
 	if (pl->n > 1) {
 		/* how the file's batches, the kernel or the card spread the input */

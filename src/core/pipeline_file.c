@@ -11,10 +11,14 @@ static void defer_tick(struct worker *me, uint64_t ts)
 {
 	struct spsc_msg *m = isp_fifo_push(&me->defer, 0);
 
-	if (m) {
-		m->kind = SPSC_TICK;
-		m->ts_ns = ts;
+	if (!m) {
+		/* out of memory: the others wait at this tick, so it comes
+		 * now, a batch early for this worker, rather than never */
+		pl_barrier(me, ts);
+		return;
 	}
+	m->kind = SPSC_TICK;
+	m->ts_ns = ts;
 }
 
 /* Dissect batch b: items for others go now, its own wait in `defer`
@@ -49,9 +53,10 @@ static void dissect_batch(struct worker *me, const struct isp_batch *batch, uint
 	isp_mesh_broadcast(pl->mesh, me->id, SPSC_BATCH, 0, b);
 	if (in_place)
 		return;
-	struct spsc_msg *m = isp_fifo_push(&me->defer, 0);
-	if (m)
-		m->kind = SPSC_BATCH;
+	struct spsc_msg *m;
+	while (!(m = isp_fifo_push(&me->defer, 0)))
+		pl_wait_step(me, &(unsigned){ 0 });    /* the end of the batch cannot be lost */
+	m->kind = SPSC_BATCH;
 }
 
 struct ordered {
@@ -117,9 +122,7 @@ static int handle_batch_of(struct worker *me, struct ordered *o, uint64_t bb)
 	unsigned k = 0;
 
 	while ((m = isp_mesh_peek(pl->mesh, from, me->id))) {
-		/* the next items' lines and bytes sit in the other core's cache */
-		if ((k++ & 3) == 0)
-			isp_mesh_prefetch(pl->mesh, from, me->id, 8);
+		k++;
 		uint8_t kind = m->kind;
 		uint64_t ts = m->ts_ns;
 		if (kind == SPSC_PACKET) {

@@ -108,35 +108,6 @@ void spsc_release(struct spsc *r, struct spsc_msg *m)
 	atomic_store_explicit(&r->head, head + m->size, memory_order_release);
 }
 
-void spsc_prefetch(struct spsc *r, unsigned n)
-{
-	size_t pos = atomic_load_explicit(&r->head, memory_order_relaxed);
-
-	if (r->ahead > pos)
-		pos = r->ahead;
-	while (n && pos != r->tail_seen) {
-		size_t off = pos % r->cap;
-		if (r->cap - off < HDR) {
-			pos += r->cap - off;
-			continue;
-		}
-		const struct spsc_msg *m = (const struct spsc_msg *)(r->buf + off);
-		if (m->kind == SPSC_PACKET) {
-			for (uint32_t k = 0; k < m->size; k += 64)
-				__builtin_prefetch((const uint8_t *)m + k);
-			if (m->by_ref) {
-				const uint8_t *d;
-				memcpy(&d, m->data, sizeof(d));
-				for (uint32_t k = 0; k < m->caplen && k < 256; k += 64)
-					__builtin_prefetch(d + k);
-			}
-			n--;
-		}
-		pos += m->size;
-	}
-	r->ahead = pos;
-}
-
 int spsc_thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
 {
 	sigset_t all, old;

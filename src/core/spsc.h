@@ -47,7 +47,6 @@ struct spsc {
 	size_t skip;            /* producer: bytes skipped before the reserved message */
 	_Alignas(64) _Atomic size_t head;       /* consumer */
 	size_t tail_seen;       /* consumer: tail when last read */
-	size_t ahead;           /* consumer: messages before this were prefetched */
 	_Alignas(64) size_t cap;                /* read-only after init */
 	uint8_t *buf;
 };
@@ -73,10 +72,6 @@ void spsc_flush(struct spsc *r);
 /* Consumer: the oldest message, or NULL when empty; release it after use. */
 struct spsc_msg *spsc_peek(struct spsc *r);
 void spsc_release(struct spsc *r, struct spsc_msg *m);
-
-/* Consumer: ask for the lines of up to n messages already visible past
- * those asked for before, and for the bytes `by_ref` items point to. */
-void spsc_prefetch(struct spsc *r, unsigned n);
 
 /* Start a pipeline thread with every signal blocked, so that signals
  * reach the main thread, whose handlers set its flags. */

@@ -19,11 +19,13 @@ static bool query_needs_order(const struct qrule *r)
 	return false;
 }
 
-/* Which rules are routed by their key (engine.h): bits and routes. */
+/* Which rules are routed by their key (engine.h): bits and routes. -1
+ * out of memory; -2 more routed rules than bits, for a partial engine
+ * (one engine alone runs every rule whatever its bit). */
 static int routes_init(struct isp_engine *e)
 {
 	const struct isp_program *prog = e->prog;
-	unsigned n = 0;
+	unsigned n = 0, wanted = 0;
 
 	e->qbit = calloc(prog->nqueries ? prog->nqueries : 1, sizeof(*e->qbit));
 	e->ebit = calloc(prog->nevents ? prog->nevents : 1, sizeof(*e->ebit));
@@ -33,6 +35,7 @@ static int routes_init(struct isp_engine *e)
 	e->lead = -1;
 	for (unsigned i = 0; i < prog->nevents; i++) {
 		const struct erule *r = &prog->events[i];
+		wanted += r->ndelta > 0;
 		if (r->ndelta == 0 || n >= ROUTE_MAX) {
 			e->ebit[i] = ROUTE_REST;
 			e->has_rest = true;
@@ -43,6 +46,7 @@ static int routes_init(struct isp_engine *e)
 	}
 	for (unsigned i = 0; i < prog->nqueries; i++) {
 		const struct qrule *r = &prog->queries[i];
+		wanted += query_needs_order(r);
 		if (!query_needs_order(r) || n >= ROUTE_MAX) {
 			e->qbit[i] = ROUTE_REST;
 			e->has_rest = true;
@@ -58,30 +62,13 @@ static int routes_init(struct isp_engine *e)
 	for (unsigned k = 0; k < n && e->lead < 0; k++)
 		if (e->routes[k].nslots)
 			e->lead = (int)k;
-	return 0;
-}
-
-/* More routed rules than bits: they must run on one worker. */
-static bool routes_fit(const struct isp_program *prog)
-{
-	unsigned n = 0;
-
-	for (unsigned i = 0; i < prog->nevents; i++)
-		n += prog->events[i].ndelta > 0;
-	for (unsigned i = 0; i < prog->nqueries; i++)
-		n += query_needs_order(&prog->queries[i]);
-	return n <= ROUTE_MAX;
+	return e->partial && wanted > ROUTE_MAX ? -2 : 0;
 }
 
 struct isp_engine *isp_engine_new(const struct isp_program *prog, const struct isp_registry *reg,
 				  struct isp_channel **channels, bool partial, char *err,
 				  size_t errlen)
 {
-	if (partial && !routes_fit(prog)) {
-		snprintf(err, errlen, "more than %d rules keep per-key state (delta-cond, diff()): "
-			 "run them on one worker", ROUTE_MAX);
-		return NULL;
-	}
 	struct isp_engine *e = calloc(1, sizeof(*e));
 
 	if (!e)
@@ -96,7 +83,16 @@ struct isp_engine *isp_engine_new(const struct isp_program *prog, const struct i
 		goto oom;
 	e->ev = calloc(prog->nevents ? prog->nevents : 1, sizeof(*e->ev));
 	e->q = calloc(prog->nqueries ? prog->nqueries : 1, sizeof(*e->q));
-	if (!e->ev || !e->q || routes_init(e) != 0)
+	if (!e->ev || !e->q)
+		goto oom;
+	int rc = routes_init(e);
+	if (rc == -2) {
+		snprintf(err, errlen, "more than %d rules keep per-key state (delta-cond, diff()): "
+			 "run them on one worker", ROUTE_MAX);
+		isp_engine_free(e);
+		return NULL;
+	}
+	if (rc != 0)
 		goto oom;
 	for (unsigned i = 0; i < prog->nevents; i++)
 		if (event_init(e, i) != 0)

@@ -133,6 +133,20 @@ for cap in inline reports; do
 	cmp -s "$(sort "$tmp/$cap.c1" >"$tmp/s1"; echo "$tmp/s1")" "$(sort "$tmp/$cap.c2" >"$tmp/s2"; echo "$tmp/s2")" &&
 		ok "$cap: -c 777 with 2 workers = 1 worker" || bad "$cap: -c 777 with 2 workers"
 done
+# more rules with per-key state than an item's route can name: refused on
+# several workers, with the reason; one worker runs them all
+i=0
+: >"$tmp/many.conf"
+while [ "$i" -lt 64 ]; do
+	printf 'event-report e%d { event = "int.latency"; delta-cond = {"int.latency"}; delta-key = {"ip.src"} }\n' "$i" >>"$tmp/many.conf"
+	i=$((i + 1))
+done
+"$bld/intspect" -C "$tmp/many.conf" -r "$tmp/inline.pcap" -w 2 >/dev/null 2>"$tmp/many.err"; rc=$?
+[ "$rc" -ne 0 ] && grep -q "more than 63 rules keep per-key state" "$tmp/many.err" &&
+	ok "64 keyed rules on 2 workers: refused with the reason" || { bad "64 keyed rules on 2 workers (exit $rc)"; cat "$tmp/many.err"; }
+"$bld/intspect" -C "$tmp/many.conf" -r "$tmp/inline.pcap" -w 1 -q 2>"$tmp/many1.err" &&
+	grep -q "event-report e63: 20000 matched" "$tmp/many1.err" &&
+	ok "64 keyed rules on 1 worker run" || bad "64 keyed rules on 1 worker"
 # signals while workers read a file: the capture arrives through a FIFO
 # in two parts; SIGUSR1 between them prints progress, SIGINT stops the
 # run cleanly (summary, windows closed, exit 0), never the default death
