@@ -159,6 +159,32 @@ static bool is_output_section(const struct cfg_section *s, char *type, size_t le
 	return true;
 }
 
+static isp_output_check_fn output_check;
+
+void isp_compile_set_output_check(isp_output_check_fn fn)
+{
+	output_check = fn;
+}
+
+/* Every key and value, by the channel type's own open in check mode: -T
+ * and a run refuse the same sections with the same words. */
+static bool check_channel(struct compiler *c, const struct cfg_section *s,
+			  const struct isp_channel_cfg *cfg)
+{
+	char msg[512];
+	int pos[2];
+
+	if (!output_check || output_check(cfg, pos, msg, sizeof(msg)) == 0)
+		return true;
+	struct dsl_loc loc = s->loc;
+
+	for (size_t i = 0; i < s->nkvs; i++)
+		if (s->kvs[i]->loc.line == pos[0] && s->kvs[i]->loc.col == pos[1])
+			loc = s->kvs[i]->loc;
+	dsl_error(c->d, &loc, "%s", msg);
+	return false;
+}
+
 static bool add_channel(struct compiler *c, const struct cfg_section *s, const char *type,
 			const char *file)
 {
@@ -228,7 +254,38 @@ static bool add_channel(struct compiler *c, const struct cfg_section *s, const c
 	ch->cfg.kv = kv;
 	ch->cfg.nkv = s->nkvs;
 	ch->cfg.file = file;
-	return true;
+	ch->cfg.line = s->loc.line;
+	ch->cfg.col = s->loc.col;
+	return check_channel(c, s, &ch->cfg);
+}
+
+/* The hint is a section that would define the channel: a near name of
+ * one that exists, the bare type for a type's name, else a named one. */
+static void undefined_channel(struct compiler *c, const struct cfg_value *item)
+{
+	const struct isp_program *p = c->prog;
+	const char *name = item->text ? item->text : "?";
+	const char *names[65] = { 0 };
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < p->nchannels && n < 64; k++)
+		names[n++] = p->channels[k].cfg.name;
+	const char *near = closest_word(name, names);
+
+	for (const char *const *t = channel_types; *t; t++) {
+		if (strcmp(*t, name) == 0) {
+			dsl_error(c->d, &item->loc, "no output section for channel '%s': "
+				  "add a section '%s-output { ... }'", name, name);
+			return;
+		}
+	}
+	if (near)
+		dsl_error(c->d, &item->loc, "no output section for channel '%s'; did you mean '%s'?",
+			  name, near);
+	else
+		dsl_error(c->d, &item->loc, "no output section for channel '%s': add one named "
+			  "after it, e.g. 'redis-output %s { ... }' (or file-, kafka-, socket-output)",
+			  name, name);
 }
 
 /* output-channel = {redis, file}: names of output sections, or a type
@@ -259,8 +316,7 @@ static bool channel_list(struct compiler *c, const struct cfg_kv *kv, int **out,
 			found = (int)p->nchannels - 1;
 		}
 		if (found < 0) {
-			dsl_error(c->d, &items[i]->loc, "no output section for channel '%s' "
-				  "(add e.g. %s-output { ... })", name ? name : "?", name ? name : "file");
+			undefined_channel(c, items[i]);
 			return false;
 		}
 		p->channels[found].used = true;

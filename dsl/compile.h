@@ -21,6 +21,17 @@ struct isp_program *isp_compile_file(struct dsl_diags *d, const struct isp_regis
 struct isp_program *isp_compile_mem(struct dsl_diags *d, const struct isp_registry *reg,
 				    const char *name, const char *text, size_t len);
 
+/*
+ * How the compiler checks an output section's own keys: the channel
+ * layer's isp_channel_check_at (outputs/channel.h), which runs the type's
+ * open in check mode. The program that runs channels sets it once, before
+ * compiling, so that -T and a run refuse the same sections in the same
+ * words; without it (the fuzzer, unit tests) only the type is checked.
+ */
+typedef int (*isp_output_check_fn)(const struct isp_channel_cfg *cfg, int pos[2],
+				   char *err, size_t errlen);
+void isp_compile_set_output_check(isp_output_check_fn fn);
+
 /* ---- what a config says about the input (input.c) ---- */
 
 struct isp_source_opts;

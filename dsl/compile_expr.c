@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "compile_int.h"
 #include "parse.h"
@@ -442,6 +443,23 @@ bool compile_where(struct compiler *c, const struct cfg_value *v, struct cx **ou
 /* ---- select items ---- */
 
 /* The report function names, for a did-you-mean. */
+/* Names other tools give to a report function (SQL, pandas, InfluxQL):
+ * spelling distance would suggest min for med, so these are looked up. */
+static const char *usual_name(const char *name)
+{
+	static const char *const alias[][2] = {
+		{ "med", "p50" }, { "median", "p50" }, { "mean", "avg" }, { "average", "avg" },
+		{ "variance", "var" }, { "cnt", "count" }, { "total", "sum" },
+		{ "minimum", "min" }, { "maximum", "max" }, { "delta", "diff" },
+		{ "difference", "diff" }, { "percentile", "p90" },
+	};
+
+	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
+		if (strcasecmp(name, alias[i][0]) == 0)
+			return alias[i][1];
+	return NULL;
+}
+
 static const char *const *agg_names(void)
 {
 	static const char *names[32];
@@ -478,7 +496,9 @@ bool compile_select_item(struct compiler *c, const struct cfg_value *v, struct q
 	if (e->kind == EX_CALL) {
 		fn = agg_func_named(e->name);
 		if (!fn) {
-			const char *hint = closest_word(e->name, agg_names());
+			const char *hint = usual_name(e->name);
+			if (!hint)
+				hint = closest_word(e->name, agg_names());
 			dsl_error(c->d, &e->loc, "unknown report function '%s'%s%s%s", e->name,
 				  hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
 			goto bad;

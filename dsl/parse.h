@@ -16,6 +16,9 @@ struct dsl_parse {
 	int line, col;          /* scanner position */
 	int lex_reported;       /* the scanner recorded an error for its last token */
 	int cmt_line, cmt_col;  /* where an open comment started */
+#define DSL_MAX_DEPTH 16
+	int depth;              /* '{' not yet closed, and where they opened */
+	int open_line[DSL_MAX_DEPTH], open_col[DSL_MAX_DEPTH];
 	/* expression in a string: column of each character of the unescaped
 	 * text in the file (escapes take two columns there), or NULL */
 	const int *xmap;

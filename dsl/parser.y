@@ -359,5 +359,17 @@ void dsl_yyerror(DSL_YYLTYPE *loc, void *scanner, struct dsl_parse *ps, const ch
 		ps->lex_reported = 0;
 		return;
 	}
+	if (ps->depth > 0 && strstr(msg, "end of input")) {
+		int i = ps->depth <= DSL_MAX_DEPTH ? ps->depth - 1 : DSL_MAX_DEPTH - 1;
+
+		if (i > 0)
+			dsl_error(ps->diags, &l, "end of file inside a block: the '{' at line %d, "
+				  "column %d is not closed (nor the block opened at line %d, column %d)",
+				  ps->open_line[i], ps->open_col[i], ps->open_line[0], ps->open_col[0]);
+		else
+			dsl_error(ps->diags, &l, "end of file inside a block: the '{' at line %d, "
+				  "column %d is not closed", ps->open_line[i], ps->open_col[i]);
+		return;
+	}
 	dsl_error(ps->diags, &l, "%s", msg);
 }

@@ -18,6 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef HAVE_HIREDIS
+#include <hiredis/hiredis.h>
+#endif
+#ifdef HAVE_RDKAFKA
+#include <librdkafka/rdkafka.h>
+#endif
+
 #include "builtin.h"
 #include "kv.h"
 #include "queue.h"
@@ -45,6 +52,7 @@ struct isp_channel {
 	_Atomic int64_t deadline_ns;
 	_Atomic uint64_t lost;          /* isp_channel_add_lost: in cnt.delivered,
 					 * reported as dropped */
+	_Atomic bool up;                /* isp_channel_note_up was called */
 };
 
 /* ---- registry ------------------------------------------------------------ */
@@ -89,6 +97,21 @@ static void register_builtins(void)
 void isp_channels_init(void)
 {
 	pthread_once(&builtin_once, register_builtins);
+}
+
+void isp_channels_describe(FILE *out)
+{
+	fprintf(out, "  outputs: stdout, file, socket (unix, tcp, udp)\n");
+#ifdef HAVE_HIREDIS
+	fprintf(out, "  redis output: hiredis %d.%d.%d\n", HIREDIS_MAJOR, HIREDIS_MINOR, HIREDIS_PATCH);
+#else
+	fprintf(out, "  redis output: not built (configure found no hiredis)\n");
+#endif
+#ifdef HAVE_RDKAFKA
+	fprintf(out, "  kafka output: librdkafka %s\n", rd_kafka_version_str());
+#else
+	fprintf(out, "  kafka output: not built (configure found no librdkafka)\n");
+#endif
 }
 
 static const struct isp_channel_ops *find_type(const char *name, char *known,
@@ -354,6 +377,12 @@ struct isp_channel *isp_channel_open(const struct isp_channel_cfg *cfg,
 				      "%s", msg[0] ? msg : "cannot open the output");
 			goto fail;
 		}
+		if (cfg->check_only) {
+			if (ch->state && ops->close)    /* a type that opened anyway */
+				ops->close(ch->state);
+			ch->state = NULL;
+			goto checked;
+		}
 		ch->q = isp_queue_new(ch->p.queue_records, ch->p.queue_bytes,
 				      ch->p.policy, &ch->cnt);
 		if (ch->q)      /* a busy producer wakes the thread once a batch */
@@ -365,6 +394,7 @@ struct isp_channel *isp_channel_open(const struct isp_channel_cfg *cfg,
 			goto nomem;
 		}
 	}
+checked:
 	free(tkv);
 	free(map);
 	return ch;
@@ -378,6 +408,36 @@ fail:
 	free(tkv);
 	free(map);
 	return NULL;
+}
+
+int isp_channel_check(const struct isp_channel_cfg *cfg, char *err, size_t errlen)
+{
+	struct isp_channel_cfg c = *cfg;
+	struct isp_channel *ch;
+
+	c.check_only = true;
+	if (!(ch = isp_channel_open(&c, err, errlen)))
+		return -1;
+	channel_free(ch);       /* no queue, no thread, no state */
+	return 0;
+}
+
+int isp_channel_check_at(const struct isp_channel_cfg *cfg, int pos[2],
+			 char *err, size_t errlen)
+{
+	struct isp_channel_cfg c = *cfg;
+	char msg[768];
+
+	pos[0] = pos[1] = 0;
+	c.err_pos = pos;
+	if (isp_channel_check(&c, msg, sizeof(msg)) == 0)
+		return 0;
+	/* isp_kv_errorf wrote "file:line:col: " or "file: " first */
+	const char *file = cfg->file ? cfg->file : "config";
+	int skip = pos[0] > 0 ? snprintf(NULL, 0, "%s:%d:%d: ", file, pos[0], pos[1]) :
+		   snprintf(NULL, 0, "%s: ", file);
+	snprintf(err, errlen, "%s", skip > 0 && (size_t)skip <= strlen(msg) ? msg + skip : msg);
+	return -1;
 }
 
 const char *isp_channel_name(const struct isp_channel *ch)
@@ -514,6 +574,17 @@ void isp_channel_add_acked(struct isp_channel *ch, uint64_t n)
 void isp_channel_add_reconnects(struct isp_channel *ch, uint64_t n)
 {
 	atomic_fetch_add_explicit(&ch->cnt.reconnects, n, memory_order_relaxed);
+}
+
+void isp_channel_note_up(struct isp_channel *ch)
+{
+	atomic_store_explicit(&ch->up, true, memory_order_relaxed);
+}
+
+bool isp_channel_never_connected(const struct isp_channel *ch)
+{
+	return ch->q && ch->ops->connects &&
+	       !atomic_load_explicit(&ch->up, memory_order_relaxed);
 }
 
 void isp_channel_add_lost(struct isp_channel *ch, uint64_t n)

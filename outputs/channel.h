@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* One configuration key of an output section, with its position in the
  * config file so a channel can report "file:line:col: message". */
@@ -57,6 +58,11 @@ struct isp_channel_cfg {
 	 * the generic ones having been consumed. */
 	const struct isp_channel_params *params;
 	struct isp_channel *channel;    /* for isp_channel_add_*() */
+	/* Set by isp_channel_check: validate every key and value as open
+	 * does, then return 0 with *state NULL before connecting, creating
+	 * or opening anything (intspect -T: one validation path). */
+	bool check_only;
+	int *err_pos;           /* isp_channel_check: line and col of an error */
 };
 
 /* A record as queued: text plus what some channels route by. In a batch
@@ -112,6 +118,9 @@ struct isp_channel_ops {
 	 * what is still unacknowledged with isp_channel_add_lost, so that the
 	 * counters are final when isp_channel_drain returns. */
 	void (*finish)(void *state, int64_t deadline_ns);
+	/* The type reaches a service and says so with isp_channel_note_up:
+	 * a channel that never did is reported (isp_channel_never_connected). */
+	bool connects;
 };
 
 /* Register a channel type (built-ins are registered by isp_channels_init).
@@ -121,6 +130,9 @@ int isp_channel_register_type(const struct isp_channel_ops *ops);
 /* Register "stdout" and "file"; idempotent, thread-safe, and implied by
  * isp_channel_open. */
 void isp_channels_init(void);
+/* One line per output type compiled in (or not), with its library's
+ * version: for -V. */
+void isp_channels_describe(FILE *out);
 
 /*
  * Create a channel from an output section. Generic keys every channel
@@ -134,6 +146,17 @@ void isp_channels_init(void);
  */
 struct isp_channel *isp_channel_open(const struct isp_channel_cfg *cfg,
 				     char *err, size_t errlen);
+/* Everything isp_channel_open checks (generic keys, the type's keys and
+ * values), through the same code, without opening anything: 0, or -1 with
+ * the same message open would give. */
+int isp_channel_check(const struct isp_channel_cfg *cfg, char *err, size_t errlen);
+/* The same, with the message unprefixed and its position in pos[0] (line)
+ * and pos[1] (col), 0 when it has none: for the config compiler. */
+int isp_channel_check_at(const struct isp_channel_cfg *cfg, int pos[2],
+			 char *err, size_t errlen);
+/* A type that connects (ops->connects) and never reached its service
+ * since open (a dead Redis, a reader never listening). */
+bool isp_channel_never_connected(const struct isp_channel *ch);
 
 const char *isp_channel_name(const struct isp_channel *ch);
 bool isp_channel_wants_csv(const struct isp_channel *ch);
@@ -183,6 +206,8 @@ void isp_channel_get_stats(const struct isp_channel *ch, struct isp_channel_stat
 /* For types: count service acknowledgements and reconnections. */
 void isp_channel_add_acked(struct isp_channel *ch, uint64_t n);
 void isp_channel_add_reconnects(struct isp_channel *ch, uint64_t n);
+/* For types that connect: the service was reached (any thread). */
+void isp_channel_note_up(struct isp_channel *ch);
 /* For types with acknowledgements (see finish): n records that write_batch
  * delivered were lost afterwards (the service refused them, or they were
  * unacknowledged at the deadline). They move from delivered to dropped, so

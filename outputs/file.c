@@ -163,6 +163,10 @@ static int file_open(void **state, const struct isp_channel_cfg *cfg,
 		snprintf(err, errlen, "a file output needs a non-empty 'path'");
 		return -1;
 	}
+	if (cfg->check_only) {
+		*bad_kv = -1;
+		return 0;       /* -T creates no file */
+	}
 
 	o = calloc(1, sizeof(*o));
 	if (!o) {

@@ -72,6 +72,8 @@ static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaqu
 
 	(void)rk;
 	if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
+		if (!o->acked)  /* a broker is reached once it acknowledged */
+			isp_channel_note_up(o->ch);
 		o->acked++;
 		o->nsaid = 0;           /* the next outage is said again */
 		if (o->down) {          /* the cluster came back */
@@ -533,6 +535,10 @@ static int kafka_open(void **state, const struct isp_channel_cfg *cfg,
 	rd_kafka_conf_set_log_cb(o->conf, on_log);
 	expand(o, "");          /* the topic without %r */
 	*bad_kv = -1;           /* from here on, errors are the section's */
+	if (cfg->check_only) {  /* -T starts no producer */
+		kafka_free(o);
+		return 0;
+	}
 	if (new_producer(o, err, errlen) != 0) {
 		kafka_free(o);
 		return -1;
@@ -661,6 +667,19 @@ static void kafka_finish(void *state, int64_t deadline_ns)
 		o->failed = o->produced - o->acked;
 		snprintf(o->why, sizeof(o->why), "not acknowledged at the shutdown deadline");
 	}
+	if (o->rk && !o->produced) {
+		/* Nothing was sent: ask a broker for metadata, so a run that
+		 * had no record still says whether the cluster was there. */
+		const struct rd_kafka_metadata *md = NULL;
+		int64_t left = (deadline_ns - isp_now_ns()) / 1000000;
+
+		if (left > 0 && rd_kafka_metadata(o->rk, 0, NULL, &md,
+						  (int)(left < 2000 ? left : 2000)) ==
+		    RD_KAFKA_RESP_ERR_NO_ERROR)
+			isp_channel_note_up(o->ch);
+		if (md)
+			rd_kafka_metadata_destroy(md);
+	}
 	tell(o);
 }
 
@@ -682,4 +701,5 @@ const struct isp_channel_ops isp_kafka_ops = {
 	.flush = kafka_flush,
 	.close = kafka_close,
 	.finish = kafka_finish,
+	.connects = true,
 };

@@ -268,10 +268,15 @@ void isp_kv_errorf(char *err, size_t errlen, const struct isp_channel_cfg *cfg,
 
 	if (errlen == 0)
 		return;
-	if (kv && kv->line > 0)
-		append(err, errlen, &off, "%s:%d:%d: ", file, kv->line, kv->col);
-	else if (cfg && cfg->line > 0)
-		append(err, errlen, &off, "%s:%d:%d: ", file, cfg->line, cfg->col);
+	int line = kv && kv->line > 0 ? kv->line : cfg && cfg->line > 0 ? cfg->line : 0;
+	int col = kv && kv->line > 0 ? kv->col : cfg && cfg->line > 0 ? cfg->col : 0;
+
+	if (cfg && cfg->err_pos) {
+		cfg->err_pos[0] = line;
+		cfg->err_pos[1] = col;
+	}
+	if (line > 0)
+		append(err, errlen, &off, "%s:%d:%d: ", file, line, col);
 	else
 		append(err, errlen, &off, "%s: ", file);
 	if (off >= errlen)

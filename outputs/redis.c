@@ -396,6 +396,8 @@ static bool ensure_conn(struct redis_out *o)
 	if (o->ever_connected && o->ch)
 		isp_channel_add_reconnects(o->ch, 1);
 	o->ever_connected = true;
+	if (o->ch)
+		isp_channel_note_up(o->ch);
 	o->down = false;
 	return true;
 }
@@ -620,4 +622,5 @@ const struct isp_channel_ops isp_redis_ops = {
 	.write_batch = redis_write,
 	.flush = redis_flush,
 	.close = redis_close,
+	.connects = true,
 };

@@ -205,6 +205,10 @@ int redis_open(void **state, const struct isp_channel_cfg *cfg,
 		redis_free(o);
 		return -1;
 	}
+	if (cfg->check_only) {  /* -T connects to nothing */
+		redis_free(o);
+		return 0;
+	}
 	/* A server that is down may come up later (records wait in the
 	 * queue); a refused AUTH or SELECT will not fix itself. */
 	if (try_connect(o, &auth_err, why, sizeof(why)) != 0) {
@@ -221,6 +225,8 @@ int redis_open(void **state, const struct isp_channel_cfg *cfg,
 		o->down = true;
 	} else {
 		o->ever_connected = true;
+		if (o->ch)
+			isp_channel_note_up(o->ch);
 	}
 	*state = o;
 	return 0;

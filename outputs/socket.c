@@ -171,6 +171,8 @@ static void connected(struct sock_out *o, int fd)
 	if (o->connected_once && o->ch)
 		isp_channel_add_reconnects(o->ch, 1);
 	o->connected_once = true;
+	if (o->ch)
+		isp_channel_note_up(o->ch);
 }
 
 /* Connect; 0, or -1 with last_err set (the channel layer backs off). */
@@ -619,4 +621,5 @@ const struct isp_channel_ops isp_socket_ops = {
 	.write_batch = sock_write,
 	.flush = sock_flush,
 	.close = sock_close,
+	.connects = true,
 };

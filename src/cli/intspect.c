@@ -1,6 +1,8 @@
 /*
  * intspect.c - the command line: options in, a pipeline out, the summary.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -9,6 +11,8 @@
 #include <time.h>
 
 #include <unistd.h>
+
+#include <pcap/pcap.h>
 
 #include "config.h"
 #include "../core/dissect.h"
@@ -23,6 +27,8 @@
 
 static struct isp_pipeline *g_pipeline;
 static volatile sig_atomic_t g_print_stats;
+#define EXIT_LOST 3     /* a channel dropped records or never connected */
+
 static volatile sig_atomic_t g_stop;    /* a stop before the pipeline was open */
 
 static void on_usr1(int sig)
@@ -72,24 +78,43 @@ static void usage(FILE *out)
 "  -V, --version         print the version\n"
 "  -h, --help            this help\n"
 "\n"
+"  --allow-drops         exit 0 even when a channel lost records\n"
+"\n"
 "Signals: SIGINT/SIGTERM close open windows, flush the channels and stop;\n"
-"SIGUSR1 prints the counters.\n");
+"SIGUSR1 prints the counters.\n"
+"Exit status: 0 done, every record delivered; 1 the input failed; 2 bad usage\n"
+"or configuration; 3 a channel dropped records or never connected.\n");
 }
 
 struct cli {
 	const char *file, *iface, *udp, *dpdk, *filter, *plugin_dir, *config, *check_config;
 	unsigned long long count;
 	unsigned workers;
-	bool dump, quiet, list_attrs, list_protos, no_builtin, verbose;
+	bool dump, quiet, list_attrs, list_protos, no_builtin, verbose, allow_drops;
 	const char *options[MAX_OPTIONS];
 	unsigned noptions;
 };
 
+/* -V: the version and every optional part, with its library's version,
+ * so a bug report says what the binary can do. */
+static void print_version(void)
+{
+	printf("intspect %s\n", PACKAGE_VERSION);
+	printf("  %s\n", pcap_lib_version());
+	isp_channels_describe(stdout);
+	isp_source_describe(stdout);
+#if defined(__SANITIZE_ADDRESS__)
+	printf("  built with AddressSanitizer\n");
+#endif
+}
+
 static int parse_cli(int argc, char **argv, struct cli *c)
 {
-	enum { O_DUMP = 256, O_LIST_ATTRS, O_LIST_PROTOS, O_PLUGIN_DIR, O_NO_BUILTIN, O_DPDK };
+	enum { O_DUMP = 256, O_LIST_ATTRS, O_LIST_PROTOS, O_PLUGIN_DIR, O_NO_BUILTIN, O_DPDK,
+	       O_ALLOW_DROPS };
 	static const struct option longopts[] = {
 		{ "dump", no_argument, NULL, O_DUMP },
+		{ "allow-drops", no_argument, NULL, O_ALLOW_DROPS },
 		{ "config", required_argument, NULL, 'C' },
 		{ "udp", required_argument, NULL, 'u' },
 		{ "dpdk", required_argument, NULL, O_DPDK },
@@ -125,9 +150,12 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		case 'f': c->filter = optarg; break;
 		case 'c': {
 			char *end;
+			errno = 0;
+			/* strtoull takes "-5" as 2^64-5: digits only */
 			c->count = strtoull(optarg, &end, 10);
-			if (*end || !*optarg) {
-				fprintf(stderr, "intspect: -c: '%s' is not a count\n", optarg);
+			if (*end || !*optarg || !isdigit((unsigned char)optarg[0]) || errno ||
+			    c->count == 0) {
+				fprintf(stderr, "intspect: -c: '%s' is not a packet count (1 or more)\n", optarg);
 				return -1;
 			}
 			break;
@@ -144,10 +172,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		case 'T': c->check_config = optarg; break;
 		case 'v': c->verbose = true; break;
 		case 'V':
-			printf("intspect %s\n", PACKAGE_VERSION);
-#ifdef HAVE_DPDK
-			printf("built with: dpdk\n");
-#endif
+			print_version();
 			exit(0);
 		case 'h': usage(stdout); exit(0);
 		case O_DUMP: c->dump = true; break;
@@ -156,6 +181,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		case O_PLUGIN_DIR: c->plugin_dir = optarg; break;
 		case O_NO_BUILTIN: c->no_builtin = true; break;
 		case O_DPDK: c->dpdk = optarg; break;
+		case O_ALLOW_DROPS: c->allow_drops = true; break;
 		default: usage(stderr); return -1;
 		}
 	}
@@ -265,7 +291,8 @@ static void print_summary(const struct isp_registry *reg, const struct isp_stats
 	}
 }
 
-/* Open the channels the rules use; NULL after a message. */
+/* Open the channels the rules use (the compiler has checked every output
+ * section, as -T does); NULL after a message. */
 static struct isp_channel **open_channels(const struct isp_program *prog)
 {
 	char err[512];
@@ -278,9 +305,20 @@ static struct isp_channel **open_channels(const struct isp_program *prog)
 	for (unsigned i = 0; i < prog->nchannels; i++) {
 		if (!prog->channels[i].used)
 			continue;
-		channels[i] = isp_channel_open(&prog->channels[i].cfg, err, sizeof(err));
+		struct isp_channel_cfg cfg = prog->channels[i].cfg;
+		int pos[2] = { 0, 0 };
+
+		cfg.err_pos = pos;
+		channels[i] = isp_channel_open(&cfg, err, sizeof(err));
 		if (!channels[i]) {
-			fprintf(stderr, "%s\n", err);
+			/* "file:line:col: error: ..." as the compiler's messages */
+			const char *file = cfg.file ? cfg.file : "config";
+			int skip = pos[0] > 0 ? snprintf(NULL, 0, "%s:%d:%d: ", file, pos[0], pos[1]) :
+				   snprintf(NULL, 0, "%s: ", file);
+			if (skip > 0 && (size_t)skip <= strlen(err))
+				fprintf(stderr, "%.*serror: %s\n", skip, err, err + skip);
+			else
+				fprintf(stderr, "%s\n", err);
 			for (unsigned k = 0; k < i; k++)
 				if (channels[k])
 					isp_channel_close(channels[k]);
@@ -308,11 +346,14 @@ static void print_channels(const struct isp_program *prog, struct isp_channel *c
 }
 
 /* Stop every channel at once (deadlines run in parallel), wait for them,
- * print what each delivered and lost, free. */
-static void close_channels(const struct isp_program *prog, struct isp_channel **channels)
+ * print what each delivered and lost, free. Returns how many enabled
+ * channels lost records or never reached their service (each said). */
+static unsigned close_channels(const struct isp_program *prog, struct isp_channel **channels)
 {
+	unsigned lossy = 0;
+
 	if (!prog || !channels)
-		return;
+		return 0;
 	for (unsigned i = 0; i < prog->nchannels; i++)
 		if (channels[i])
 			isp_channel_shutdown(channels[i]);
@@ -320,10 +361,25 @@ static void close_channels(const struct isp_program *prog, struct isp_channel **
 		if (channels[i])
 			isp_channel_drain(channels[i]);
 	print_channels(prog, channels);
+	for (unsigned i = 0; i < prog->nchannels; i++) {
+		struct isp_channel_stats st;
+
+		if (!channels[i] || !isp_channel_enabled(channels[i]))
+			continue;       /* enable = false drops by request */
+		isp_channel_get_stats(channels[i], &st);
+		if (isp_channel_never_connected(channels[i])) {
+			fprintf(stderr, "intspect: channel %s: never connected\n",
+				isp_channel_name(channels[i]));
+			lossy++;
+		} else if (st.dropped) {
+			lossy++;
+		}
+	}
 	for (unsigned i = 0; i < prog->nchannels; i++)
 		if (channels[i])
 			isp_channel_close(channels[i]);
 	free(channels);
+	return lossy;
 }
 
 static double now_sec(void)
@@ -403,7 +459,8 @@ static void progress(void *ctx, uint64_t packets)
 	print_channels(r->prog, r->channels);
 }
 
-/* -T FILE: compile, report, exit status. */
+/* -T FILE: the compiler checks what a run checks (output sections too)
+ * and opens nothing; report, exit status. */
 static int check_config(const struct isp_registry *reg, const char *path)
 {
 	struct dsl_diags diags;
@@ -502,7 +559,12 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 	isp_pipeline_close(g_pipeline);
 	g_pipeline = NULL;
 	isp_rules_free(r.rules);
-	close_channels(prog, r.channels);
+	unsigned lossy = close_channels(prog, r.channels);
+	if (lossy && rc == 0 && !c->allow_drops) {
+		fprintf(stderr, "intspect: %u channel(s) lost records or never connected: exit status %d "
+			"(--allow-drops: 0)\n", lossy, EXIT_LOST);
+		rc = EXIT_LOST;
+	}
 	return rc;
 }
 
@@ -518,6 +580,7 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGUSR1, on_usr1);       /* tcpdump/Suricata: print the counters now */
 	signal(SIGPIPE, SIG_IGN);       /* a closed consumer is an error to count, not a death */
+	isp_compile_set_output_check(isp_channel_check_at);
 	struct isp_registry *reg = build_registry(&c);
 	if (!reg)
 		return 2;

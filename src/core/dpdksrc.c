@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include <rte_eal.h>
+#include <rte_version.h>
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
@@ -214,4 +215,9 @@ void dpdk_src_close(struct dpdk_src *s)
 		eal_up = false;
 	}
 	free(s);
+}
+
+const char *dpdk_src_version(void)
+{
+	return rte_version();
 }

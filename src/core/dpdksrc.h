@@ -26,4 +26,7 @@ void dpdk_src_stop(struct dpdk_src *s);
 void dpdk_src_stats(struct dpdk_src *s, uint64_t *received, uint64_t *dropped);
 void dpdk_src_close(struct dpdk_src *s);
 
+/* The DPDK library version, e.g. "DPDK 22.11.4". */
+const char *dpdk_src_version(void);
+
 #endif

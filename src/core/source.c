@@ -399,3 +399,14 @@ void isp_source_close(struct isp_source *s)
 		pcap_close(s->pc);
 	free(s);
 }
+
+void isp_source_describe(FILE *out)
+{
+	fprintf(out, "  inputs: capture files (pcap mapped, pcapng, stdin), live interfaces, "
+		"UDP report socket\n");
+#ifdef HAVE_DPDK
+	fprintf(out, "  dpdk input: %s\n", dpdk_src_version());
+#else
+	fprintf(out, "  dpdk input: not built (configure found no libdpdk)\n");
+#endif
+}

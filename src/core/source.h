@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct isp_registry;
 
@@ -36,6 +37,10 @@ struct isp_source *isp_source_open(const struct isp_source_opts *o,
 uint16_t isp_source_first_proto(struct isp_source *s, const struct isp_registry *reg,
 				char *err, size_t errlen);
 
+/* The LINKTYPE_ value (the registry's link-table key) of a libpcap DLT_
+ * value: they differ for raw IP (DLT_RAW 12 or 14, LINKTYPE_RAW 101). */
+int isp_source_linktype_of_dlt(int dlt);
+
 /* Next packet: 1 got one, 0 end of input, 2 nothing yet (live: a read
  * timeout, a chance to do periodic work), -1 error (message in err). The
  * data stays valid until the next call. */
@@ -60,6 +65,8 @@ uint16_t isp_source_udp_port(const struct isp_source *s);
 /* true when the bytes isp_source_next gives stay valid until the source
  * is closed (a memory-mapped capture): they can then be pointed to. */
 bool isp_source_keeps_bytes(const struct isp_source *s);
+/* The optional inputs compiled in, one line each: for -V. */
+void isp_source_describe(FILE *out);
 
 /* A mapped capture: ask for the cache lines from `skip` bytes past the
  * next packet, `len` of them (nothing for other sources). */

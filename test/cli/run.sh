@@ -59,10 +59,33 @@ got=$(sed -n 's/.* \([0-9]*\) malformed.*/\1/p' "$tmp/m.err" | head -1)
 check "malformed count ($want) in the summary" test "$got" = "$want"
 check "malformed reasons listed" grep -q 'malformed int: truncated' "$tmp/m.err"
 
+# a record whose original length is below its captured length, or above
+# 262144, is refused: counted, neither decoded nor summed, whichever way
+# the file is read (test/tools/gen_bad_wirelen.py: records 2, 3, 5)
+bw=$src/test/data/gen-bad-wirelen.pcap
+printf 'query-report lens {\n  ms-period = 3600000\n  select = {"count()", "sum(meta.packet_len)"}\n}\n' >"$tmp/lens.conf"
+for how in file stdin; do
+	if [ $how = file ]; then in=$bw; else in=-; fi
+	"$bin" -r "$in" --dump <"$bw" >"$tmp/bw.out" 2>"$tmp/bw.err"
+	check "bad wire length ($how): summary" \
+		grep -q '^intspect: 6 packets (262436 bytes), 3 telemetry items, 3 malformed' "$tmp/bw.err"
+	check "bad wire length ($how): reason" grep -q '^intspect: malformed meta: bad_wire_len 3$' "$tmp/bw.err"
+	check "bad wire length ($how): the others dumped" \
+		test "$(sed 's/.*"meta.packet_index":\([0-9]*\),.*/\1/' "$tmp/bw.out" | tr '\n' ' ')" = "1 4 6 "
+done
+for w in 1 2; do
+	"$bin" -w $w -C "$tmp/lens.conf" -r "$bw" >"$tmp/lens.out" 2>/dev/null
+	check "bad wire length (-w $w): neither counted nor summed by rules" \
+		grep -q '"count()":3,"sum(meta.packet_len)":262436}' "$tmp/lens.out"
+done
+
 # listings and errors
 "$bin" --list-attributes >"$tmp/attrs"
 check "--list-attributes lists per-hop arrays" grep -q '^int.hop_latencies  *u32\[\]' "$tmp/attrs"
 check "--list-attributes lists report fields" grep -q '^int_report.seq_num ' "$tmp/attrs"
+for a in sll.pkttype sll.addr sll.protocol sll2.ifindex sll2.protocol raw.version null.family loop.family; do
+	check "--list-attributes lists $a" grep -q "^$a " "$tmp/attrs"
+done
 "$bin" -r /nonexistent.pcap 2>"$tmp/e1"; rc=$?
 check "missing file is an error" test "$rc" -ne 0
 check "missing file message" grep -q 'nonexistent.pcap' "$tmp/e1"
@@ -86,5 +109,39 @@ check "rule counters at exit" grep -q 'query-report flow-telemetry: 12 matched' 
 "$bin" -C "$src/conf/examples/readme.conf" -r "$src/test/data/gen-rules-8.pcap" >"$tmp/readme.out" 2>/dev/null
 grep '^{"report":' "$src/README.md" >"$tmp/readme.want"
 check "README records are real" sh -c "grep -v -x -F -f '$tmp/readme.out' '$tmp/readme.want' | grep -q . && exit 1 || exit 0"
+
+# -c takes a packet count, nothing else
+for c in -5 0 abc 3x ""; do
+	"$bin" -r "$tmp/g.pcap" -c "$c" -q 2>"$tmp/c.err" >/dev/null; rc=$?
+	check "-c '$c' is refused (exit 2)" test "$rc" -eq 2
+	check "-c '$c' says why" grep -q "is not a packet count" "$tmp/c.err"
+done
+
+# -V names every optional part compiled in
+"$bin" -V >"$tmp/v"
+for part in libpcap "redis output" "kafka output" "dpdk input"; do
+	check "-V lists $part" grep -q "$part" "$tmp/v"
+done
+
+# exit status: 3 when a channel dropped records or never connected
+# (a TCP reader that never listens), 0 with --allow-drops; a channel
+# disabled on purpose is not a loss
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cat >"$tmp/lost.conf" <<EOF
+socket-output dead { type = tcp; hostname = "127.0.0.1"; port = $port; shutdown-ms = 200; connect-timeout-ms = 50 }
+event-report e { event = "int.num_hop"; attributes = {"ip.src"}; output-channel = {dead} }
+EOF
+"$bin" -C "$tmp/lost.conf" -r "$src/test/data/gen-rules-8.pcap" >/dev/null 2>"$tmp/lost.err"; rc=$?
+check "records lost: exit 3" test "$rc" -eq 3
+check "records lost: said" grep -q "lost records or never connected: exit status 3" "$tmp/lost.err"
+check "never connected: said" grep -q "channel dead: never connected" "$tmp/lost.err"
+"$bin" --allow-drops -C "$tmp/lost.conf" -r "$src/test/data/gen-rules-8.pcap" >/dev/null 2>&1; rc=$?
+check "--allow-drops: exit 0" test "$rc" -eq 0
+sed 's/shutdown-ms = 200;/shutdown-ms = 200; enable = false;/' "$tmp/lost.conf" >"$tmp/off.conf"
+"$bin" -C "$tmp/off.conf" -r "$src/test/data/gen-rules-8.pcap" >/dev/null 2>&1; rc=$?
+check "a disabled channel: exit 0" test "$rc" -eq 0
+printf 'socket-output dead { type = tcp; hostname = "127.0.0.1"; port = %s; connect-timeout-ms = 50 }\nevent-report e { event = "int.num_hop"; where = "int.num_hop > 1000"; output-channel = {dead} }\n' "$port" >"$tmp/idle.conf"
+"$bin" -C "$tmp/idle.conf" -r "$src/test/data/gen-rules-8.pcap" >/dev/null 2>"$tmp/idle.err"; rc=$?
+check "no record, reader never listening: exit 3" test "$rc" -eq 3
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

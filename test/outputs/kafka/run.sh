@@ -147,7 +147,7 @@ fi
 rules 'topic = "t4"' 'property "compresion.type" = "lz4"' >"$tmp/4b.conf"
 "$bin" -C "$tmp/4b.conf" -r "$tmp/a.pcap" >"$tmp/4b.out" 2>"$tmp/4b.err"
 st=$?
-want="$tmp/4b.conf:4:3: property 'compresion.type': No such configuration property"
+want="$tmp/4b.conf:4:3: error: property 'compresion.type': No such configuration property"
 if [ "$st" -ne 0 ] && grep -q -F "$want" "$tmp/4b.err" && [ ! -s "$tmp/4b.out" ]; then
 	ok bad-property
 else
