@@ -10,12 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "parse.h"
 
 /* ---- value helpers ---- */
 
-static const struct cfg_kv *find_kv(const struct cfg_section *s, const char *key)
+const struct cfg_kv *find_kv(const struct cfg_section *s, const char *key)
 {
 	const struct cfg_kv *found = NULL;
 
@@ -25,7 +26,7 @@ static const struct cfg_kv *find_kv(const struct cfg_section *s, const char *key
 	return found;
 }
 
-static bool check_keys(struct compiler *c, const struct cfg_section *s,
+bool check_keys(struct compiler *c, const struct cfg_section *s,
 		       const char *const *known, const char *what)
 {
 	bool ok = true;
@@ -45,18 +46,19 @@ static bool check_keys(struct compiler *c, const struct cfg_section *s,
 	return ok;
 }
 
-static bool get_bool(struct compiler *c, const struct cfg_kv *kv, bool *out)
+bool get_bool(struct compiler *c, const struct cfg_kv *kv, bool *out)
 {
 	const struct cfg_value *v = kv->value;
 
 	if (v->kind != CV_LIST && v->text) {
-		if (strcmp(v->text, "true") == 0 || strcmp(v->text, "yes") == 0 ||
-		    strcmp(v->text, "1") == 0) {
+		/* libconfuse's words (MMT-Probe), any case */
+		if (strcasecmp(v->text, "true") == 0 || strcasecmp(v->text, "yes") == 0 ||
+		    strcasecmp(v->text, "on") == 0 || strcmp(v->text, "1") == 0) {
 			*out = true;
 			return true;
 		}
-		if (strcmp(v->text, "false") == 0 || strcmp(v->text, "no") == 0 ||
-		    strcmp(v->text, "0") == 0) {
+		if (strcasecmp(v->text, "false") == 0 || strcasecmp(v->text, "no") == 0 ||
+		    strcasecmp(v->text, "off") == 0 || strcmp(v->text, "0") == 0) {
 			*out = false;
 			return true;
 		}
@@ -65,7 +67,7 @@ static bool get_bool(struct compiler *c, const struct cfg_kv *kv, bool *out)
 	return false;
 }
 
-static bool get_number(struct compiler *c, const struct cfg_kv *kv, double min, double max,
+bool get_number(struct compiler *c, const struct cfg_kv *kv, double min, double max,
 		       double *out)
 {
 	const struct cfg_value *v = kv->value;
@@ -88,7 +90,7 @@ bad:
 	return false;
 }
 
-static bool get_string(struct compiler *c, const struct cfg_kv *kv, const char **out)
+bool get_string(struct compiler *c, const struct cfg_kv *kv, const char **out)
 {
 	if (kv->value->kind == CV_LIST) {
 		dsl_error(c->d, &kv->value->loc, "'%s' expects one value, not a list", kv->key);
@@ -185,6 +187,21 @@ static bool check_channel(struct compiler *c, const struct cfg_section *s,
 	return false;
 }
 
+/* A section ignored_section warned about in the first pass. */
+static bool is_ignored_type(const char *type)
+{
+	static const char *const types[] = {
+		"session-report", "micro-flows", "security", "reconstruct-data", "radius-report",
+		"mongodb-output", "mqtt-output", "dynamic-config", "system-report", "behaviour",
+		"dump-pcap", "session-timeout", "data-output", NULL
+	};
+
+	for (const char *const *t = types; *t; t++)
+		if (strcmp(*t, type) == 0)
+			return true;
+	return false;
+}
+
 static bool add_channel(struct compiler *c, const struct cfg_section *s, const char *type,
 			const char *file)
 {
@@ -225,7 +242,9 @@ static bool add_channel(struct compiler *c, const struct cfg_section *s, const c
 	memset(ch, 0, sizeof(*ch));
 	ch->name = name;
 	ch->type = type_copy;
-	struct isp_kv *kv = calloc(s->nkvs ? s->nkvs : 1, sizeof(*kv));
+	/* one more for MMT-Probe's output.cache-period of a file output */
+	const struct cfg_kv *period = strcmp(type, "file") == 0 ? file_cache_period(c, s) : NULL;
+	struct isp_kv *kv = calloc(s->nkvs + 1, sizeof(*kv));
 	if (!kv)
 		return false;
 	for (size_t i = 0; i < s->nkvs; i++) {
@@ -249,10 +268,14 @@ static bool add_channel(struct compiler *c, const struct cfg_section *s, const c
 			kv[i].key = joined;
 		}
 	}
+	size_t nkv = s->nkvs;
+	if (period)
+		kv[nkv++] = (struct isp_kv){ "cache-period", period->value->text,
+					     period->loc.line, period->loc.col };
 	ch->cfg.name = name;
 	ch->cfg.type = type_copy;
 	ch->cfg.kv = kv;
-	ch->cfg.nkv = s->nkvs;
+	ch->cfg.nkv = nkv;
 	ch->cfg.file = file;
 	ch->cfg.line = s->loc.line;
 	ch->cfg.col = s->loc.col;
@@ -315,6 +338,12 @@ static bool channel_list(struct compiler *c, const struct cfg_kv *kv, int **out,
 				return false;
 			found = (int)p->nchannels - 1;
 		}
+		if (found < 0 && name && ignored_channel(name)) {
+			dsl_warning(c->d, &items[i]->loc, "channel '%s' ignored: MMT-Probe's %s "
+				    "output is not part of intspect", name,
+				    strcmp(name, "mqtt") == 0 ? "MQTT" : "MongoDB");
+			continue;
+		}
 		if (found < 0) {
 			undefined_channel(c, items[i]);
 			return false;
@@ -341,7 +370,7 @@ static bool channel_list(struct compiler *c, const struct cfg_kv *kv, int **out,
 	return true;
 }
 
-static bool format_of(struct compiler *c, const struct cfg_kv *kv, enum rec_format *out,
+bool format_of(struct compiler *c, const struct cfg_kv *kv, enum rec_format *out,
 		      bool allow_template)
 {
 	const char *f;
@@ -354,10 +383,12 @@ static bool format_of(struct compiler *c, const struct cfg_kv *kv, enum rec_form
 		*out = FMT_JSON;
 	} else if (strcasecmp(f, "csv") == 0) {
 		*out = FMT_CSV;
+	} else if (strcasecmp(f, "intspect-csv") == 0) {
+		*out = FMT_CSV_CELLS;
 	} else if (allow_template && strchr(f, '"')) {
 		*out = FMT_TEMPLATE;
 	} else {
-		dsl_error(c->d, &kv->value->loc, "'%s' expects json or csv%s", kv->key,
+		dsl_error(c->d, &kv->value->loc, "'%s' expects json, csv or intspect-csv%s", kv->key,
 			  allow_template ? " (or a template such as '{\"src\": \"ip.src\"}')" : "");
 		return false;
 	}
@@ -587,8 +618,9 @@ static bool compile_query(struct compiler *c, const struct cfg_section *s)
 			   .format = p->default_format };
 	const struct cfg_kv *kv;
 	double d;
-	if ((kv = find_kv(s, "ms-period")) && (ok &= get_number(c, kv, 1, 1e12, &d)))
-		r.period_ns = (uint64_t)(d * 1e6);
+	/* 0: MMT-Probe's "no period", one window to the end of the input */
+	if ((kv = find_kv(s, "ms-period")) && (ok &= get_number(c, kv, 0, 1e12, &d)))
+		r.period_ns = d > 0 ? (uint64_t)(d * 1e6) : UINT64_C(1) << 62;
 	if ((kv = find_kv(s, "max-groups")) && (ok &= get_number(c, kv, 1, 1 << 26, &d)))
 		r.max_groups = (unsigned)d;
 	if ((kv = find_kv(s, "where")))
@@ -642,92 +674,11 @@ static bool compile_query(struct compiler *c, const struct cfg_section *s)
 	return true;
 }
 
-/* ---- globals and input ---- */
-
-static bool compile_global(struct compiler *c, const struct cfg_section *s)
-{
-	static const char *const keys[] = { "probe-id", "source-name", "thread-nb",
-					    "stats-period", NULL };
-	struct isp_program *p = c->prog;
-	bool ok = check_keys(c, s, keys, "the global settings");
-	const struct cfg_kv *kv;
-	double d;
-
-	if ((kv = find_kv(s, "probe-id")) && (ok &= get_number(c, kv, 0, 4294967295.0, &d)))
-		p->probe_id = (unsigned)d;
-	const char *str;
-	if ((kv = find_kv(s, "source-name")) && (ok &= get_string(c, kv, &str))) {
-		free(p->source_name);   /* an included file may set it again */
-		ok &= (p->source_name = strdup(str)) != NULL;
-	}
-	if ((kv = find_kv(s, "thread-nb")) && (ok &= get_number(c, kv, 0, 64, &d)))
-		p->workers = (unsigned)d;
-	if ((kv = find_kv(s, "stats-period")))
-		ok &= get_number(c, kv, 0, 86400, &d);
-	return ok;
-}
-
-static bool compile_input(struct compiler *c, const struct cfg_section *s)
-{
-	static const char *const keys[] = { "mode", "source", "filter", "snap-len",
-					    "buffer-size", "timeout", "port", NULL };
-	struct isp_program *p = c->prog;
-	bool ok = check_keys(c, s, keys, "the input section");
-	const struct cfg_kv *kv;
-	const char *str;
-
-	if ((kv = find_kv(s, "mode")) && (ok &= get_string(c, kv, &str))) {
-		free(p->input_mode);    /* a later input section wins */
-		p->input_mode = NULL;
-		if (strcasecmp(str, "offline") == 0 || strcasecmp(str, "file") == 0)
-			p->input_mode = strdup("file");
-		else if (strcasecmp(str, "online") == 0 || strcasecmp(str, "live") == 0)
-			p->input_mode = strdup("live");
-		else if (strcasecmp(str, "udp") == 0)
-			p->input_mode = strdup("udp");
-		else if (strcasecmp(str, "dpdk") == 0)  /* source: the EAL arguments */
-			p->input_mode = strdup("dpdk");
-		else {
-			dsl_error(c->d, &kv->value->loc,
-				  "mode expects offline (file), online (live), udp or dpdk");
-			ok = false;
-		}
-	}
-	if ((kv = find_kv(s, "source")) && (ok &= get_string(c, kv, &str))) {
-		free(p->input_source);
-		ok &= (p->input_source = strdup(str)) != NULL;
-	}
-	double port;
-	if ((kv = find_kv(s, "port")) && (ok &= get_number(c, kv, 1, 65535, &port))) {
-		/* input { mode = udp; port = 32766 } */
-		char b[16];
-		snprintf(b, sizeof(b), "%u", (unsigned)port);
-		free(p->input_source);
-		ok &= (p->input_source = strdup(b)) != NULL;
-	}
-	if ((kv = find_kv(s, "filter")) && (ok &= get_string(c, kv, &str))) {
-		free(p->input_filter);
-		ok &= (p->input_filter = strdup(str)) != NULL;
-	}
-	return ok;
-}
-
-static bool compile_output(struct compiler *c, const struct cfg_section *s)
-{
-	static const char *const keys[] = { "format", "enable", "cache-max", "cache-period", NULL };
-	const struct cfg_kv *kv;
-	bool ok = check_keys(c, s, keys, "the output section");
-
-	if ((kv = find_kv(s, "format")))
-		ok &= format_of(c, kv, &c->prog->default_format, false);
-	return ok;
-}
-
 static struct isp_program *compile_tree(struct dsl_diags *d, const struct isp_registry *reg,
 					struct cfg_file *f)
 {
 	struct isp_program *p = calloc(1, sizeof(*p));
-	struct compiler c = { d, reg, p };
+	struct compiler c = { .d = d, .reg = reg, .prog = p };
 	bool ok = true;
 
 	if (!p) {
@@ -736,7 +687,11 @@ static struct isp_program *compile_tree(struct dsl_diags *d, const struct isp_re
 	}
 	p->cfg_tree = f;
 	p->default_format = FMT_JSON;
-	/* globals, input and outputs first: reports refer to them */
+	/* the output section first (file channels take its cache-period),
+	 * then globals, input and channels: reports refer to them */
+	for (size_t i = 0; i < f->nsections; i++)
+		if (strcmp(f->sections[i]->type, "output") == 0)
+			ok &= compile_output(&c, f->sections[i]);
 	for (size_t i = 0; i < f->nsections; i++) {
 		const struct cfg_section *s = f->sections[i];
 		char type[64];
@@ -744,9 +699,9 @@ static struct isp_program *compile_tree(struct dsl_diags *d, const struct isp_re
 			ok &= compile_global(&c, s);
 		else if (strcmp(s->type, "input") == 0)
 			ok &= compile_input(&c, s);
-		else if (strcmp(s->type, "output") == 0)
-			ok &= compile_output(&c, s);
-		else if (is_output_section(s, type, sizeof(type)))
+		else if (ignored_section(&c, s))
+			continue;
+		else if (strcmp(s->type, "output") && is_output_section(s, type, sizeof(type)))
 			ok &= add_channel(&c, s, type, s->loc.file);
 	}
 	for (size_t i = 0; i < f->nsections; i++) {
@@ -757,7 +712,8 @@ static struct isp_program *compile_tree(struct dsl_diags *d, const struct isp_re
 		} else if (strcmp(s->type, "query-report") == 0) {
 			ok &= compile_query(&c, s);
 		} else if (strcmp(s->type, "global") && strcmp(s->type, "input") &&
-			   strcmp(s->type, "output") && !is_output_section(s, type, sizeof(type))) {
+			   strcmp(s->type, "output") && !is_output_section(s, type, sizeof(type)) &&
+			   !is_ignored_type(s->type)) {
 			static const char *const known[] = {
 				"event-report", "query-report", "input", "output", "file-output",
 				"redis-output", "kafka-output", "socket-output", "stdout-output", NULL
@@ -768,9 +724,7 @@ static struct isp_program *compile_tree(struct dsl_diags *d, const struct isp_re
 			ok = false;
 		}
 	}
-	if (!p->source_name && !(p->source_name = strdup("intspect")))
-		ok = false;
-	if (!ok || d->n) {
+	if (!ok || d->errors) {
 		isp_program_free(p);
 		return NULL;
 	}
@@ -817,6 +771,7 @@ void isp_program_free(struct isp_program *p)
 	free(p->input_mode);
 	free(p->input_source);
 	free(p->input_filter);
+	free(p->input_dpdk);
 	cfg_file_free(p->cfg_tree);
 	free(p);
 }

@@ -41,7 +41,7 @@ struct isp_source_opts;
  * live, udp, dpdk) and source fill so; its filter applies when the
  * command line has none.
  */
-void isp_program_input(const struct isp_program *prog, struct isp_source_opts *so);
+void isp_program_input(struct isp_program *prog, struct isp_source_opts *so);
 
 /* A live input cannot wait for a channel (drop-policy = block would lose
  * packets instead of records): -1 with "file:line:col: message". */

@@ -11,6 +11,7 @@ struct compiler {
 	struct dsl_diags *d;
 	const struct isp_registry *reg;
 	struct isp_program *prog;
+	const struct cfg_kv *cache_period;      /* output { cache-period } */
 };
 
 enum ty { TY_ERR, TY_NUM, TY_ADDR4, TY_ADDR6, TY_MAC, TY_STR };
@@ -37,6 +38,30 @@ bool compile_where(struct compiler *c, const struct cfg_value *v, struct cx **ou
 
 /* One select item: "avg(diff(meta.timestamp))", "ip.src" (= last), ... */
 bool compile_select_item(struct compiler *c, const struct cfg_value *v, struct qitem *out);
+
+/* ---- value helpers (compile.c): an error record when they fail ---- */
+const struct cfg_kv *find_kv(const struct cfg_section *s, const char *key);
+bool check_keys(struct compiler *c, const struct cfg_section *s,
+		const char *const *known, const char *what);
+bool get_bool(struct compiler *c, const struct cfg_kv *kv, bool *out);
+bool get_number(struct compiler *c, const struct cfg_kv *kv, double min, double max,
+		double *out);
+bool get_string(struct compiler *c, const struct cfg_kv *kv, const char **out);
+bool format_of(struct compiler *c, const struct cfg_kv *kv, enum rec_format *out,
+	       bool allow_template);
+
+/* ---- settings.c: the global settings, input and output sections, and
+ * MMT-Probe's sections outside intspect's job ---- */
+bool compile_global(struct compiler *c, const struct cfg_section *s);
+bool compile_input(struct compiler *c, const struct cfg_section *s);
+bool compile_output(struct compiler *c, const struct cfg_section *s);
+/* An MMT-Probe section intspect does not implement: a warning, true. */
+bool ignored_section(struct compiler *c, const struct cfg_section *s);
+/* An output-channel name of such a section (mongodb, mqtt). */
+bool ignored_channel(const char *name);
+/* MMT-Probe's output.cache-period for a file-output written MMT-style, or
+ * NULL: the compiler hands it to the file channel as its own key. */
+const struct cfg_kv *file_cache_period(const struct compiler *c, const struct cfg_section *s);
 
 /* Suggest the closest of `known` to `word` (edit distance <= 3), or NULL. */
 const char *closest_word(const char *word, const char *const *known);

@@ -28,7 +28,8 @@ void dsl_diags_free(struct dsl_diags *d)
 	memset(d, 0, sizeof(*d));
 }
 
-void dsl_verror(struct dsl_diags *d, const struct dsl_loc *loc, const char *fmt, va_list ap)
+static void add_diag(struct dsl_diags *d, const struct dsl_loc *loc, bool warning,
+		     const char *fmt, va_list ap)
 {
 	if (d->n == d->cap) {
 		size_t cap = d->cap ? d->cap * 2 : 8;
@@ -43,7 +44,23 @@ void dsl_verror(struct dsl_diags *d, const struct dsl_loc *loc, const char *fmt,
 		e->loc = *loc;
 	else
 		memset(&e->loc, 0, sizeof(e->loc));
+	e->warning = warning;
+	d->errors += !warning;
 	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+}
+
+void dsl_verror(struct dsl_diags *d, const struct dsl_loc *loc, const char *fmt, va_list ap)
+{
+	add_diag(d, loc, false, fmt, ap);
+}
+
+void dsl_warning(struct dsl_diags *d, const struct dsl_loc *loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_diag(d, loc, true, fmt, ap);
+	va_end(ap);
 }
 
 void dsl_error(struct dsl_diags *d, const struct dsl_loc *loc, const char *fmt, ...)
@@ -192,11 +209,13 @@ void dsl_print_diags(struct dsl_diags *d, FILE *out)
 		for (const struct dsl_source *inc = s; inc && inc->includer; inc = inc->includer)
 			fprintf(out, "In file included from %s:%d:%d\n", inc->include_loc.file,
 				inc->include_loc.line, inc->include_loc.col);
+		const char *what = e->warning ? "warning" : "error";
 		if (e->loc.file)
-			fprintf(out, "%s:%d:%d: error: %s\n", e->loc.file, e->loc.line, e->loc.col, e->msg);
+			fprintf(out, "%s:%d:%d: %s: %s\n", e->loc.file, e->loc.line, e->loc.col,
+				what, e->msg);
 		else
-			fprintf(out, "error: %s\n", e->msg);
-		if (s && e->loc.line > 0)
+			fprintf(out, "%s: %s\n", what, e->msg);
+		if (s && e->loc.line > 0 && !e->warning)       /* a warning: one line */
 			print_line(s, &e->loc, out);
 	}
 }

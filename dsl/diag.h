@@ -13,6 +13,7 @@
 #define ISP_DSL_DIAG_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "ast.h"
@@ -29,12 +30,14 @@ struct dsl_source {
 
 struct dsl_diag {
 	struct dsl_loc loc;
+	bool warning;           /* accepted, but the user should know */
 	char msg[320];
 };
 
 struct dsl_diags {
 	struct dsl_diag *v;
 	size_t n, cap;
+	size_t errors;          /* records that are errors, not warnings */
 	struct dsl_source *sources;     /* owned list of loaded files */
 };
 
@@ -49,6 +52,8 @@ void dsl_diags_free(struct dsl_diags *d);
 
 void dsl_error(struct dsl_diags *d, const struct dsl_loc *loc, const char *fmt, ...) DSL_PRINTF(3, 4);
 void dsl_verror(struct dsl_diags *d, const struct dsl_loc *loc, const char *fmt, va_list ap);
+/* Printed as "file:line:col: warning: message"; the config stays valid. */
+void dsl_warning(struct dsl_diags *d, const struct dsl_loc *loc, const char *fmt, ...) DSL_PRINTF(3, 4);
 
 /* Read a file into a new source (NULL and an error record on failure). */
 struct dsl_source *dsl_source_load(struct dsl_diags *d, const char *path,

@@ -7,7 +7,7 @@
 #include "compile.h"
 #include "../src/core/source.h"
 
-void isp_program_input(const struct isp_program *prog, struct isp_source_opts *so)
+void isp_program_input(struct isp_program *prog, struct isp_source_opts *so)
 {
 	if (!so->file && !so->iface && !so->udp && !so->dpdk && prog->input_source) {
 		const char *mode = prog->input_mode ? prog->input_mode : "file";
@@ -15,13 +15,25 @@ void isp_program_input(const struct isp_program *prog, struct isp_source_opts *s
 			so->iface = prog->input_source;
 		else if (strcmp(mode, "udp") == 0)
 			so->udp = prog->input_source;
-		else if (strcmp(mode, "dpdk") == 0)
-			so->dpdk = prog->input_source;
+		else if (strcmp(mode, "dpdk") == 0)     /* MMT-Probe: dpdk-option */
+			so->dpdk = prog->input_dpdk ? prog->input_dpdk : prog->input_source;
 		else
 			so->file = prog->input_source;
 	}
 	if (!so->filter)
 		so->filter = prog->input_filter;
+	if (!so->snaplen)
+		so->snaplen = prog->input_snaplen;
+	if (!so->buffer_mb)
+		so->buffer_mb = prog->input_buffer_mb;
+	if (!so->timeout_ms)
+		so->timeout_ms = prog->input_timeout_ms;
+	if (!prog->source_name) {
+		/* MMT-Probe's CSV names the input.source (a file or interface) */
+		const char *name = so->file ? so->file : so->iface ? so->iface :
+				   so->udp ? so->udp : so->dpdk ? "dpdk" : "intspect";
+		prog->source_name = strdup(name);
+	}
 }
 
 int isp_program_check_live(const struct isp_program *prog, char *err, size_t errlen)

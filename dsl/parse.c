@@ -89,13 +89,13 @@ static struct cfg_file *parse_source(struct dsl_diags *diags, const struct dsl_s
 {
 	struct dsl_parse ps = { .diags = diags, .src = src, .file = src->file,
 				.start_token = START_CONFIG, .line = 1, .col = 1 };
-	size_t before = diags->n;
+	size_t before = diags->errors;
 
 	ps.cfg = calloc(1, sizeof(*ps.cfg));
 	if (!ps.cfg)
 		return NULL;
-	if (run(&ps, src->text, src->len) != 0 || diags->n > before) {
-		if (diags->n == before)
+	if (run(&ps, src->text, src->len) != 0 || diags->errors > before) {
+		if (diags->errors == before)
 			dsl_error(diags, NULL, "%s: cannot parse", src->file);
 		cfg_file_free(ps.cfg);
 		return NULL;
@@ -172,7 +172,7 @@ struct ex_node *dsl_parse_expr(struct dsl_diags *diags, const char *text,
 	struct dsl_parse ps = { .diags = diags, .file = at ? at->file : "<expr>",
 				.start_token = START_EXPR,
 				.line = at ? at->line : 1, .col = at ? at->col : 1 };
-	size_t before = diags->n;
+	size_t before = diags->errors;
 	int *map = column_map(diags, text, at);
 
 	ps.xmap = map;
@@ -180,8 +180,8 @@ struct ex_node *dsl_parse_expr(struct dsl_diags *diags, const char *text,
 
 	int rc = run(&ps, text, strlen(text));
 	free(map);
-	if (rc != 0 || diags->n > before) {
-		if (diags->n == before)
+	if (rc != 0 || diags->errors > before) {
+		if (diags->errors == before)
 			dsl_error(diags, at, "cannot parse expression '%s'", text);
 		ex_free(ps.expr);
 		return NULL;

@@ -145,7 +145,7 @@ static const struct isp_channel_params defaults = {
 	.batch = 256,
 	.flush_ms = 100,
 	.shutdown_ms = 5000,
-	.csv = false,
+	.format = 0,
 };
 
 /* Index in isp_channel_generic_keys, or -1. */
@@ -163,7 +163,7 @@ static int parse_generic(int which, const struct isp_kv *kv,
 	static const char *const policies[] = {
 		"drop-newest", "drop-oldest", "block", NULL
 	};
-	static const char *const formats[] = { "json", "csv", NULL };
+	static const char *const formats[] = { "json", "csv", "intspect-csv", NULL };
 	uint64_t v = 0;
 	int e = 0, rc;
 
@@ -196,7 +196,7 @@ static int parse_generic(int which, const struct isp_kv *kv,
 		return rc;
 	default:
 		rc = isp_kv_enum(kv, formats, &e, msg, len);
-		p->csv = e == 1;
+		p->format = e;
 		return rc;
 	}
 }
@@ -445,9 +445,9 @@ const char *isp_channel_name(const struct isp_channel *ch)
 	return ch->name;
 }
 
-bool isp_channel_wants_csv(const struct isp_channel *ch)
+int isp_channel_format(const struct isp_channel *ch)
 {
-	return ch->p.csv;
+	return ch->p.format;
 }
 
 bool isp_channel_enabled(const struct isp_channel *ch)

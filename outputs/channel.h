@@ -40,7 +40,8 @@ struct isp_channel_params {
 	size_t batch;                   /* [256] most records per write_batch */
 	unsigned flush_ms;              /* [100] flush at least this often */
 	unsigned shutdown_ms;           /* [5000] delivery deadline at close */
-	bool csv;                       /* format = csv [json] */
+	int format;                     /* format = json [0], csv (1: MMT-Probe's rows),
+					 * intspect-csv (2: one typed cell per value) */
 };
 
 struct isp_channel;
@@ -159,7 +160,8 @@ int isp_channel_check_at(const struct isp_channel_cfg *cfg, int pos[2],
 bool isp_channel_never_connected(const struct isp_channel *ch);
 
 const char *isp_channel_name(const struct isp_channel *ch);
-bool isp_channel_wants_csv(const struct isp_channel *ch);
+/* The format key: 0 json (or not given), 1 csv, 2 intspect-csv. */
+int isp_channel_format(const struct isp_channel *ch);
 bool isp_channel_enabled(const struct isp_channel *ch);
 /* Does the channel read isp_record.key? false for a disabled channel and
  * for the built-in types that never do (stdout, file, socket, redis), so

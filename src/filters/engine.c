@@ -123,14 +123,16 @@ void isp_program_bind_channels(struct isp_program *prog, struct isp_channel *con
 	for (unsigned i = 0; i < prog->nevents; i++) {
 		struct erule *r = &prog->events[i];
 		if (!r->format_set && r->nchannels && channels[r->channels[0]] &&
-		    isp_channel_wants_csv(channels[r->channels[0]]))
-			r->format = FMT_CSV;
+		    isp_channel_format(channels[r->channels[0]]))
+			r->format = isp_channel_format(channels[r->channels[0]]) == 1 ?
+				    FMT_CSV : FMT_CSV_CELLS;
 	}
 	for (unsigned i = 0; i < prog->nqueries; i++) {
 		struct qrule *r = &prog->queries[i];
 		if (!r->format_set && r->nchannels && channels[r->channels[0]] &&
-		    isp_channel_wants_csv(channels[r->channels[0]]))
-			r->format = FMT_CSV;
+		    isp_channel_format(channels[r->channels[0]]))
+			r->format = isp_channel_format(channels[r->channels[0]]) == 1 ?
+				    FMT_CSV : FMT_CSV_CELLS;
 	}
 }
 

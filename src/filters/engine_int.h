@@ -126,4 +126,10 @@ void query_flush(struct isp_engine *e, unsigned i);
 void query_advance(struct isp_engine *e, unsigned i, uint64_t now);
 void query_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w, unsigned n);
 
+/* The record style of a rule's format. */
+static inline enum rec_style rec_style_of(enum rec_format f)
+{
+	return f == FMT_CSV ? REC_MMT_CSV : f == FMT_CSV_CELLS ? REC_CSV_CELLS : REC_JSON;
+}
+
 #endif

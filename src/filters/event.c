@@ -39,6 +39,16 @@ static size_t key_state_size(const struct erule *r)
 }
 
 
+/* Is the slot's attribute text-like (an address, a string)? MMT-Probe
+ * writes "" for such an attribute when it is absent, 0 for the others. */
+static bool slot_is_text(const struct isp_engine *e, int slot)
+{
+	const struct isp_attr_desc *a = isp_attr_desc_of(e->sc.reg, &e->prog->slots[slot]);
+
+	return a && (a->type == ISP_T_IPV4 || a->type == ISP_T_IPV6 || a->type == ISP_T_MAC ||
+		     a->type == ISP_T_STRING);
+}
+
 int event_init(struct isp_engine *e, unsigned i)
 {
 	const struct erule *r = &e->prog->events[i];
@@ -53,9 +63,13 @@ int event_init(struct isp_engine *e, unsigned i)
 	es->attr_keys = calloc(r->nattr ? r->nattr : 1, sizeof(*es->attr_keys));
 	if (!es->attr_keys)
 		return -1;
-	for (unsigned k = 0; k < r->nattr; k++)
+	for (unsigned k = 0; k < r->nattr; k++) {
 		if (rec_jkey_make(&es->attr_keys[k], r->attr_names[k]) != 0)
 			return -1;
+		es->attr_keys[k].mmt_quoted = slot_is_text(e, r->attr_slots[k]);
+	}
+	if (r->event_slot >= 0)
+		es->event_key.mmt_quoted = slot_is_text(e, r->event_slot);
 	return 0;
 }
 
@@ -142,6 +156,7 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 		/* MMT: the template is written as is, values spliced in */
 		jsonw_init(&rec->w, rec->buf, sizeof(rec->buf) - 1);
 		rec->csv = true;        /* no enclosing object */
+		rec->mmt = false;
 		for (unsigned i = 0; i < r->ntmpl; i++) {
 			jsonw_raw(&rec->w, r->tmpl[i].text, strlen(r->tmpl[i].text));
 			if (r->tmpl[i].slot < 0)
@@ -155,8 +170,10 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 		}
 		return;
 	}
-	rec_begin(rec, r->format == FMT_CSV, r->name, "event", 1000, prog->probe_id,
+	rec_begin(rec, rec_style_of(r->format), r->name, "event", 1000, prog->probe_id,
 		  prog->source_name, p->ts_ns);
+	/* MMT-Probe writes every attribute listed, the event's too */
+	const bool skip_event = !rec->mmt;
 	/* the fields are gathered, then written in one go (rec_fields) */
 	struct rec_field f[32];
 	unsigned nf = 0;
@@ -171,7 +188,7 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 		f[nf++] = (struct rec_field){ &es->event_key,
 					      slot_get(sc, p, (unsigned)event_slot) };
 	for (unsigned i = 0; i < nattr; i++) {
-		if (attr_slots[i] == event_slot)
+		if (attr_slots[i] == event_slot && skip_event)
 			continue;       /* already written, once is enough */
 		if (nf == sizeof(f) / sizeof(f[0])) {
 			rec_fields(rec, f, nf);

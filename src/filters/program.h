@@ -14,7 +14,9 @@
 #include "../../outputs/channel.h"
 #include "expr.h"
 
-enum rec_format { FMT_JSON, FMT_CSV, FMT_TEMPLATE };
+/* FMT_CSV: MMT-Probe's rows, cell for cell (dsl/README.md); FMT_CSV_CELLS
+ * ("intspect-csv"): the same columns, one cell per attribute, typed. */
+enum rec_format { FMT_JSON, FMT_CSV, FMT_TEMPLATE, FMT_CSV_CELLS };
 
 /* An output template (MMT's event-report output-format = '{"src": "ip.src"}'):
  * literal text with attribute values spliced in. */
@@ -100,12 +102,17 @@ struct isp_program {
 	/* globals */
 	unsigned probe_id;
 	unsigned workers;       /* thread-nb (0: not set) */
-	char *source_name;      /* for CSV's "source" column */
+	char *source_name;      /* CSV's "source" column: source-name, else the
+				 * input (isp_program_input), as MMT-Probe's */
 	enum rec_format default_format;
 	/* input section */
 	char *input_mode;       /* "file", "live", "udp" or NULL */
 	char *input_source;
 	char *input_filter;
+	char *input_dpdk;       /* dpdk-option: EAL arguments (mode = dpdk) */
+	int input_snaplen;      /* snap-len, 0: the default */
+	int input_buffer_mb;    /* buffer-size, rounded up to MiB; 0: default */
+	int input_timeout_ms;   /* timeout, 0: the default */
 	/* the config tree the channel configs point into */
 	void *cfg_tree;
 };

@@ -588,7 +588,7 @@ static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 	const struct isp_program *prog = e->prog;
 	struct qgroup *g = tentry_state(te);
 	double window_s = (double)r->period_ns / 1e9;
-	bool csv = r->format == FMT_CSV;
+	bool csv = r->format == FMT_CSV || r->format == FMT_CSV_CELLS;
 
 	/* the group-by values, decoded once from the key bytes: for the record
 	 * and for its key (Kafka partitioning) */
@@ -608,10 +608,12 @@ static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 		if (present[j])
 			engine_text_append(e->keytext, sizeof(e->keytext), &kl, NULL, &vals[j]);
 	}
-	rec_begin(rec, csv, r->name, "query", 999, prog->probe_id, prog->source_name, qs->win_end);
+	rec_begin(rec, rec_style_of(r->format), r->name, "query", 999, prog->probe_id,
+		  prog->source_name, qs->win_end);
 	if (csv) {
 		char b[24];
-		snprintf(b, sizeof(b), ",%llu", (unsigned long long)qs->flushes);
+		/* MMT-Probe numbers its reports from 1 */
+		snprintf(b, sizeof(b), ",%llu", (unsigned long long)qs->flushes + rec->mmt);
 		jsonw_raw(&rec->w, b, strlen(b));
 	} else {
 		rec_time(rec, "window_start", qs->win_start);
@@ -638,6 +640,21 @@ static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 		const struct qhops *c = (const struct qhops *)cell;
 		if (c->nh == 0) {
 			rec_null(rec);
+			continue;
+		}
+		if (rec->mmt) {
+			/* one cell per hop, the wire's order (the last hop first) */
+			for (unsigned h = c->nh; h-- > 0;) {
+				struct agg_state s;
+				struct xval v;
+				if (h + 1 != c->nh)
+					rec_cell_sep(rec);
+				agg_load(&s, c->hops + h * size, size);
+				if (agg_result(&s, it, window_s, &v))
+					rec_mmt_xval(rec, &v, v.k == XK_STR ? agg_result_str(&s) : NULL);
+				else
+					rec_mmt_absent(rec, false);
+			}
 			continue;
 		}
 		char buf[REC_MAX / 4];

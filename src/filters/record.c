@@ -141,17 +141,25 @@ static inline void put_us(char *o, uint32_t us)
 	jsonw_put4(o + 2, us % 10000);
 }
 
-void rec_begin(struct rec *r, bool csv, const char *report, const char *type,
+void rec_cell_sep(struct rec *r)
+{
+	csv_sep(r);
+}
+
+void rec_begin(struct rec *r, enum rec_style style, const char *report, const char *type,
 	       unsigned type_id, unsigned probe_id, const char *source, uint64_t ts_ns)
 {
 	char b[96];
 
 	jsonw_init(&r->w, r->buf, sizeof(r->buf) - 1);
+	bool csv = style != REC_JSON;
+
 	r->csv = csv;
+	r->mmt = style == REC_MMT_CSV;
 	if (csv) {
 		csv_uint(r, type_id);
 		csv_uint(r, probe_id);
-		csv_string(r, source);
+		csv_string(r, source ? source : "intspect");
 		/* ,SECONDS.MICROSECONDS, */
 		size_t n = 1;
 		b[0] = ',';
@@ -276,7 +284,9 @@ void rec_time(struct rec *r, const char *key, uint64_t ns)
 
 void rec_null(struct rec *r)
 {
-	if (!r->csv)
+	if (r->mmt)
+		rec_mmt_absent(r, false);
+	else if (!r->csv)
 		jsonw_null(&r->w);
 }
 
@@ -328,6 +338,10 @@ void rec_xval(struct rec *r, const struct xval *v, const char *str_override)
 
 	if (!r->csv) {
 		xval_json(&r->w, v, str_override);
+		return;
+	}
+	if (r->mmt) {
+		rec_mmt_xval(r, v, str_override);
 		return;
 	}
 	jsonw_init(&w, buf, sizeof(buf));
@@ -503,6 +517,10 @@ void rec_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *
 {
 	char *o;
 
+	if (r->mmt) {
+		rec_mmt_field(r, k, v);
+		return;
+	}
 	/* The common case, a JSON field after another with a short key: one
 	 * room check, the key (comma first) in one fixed-size copy of its
 	 * padded text, the value straight into the buffer. */

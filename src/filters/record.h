@@ -4,7 +4,8 @@
  * JSON (EVE-like): {"report":NAME,"type":"event"|"query","ts":ISO-8601 UTC
  * with microseconds,"time":seconds.micro, then the record's fields}.
  * CSV (MMT-Probe's column order): type id (1000 event, 999 query), probe
- * id, "source", sec.usec, "report", then the values.
+ * id, "source", sec.usec, "report", then the values: as MMT-Probe writes
+ * them (REC_MMT_CSV, record_mmt.c), or one typed cell each (REC_CSV_CELLS).
  */
 #ifndef ISP_FILTERS_RECORD_H
 #define ISP_FILTERS_RECORD_H
@@ -27,10 +28,13 @@ struct rec_head {
 	char text[REC_HEAD_MAX];
 };
 
+enum rec_style { REC_JSON, REC_MMT_CSV, REC_CSV_CELLS };
+
 struct rec {
 	struct jsonw w;
 	char buf[REC_MAX];
-	bool csv;
+	bool csv;                       /* either CSV style */
+	bool mmt;                       /* REC_MMT_CSV */
 	/* ISO-8601 of the last second formatted (records come in bursts),
 	 * and what of a JSON head depends on that second only:
 	 * `YYYY-MM-DDTHH:MM:SS.` and `Z","time":SECONDS.` */
@@ -42,7 +46,7 @@ struct rec {
 	unsigned head_next;             /* the next entry to replace */
 };
 
-void rec_begin(struct rec *r, bool csv, const char *report, const char *type,
+void rec_begin(struct rec *r, enum rec_style style, const char *report, const char *type,
 	       unsigned type_id, unsigned probe_id, const char *source, uint64_t ts_ns);
 /* A field: key (JSON only) and value. */
 void rec_key(struct rec *r, const char *key);
@@ -53,6 +57,8 @@ void rec_key(struct rec *r, const char *key);
 struct rec_jkey {
 	char *text;
 	size_t len;
+	bool mmt_quoted;        /* MMT CSV: the attribute is text-like, so
+				 * its absence is "" rather than 0 */
 };
 #define REC_JKEY_PAD 32
 int rec_jkey_make(struct rec_jkey *k, const char *name);
@@ -78,6 +84,15 @@ void rec_fields(struct rec *r, const struct rec_field *f, unsigned n);
 /* A value given as JSON text (arrays built by the caller): JSON as is,
  * CSV as one cell. */
 void rec_json_cell(struct rec *r, const char *json, size_t n);
+/* MMT-Probe's cells (record_mmt.c): a field with its comma; a result
+ * (after rec_key_prepared); an absent value; a quoted string. */
+void rec_mmt_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *v);
+void rec_mmt_xval(struct rec *r, const struct xval *v, const char *str);
+void rec_mmt_absent(struct rec *r, bool quoted);
+void rec_mmt_string(struct rec *r, const char *s, size_t n);
+/* The separator between two cells of one value (per-hop results). */
+void rec_cell_sep(struct rec *r);
+
 /* Finish; returns the text length, 0 when it did not fit. */
 size_t rec_end(struct rec *r);
 

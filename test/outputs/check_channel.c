@@ -288,7 +288,7 @@ START_TEST(generic_key_errors)
 	expect_error("fake", f, "test.conf:2:3: bad value 'maybe' for enable: "
 		     "expected true or false");
 	expect_error("fake", g, "test.conf:2:3: bad value 'xml' for format: "
-		     "expected json or csv");
+		     "expected json, csv or intspect-csv");
 	/* The type sees only its own keys; its index maps back to line 3. */
 	expect_error("fake", h, "test.conf:3:3: tag must not be 'bad'");
 	expect_error("fake", i, "test.conf:2:3: bad value '-1' for queue-records: "
@@ -320,7 +320,7 @@ START_TEST(generic_keys_consumed)
 	ck_assert_uint_eq(F.open_params.batch, 9);
 	ck_assert_uint_eq(F.open_params.flush_ms, 11);
 	ck_assert_uint_eq(F.open_params.shutdown_ms, 0);
-	ck_assert(isp_channel_wants_csv(ch));
+	ck_assert_int_eq(isp_channel_format(ch), 1);
 	ck_assert(isp_channel_enabled(ch));
 	ck_assert_str_eq(isp_channel_name(ch), "t");
 	isp_channel_close(ch);

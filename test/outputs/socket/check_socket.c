@@ -5,221 +5,21 @@
  * mid-record; a reader that stops reading costs bounded time; readers that
  * close and come back (reconnects counted, nothing lost); datagrams too
  * large for UDP skipped; ICMP port unreachable not fatal; key errors with
- * line:col. intspect end to end is test/outputs/socket/run.sh.
+ * line:col. MMT-Probe's words (BOTH, type names in any case,
+ * server-address) and check mode are in check_socket_mmt.c, of the same
+ * program; intspect end to end is test/outputs/socket/run.sh.
  */
-#include <arpa/inet.h>
 #include <check.h>
-#include <errno.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../../../outputs/channel.h"
 #include "../tcfg.h"
-
-static char err[1024];
-static char dir[64], sock_path[96];
-
-static void setup(void)
-{
-	snprintf(dir, sizeof(dir), "/tmp/check_socket.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(sock_path, sizeof(sock_path), "%s/s.sock", dir);
-}
-
-static void teardown(void)
-{
-	unlink(sock_path);
-	rmdir(dir);
-}
-
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
-
-	nanosleep(&ts, NULL);
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static struct isp_channel *must_open(const char *const *kvs)
-{
-	struct isp_channel *ch = tcfg_open("socket", kvs, err, sizeof(err));
-
-	ck_assert_msg(ch != NULL, "open failed: %s", err);
-	return ch;
-}
-
-static void put(struct isp_channel *ch, const char *text, size_t len)
-{
-	struct isp_record r = { .text = text, .len = len };
-
-	ck_assert(isp_channel_submit(ch, &r));
-}
-
-static void put_n(struct isp_channel *ch, int from, int to)
-{
-	char b[32];
-
-	for (int i = from; i < to; i++) {
-		int n = snprintf(b, sizeof(b), "{\"rec\":%d}", i);
-
-		put(ch, b, (size_t)n);
-	}
-}
-
-/* "{"rec":from}\n" ... for [from, to) */
-static char *expect_n(int from, int to)
-{
-	static char b[1 << 16];
-	size_t off = 0;
-
-	b[0] = '\0';
-	for (int i = from; i < to; i++)
-		off += (size_t)snprintf(b + off, sizeof(b) - off, "{\"rec\":%d}\n", i);
-	return b;
-}
-
-static struct isp_channel_stats stats(const struct isp_channel *ch)
-{
-	struct isp_channel_stats st;
-
-	isp_channel_get_stats(ch, &st);
-	return st;
-}
-
-static bool wait_delivered(const struct isp_channel *ch, uint64_t n)
-{
-	for (int i = 0; i < 5000; i++) {
-		if (stats(ch).delivered >= n)
-			return true;
-		sleep_ms(1);
-	}
-	return false;
-}
-
-/* ---- readers ------------------------------------------------------------- */
-
-static int tcp_listener(int *port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t len = sizeof(a);
-	int one = 1, fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	ck_assert_int_ge(fd, 0);
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	ck_assert_int_eq(listen(fd, 4), 0);
-	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-	*port = ntohs(a.sin_port);
-	return fd;
-}
-
-static int udp_receiver(int port)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK),
-				 .sin_port = htons((uint16_t)port) };
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	return fd;
-}
-
-static int udp_port(int fd)
-{
-	struct sockaddr_in a;
-	socklen_t len = sizeof(a);
-
-	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &len), 0);
-	return ntohs(a.sin_port);
-}
-
-static int unix_socket(int type, bool listening)
-{
-	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	int fd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
-
-	ck_assert_int_ge(fd, 0);
-	unlink(sock_path);
-	snprintf(a.sun_path, sizeof(a.sun_path), "%s", sock_path);
-	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	if (listening)
-		ck_assert_int_eq(listen(fd, 4), 0);
-	return fd;
-}
-
-static int accept_within(int lfd, int ms)
-{
-	struct pollfd p = { .fd = lfd, .events = POLLIN };
-
-	ck_assert_msg(poll(&p, 1, ms) == 1, "nobody connected within %d ms", ms);
-	int fd = accept(lfd, NULL, NULL);
-
-	ck_assert_int_ge(fd, 0);
-	return fd;
-}
-
-/* Read from a stream until `want` bytes came or `ms` passed; NUL-terminated. */
-static char *read_stream(int fd, size_t want, int ms)
-{
-	char *buf = malloc(want + 1);
-	size_t got = 0;
-	double end = now_s() + ms / 1000.0;
-
-	ck_assert_ptr_nonnull(buf);
-	while (got < want && now_s() < end) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-
-		if (poll(&p, 1, 50) <= 0)
-			continue;
-		ssize_t r = recv(fd, buf + got, want - got, 0);
-
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	buf[got] = '\0';
-	return buf;
-}
-
-/* Read `n` datagrams (or what came within `ms`), concatenated. */
-static char *read_dgrams(int fd, int n, int ms)
-{
-	static char all[1 << 17];
-	char one[1 << 17];
-	size_t off = 0;
-	double end = now_s() + ms / 1000.0;
-
-	all[0] = '\0';
-	for (int i = 0; i < n && now_s() < end;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-
-		if (poll(&p, 1, 50) <= 0)
-			continue;
-		ssize_t r = recv(fd, one, sizeof(one), 0);
-
-		ck_assert_int_gt(r, 0);
-		ck_assert_uint_lt(off + (size_t)r, sizeof(all));
-		memcpy(all + off, one, (size_t)r);
-		off += (size_t)r;
-		all[off] = '\0';
-		i++;
-	}
-	return all;
-}
+#include "sockutil.h"
 
 /* ---- exact records -------------------------------------------------------- */
 
@@ -561,6 +361,8 @@ START_TEST(key_errors)
 {
 	const char *typo[] = { "type=tcp", "port=5000", "hostnme=x", NULL };
 	const char *both[] = { "enable=true", "type=BOTH", NULL };
+	const char *alias[] = { "type=udp", "hostname=a", "port=1", "server-address=b", NULL };
+	const char *both_path[] = { "type=both", "port=5000", "descriptor=", NULL };
 	const char *bad[] = { "type=udp4", NULL };
 	const char *noport[] = { "hostname=127.0.0.1", "type=tcp", NULL };
 	const char *bigport[] = { "type=udp", "port=70000", NULL };
@@ -573,18 +375,20 @@ START_TEST(key_errors)
 
 	open_fails(typo, "test.conf:4:3: unknown key 'hostnme' for a socket output "
 		   "(did you mean 'hostname'?); known: enable, queue-records, queue-bytes, "
-		   "drop-policy, batch, flush-ms, shutdown-ms, format, type, hostname, port, "
-		   "descriptor, path, connect-timeout-ms, send-buffer");
-	open_fails(both, "test.conf:3:3: type BOTH (MMT-Probe: unix and tcp at once) is "
-		   "not supported: write two socket-output sections, one with type = unix "
-		   "and one with type = tcp, and name both in output-channel");
-	open_fails(bad, "test.conf:2:3: bad value 'udp4' for type: expected udp, tcp, unix "
-		   "or unix-dgram (or MMT-Probe's UDP, TCP, INTERNET, UNIX)");
+		   "drop-policy, batch, flush-ms, shutdown-ms, format, type, hostname, "
+		   "server-address, port, descriptor, path, connect-timeout-ms, send-buffer");
+	open_fails(both, "test.conf:3:3: a both socket output needs 'port' (1 to 65535) "
+		   "for its TCP connection");
+	open_fails(alias, "test.conf:5:3: 'hostname' and 'server-address' are the same "
+		   "setting (server-address is MMT-Probe's name); give one");
+	open_fails(both_path, "test.conf:4:3: bad Unix socket path '': 1 to 107 bytes");
+	open_fails(bad, "test.conf:2:3: bad value 'udp4' for type: expected udp, tcp, unix, "
+		   "unix-dgram or both (or MMT-Probe's UDP, TCP, INTERNET, UNIX, BOTH)");
 	open_fails(noport, "test.conf:3:3: a tcp socket output needs 'port' (1 to 65535)");
 	open_fails(bigport, "test.conf:3:3: bad value '70000' for port: expected an "
 		   "integer from 0 to 65535");
-	open_fails(notype, "test.conf:2:3: a socket output needs 'type': udp, tcp, unix "
-		   "or unix-dgram");
+	open_fails(notype, "test.conf:2:3: a socket output needs 'type': udp, tcp, unix, "
+		   "unix-dgram or both");
 	open_fails(twice, "test.conf:4:3: 'path' and 'descriptor' are the same setting "
 		   "(descriptor is MMT-Probe's name); give one");
 	open_fails(sndbuf, "test.conf:3:3: bad value '12' for send-buffer: expected a size "
@@ -601,23 +405,6 @@ START_TEST(key_errors)
 
 	memcpy(want, err, sizeof(want));
 	open_fails(toolong, want);
-}
-END_TEST
-
-/* MMT-Probe's section as it writes it: every key, whatever the type. */
-START_TEST(mmt_keys_accepted)
-{
-	const char *unix_kvs[] = { "enable=true", "type=UNIX", "descriptor=/tmp/x.sock",
-				   "port=0", "hostname=localhost", NULL };
-	const char *inet_kvs[] = { "type=internet", "descriptor=/tmp/x.sock", "port=5000",
-				   "hostname=localhost", "connect-timeout-ms=50",
-				   "send-buffer=64k", NULL };
-	const char *off_kvs[] = { "enable=false", "type=BOTH", NULL };
-
-	isp_channel_close(must_open(unix_kvs));
-	isp_channel_close(must_open(inet_kvs));
-	/* A disabled section's type keys are not checked. */
-	isp_channel_close(must_open(off_kvs));
 }
 END_TEST
 
@@ -642,7 +429,7 @@ int main(void)
 	tcase_add_test(tc, udp_oversize_skipped);
 	tcase_add_test(tc, udp_refused_not_fatal);
 	tcase_add_test(tc, key_errors);
-	tcase_add_test(tc, mmt_keys_accepted);
+	socket_mmt_tests(tc);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

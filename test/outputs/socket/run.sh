@@ -3,7 +3,8 @@
 # intgen captures, real readers on loopback (the socat commands of
 # outputs/README.md, and reader.py for one that never reads).
 #   - udp, tcp, unix, unix-dgram: the reader gets exactly intspect's stdout
-#     for the same rules, in order;
+#     for the same rules, in order; BOTH (MMT-Probe's): a Unix and a TCP
+#     reader each get exactly that;
 #   - a TCP reader that goes away mid-run and comes back (intspect fed
 #     slowly through a pipe by feed.py): reconnect counted, every record
 #     delivered once, queued == delivered + dropped;
@@ -168,6 +169,29 @@ out=$tmp/unix-dgram.got start socat -u UNIX-RECV:"$sock" -
 wait_for test -S "$sock"
 deliver unix-dgram
 
+# ---- BOTH: a Unix and a TCP reader get the same records ------------------------
+bsock=$tmp/both.sock
+port=$(free_port SOCK_STREAM)
+conf "$tmp/both.conf" "  type = Both                     # MMT-Probe's: unix and tcp at once
+  descriptor = \"$bsock\"
+  server-address = \"127.0.0.1\"  # MMT-Probe's older name for hostname
+  port = $port"
+out=$tmp/both-unix.got start socat -u UNIX-LISTEN:"$bsock",fork,unlink-early -
+bu=$pid
+wait_for test -S "$bsock"
+out=$tmp/both-tcp.got start socat -u TCP-LISTEN:"$port",reuseaddr,fork -
+bt=$pid
+wait_for bound tcp "$port"
+"$bin" -C "$tmp/both.conf" -r "$tmp/a.pcap" >/dev/null 2>"$tmp/both.err"
+wait_for lines_at_least "$tmp/both-unix.got" "$nwant"
+wait_for lines_at_least "$tmp/both-tcp.got" "$nwant"
+sleep 0.1                       # nothing more comes
+stop "$bu"
+stop "$bt"
+check "both: the unix reader's records equal stdout's" cmp -s "$tmp/want" "$tmp/both-unix.got"
+check "both: the tcp reader's records equal stdout's" cmp -s "$tmp/want" "$tmp/both-tcp.got"
+check "both: counters" test "$(stats "$tmp/both.err" out)" = "$nwant $nwant 0 0 0"
+
 # ---- a TCP reader that goes away and comes back ------------------------------
 # feed.py holds packet 100 until gate1 and packet 200 until gate2: reader 1
 # gets the records of the first 100 packets and is killed; packets 100-199
@@ -286,9 +310,13 @@ bad_conf() {
 bad_conf typo "  type = tcp
   port = 5000
   hostnme = \"x\"" "4:3: unknown key 'hostnme' for a socket output (did you mean 'hostname'?)"
-bad_conf both "  type = BOTH" "2:3: type BOTH (MMT-Probe: unix and tcp at once) is not supported"
+bad_conf both "  type = BOTH" "2:3: a both socket output needs 'port' (1 to 65535) for its TCP connection"
+bad_conf alias "  type = tcp
+  hostname = \"127.0.0.1\"
+  port = 5000
+  server-address = \"127.0.0.1\"" "5:3: 'hostname' and 'server-address' are the same setting (server-address is MMT-Probe's name); give one"
 bad_conf noport "  type = udp" "2:3: a udp socket output needs 'port' (1 to 65535)"
 bad_conf badtype "  enable = true
-  type = \"udp6\"" "3:3: bad value 'udp6' for type: expected udp, tcp, unix or unix-dgram"
+  type = \"udp6\"" "3:3: bad value 'udp6' for type: expected udp, tcp, unix, unix-dgram or both"
 
 finish
