@@ -8,18 +8,26 @@
 #   ./setup.sh test    the whole test suite: ASan+UBSan build and `make check`,
 #                      then the release build's allocation check
 #   ./setup.sh build   just the release build (build/rel)
+#   ./setup.sh packages demo|test   print the Debian packages each needs
 set -eu
 cd "$(dirname "$0")"
 top=$(pwd)
 jobs=$(nproc 2>/dev/null || echo 2)
 
-PACKAGES="autoconf automake libtool pkg-config make gcc clang libpcap-dev check \
-flex bison python3 valgrind libxxhash-dev libhiredis-dev librdkafka-dev \
-tcpreplay iproute2 socat openjdk-17-jre-headless maven kcat redis-server redis-tools libdpdk-dev"
+# Building and running intspect (the demo, `build`): the toolchain, libpcap,
+# and the libraries of the Redis and Kafka outputs.
+BUILD_PACKAGES="autoconf automake libtool pkg-config make gcc libpcap-dev flex bison \
+libxxhash-dev libhiredis-dev librdkafka-dev"
+# What only the tests use: Check, sanitizers' and fuzzers' compiler,
+# valgrind, the services they start (Redis, a Kafka broker on Java with its
+# jars from Maven Central), network tools, and DPDK for the DPDK input.
+TEST_PACKAGES="check clang python3 valgrind tcpreplay iproute2 socat openjdk-17-jre-headless \
+maven kcat redis-server redis-tools libdpdk-dev"
 
+# install_deps PACKAGES...: the ones not installed yet
 install_deps() {
 	missing=""
-	for p in $PACKAGES; do
+	for p in "$@"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 			missing="$missing $p"
 	done
@@ -97,8 +105,14 @@ run_tests() {
 }
 
 case "${1:-demo}" in
-demo) install_deps; build rel CFLAGS="-O2 -g"; run_demo ;;
-test) install_deps; run_tests ;;
-build) install_deps; build rel CFLAGS="-O2 -g" ;;
-*) echo "usage: $0 demo|test|build" >&2; exit 2 ;;
+demo) install_deps $BUILD_PACKAGES; build rel CFLAGS="-O2 -g"; run_demo ;;
+test) install_deps $BUILD_PACKAGES $TEST_PACKAGES; run_tests ;;
+build) install_deps $BUILD_PACKAGES; build rel CFLAGS="-O2 -g" ;;
+packages)
+	case "${2:-}" in
+	demo | build) echo $BUILD_PACKAGES ;;
+	test) echo $BUILD_PACKAGES $TEST_PACKAGES ;;
+	*) echo "usage: $0 packages demo|test" >&2; exit 2 ;;
+	esac ;;
+*) echo "usage: $0 demo|test|build|packages" >&2; exit 2 ;;
 esac

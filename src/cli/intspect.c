@@ -248,11 +248,49 @@ fail:
 	return NULL;
 }
 
+/* Is protocol id a heuristic child of the protocol named parent? */
+static bool heuristic_under(const struct isp_registry *reg, uint16_t id, const char *parent)
+{
+	uint16_t p = isp_proto_id(reg, parent);
+
+	for (unsigned k = 0; p != ISP_PROTO_NONE && k < reg->proto[p].nheur; k++)
+		if (reg->proto[p].heur[k] == id)
+			return true;
+	return false;
+}
+
+/* The generic port options of a protocol found by UDP or TCP port (or by
+ * a heuristic under them), with the ports it has now: the defaults, or
+ * what -o set. */
+static void list_port_options(const struct isp_registry *reg, uint16_t id)
+{
+	static const struct { enum isp_table t; const char *key, *l4; } kinds[] = {
+		{ ISP_TBL_UDP_PORT, "udp-ports", "udp" }, { ISP_TBL_TCP_PORT, "tcp-ports", "tcp" },
+	};
+
+	for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+		char ports[256] = "";
+		size_t n = 0;
+
+		for (unsigned port = 0; port < 65536; port++) {
+			if (reg->table[kinds[k].t][port] != id)
+				continue;
+			int w = snprintf(ports + n, sizeof(ports) - n, "%s%u", n ? "," : "", port);
+			n += w > 0 && (size_t)w < sizeof(ports) - n ? (size_t)w : 0;
+		}
+		if (!n && !heuristic_under(reg, id, kinds[k].l4))
+			continue;
+		printf("    -o %s.%s=P,...   %s destination ports that announce it (default %s)\n",
+		       reg->proto[id].desc->name, kinds[k].key, kinds[k].l4, n ? ports : "none");
+	}
+}
+
 static void list_protocols(const struct isp_registry *reg)
 {
 	for (uint16_t i = 0; i < reg->nprotos; i++) {
 		const struct isp_proto_desc *d = reg->proto[i].desc;
 		printf("%-12s %-9s %s\n", d->name, reg->proto[i].origin, d->help ? d->help : "");
+		list_port_options(reg, i);
 		if (d->options_help) {
 			const char *s = d->options_help;
 			while (*s) {

@@ -143,5 +143,22 @@ check "a disabled channel: exit 0" test "$rc" -eq 0
 printf 'socket-output dead { type = tcp; hostname = "127.0.0.1"; port = %s; connect-timeout-ms = 50 }\nevent-report e { event = "int.num_hop"; where = "int.num_hop > 1000"; output-channel = {dead} }\n' "$port" >"$tmp/idle.conf"
 "$bin" -C "$tmp/idle.conf" -r "$src/test/data/gen-rules-8.pcap" >/dev/null 2>"$tmp/idle.err"; rc=$?
 check "no record, reader never listening: exit 3" test "$rc" -eq 3
+
+# setup.sh: the demo installs what building needs, the tests add theirs
+demo_pk=$(sh "$src/setup.sh" packages demo)
+test_pk=$(sh "$src/setup.sh" packages test)
+for p in check clang valgrind redis-server openjdk-17-jre-headless maven kcat socat libdpdk-dev; do
+	check "setup.sh demo does not install $p" sh -c "! echo ' $demo_pk ' | grep -q ' $p '"
+	check "setup.sh test installs $p" sh -c "echo ' $test_pk ' | grep -q ' $p '"
+done
+for p in $demo_pk; do
+	check "setup.sh test installs $p too" sh -c "echo ' $test_pk ' | grep -q ' $p '"
+done
+
+# --list-protocols: every option with its default
+"$bin" --list-protocols >"$tmp/lp"
+check "--list-protocols lists the port options" grep -q -- '-o int_report.udp-ports=P,.* (default 1234,5900,6000' "$tmp/lp"
+check "--list-protocols: every option says its default" \
+	sh -c "! grep -- '-o ' '$tmp/lp' | grep -v -q 'default'"
 echo "cli: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,7 +1,8 @@
 /*
  * int_md.h - INT shim, metadata header, hop stack and v0.5 tail encoders.
  *
- * Byte layouts follow shared/docs/int-formats.md §2-§4. The layout is
+ * Byte layouts follow the INT specifications (shim, metadata header,
+ * per-hop fields of v0.5, v1.0, v2.1, and the L4S dialect). The layout is
  * chosen by the configured INT version (and the L4S dialect), while the
  * version *field* written is it->md_version, so dialects that mix the two
  * can be produced.

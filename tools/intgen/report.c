@@ -1,5 +1,6 @@
 /*
- * report.c - telemetry report encoders (int-formats.md §5).
+ * report.c - telemetry report encoders (Telemetry Report Format v0.5,
+ * v1.0 and v2.0).
  */
 #include "report.h"
 
