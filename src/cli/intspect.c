@@ -323,6 +323,12 @@ static void print_summary(const struct isp_registry *reg, const struct isp_stats
 					(unsigned long long)st->malformed[i][v]);
 		}
 	}
+	for (uint16_t i = 0; i < reg->nprotos; i++) {
+		if (st->malformed[i][ISP_NOT_MINE])
+			fprintf(stderr, "intspect: %s: %llu packets to its ports were something "
+				"else (not counted as malformed)\n", reg->proto[i].desc->name,
+				(unsigned long long)st->malformed[i][ISP_NOT_MINE]);
+	}
 	if (rate) {
 		double pps = secs > 0 ? (double)st->packets / secs : 0;
 		fprintf(stderr, "intspect: %.3f s, %.0f packets/s (%.2f Mpps)\n", secs, pps, pps / 1e6);

@@ -16,6 +16,7 @@ const char *isp_verdict_name(enum isp_verdict v)
 		[ISP_ERR_HOP_OVERFLOW] = "hop_overflow",
 		[ISP_ERR_UNSUPPORTED] = "unsupported",
 		[ISP_ERR_DEPTH] = "too_deep",
+		[ISP_ERR_BAD_WIRE_LEN] = "bad_wire_len",
 	};
 	return (unsigned)v < ISP_VERDICT__COUNT ? names[v] : "?";
 }
@@ -69,14 +70,13 @@ static bool is_heuristic_child(const struct isp_registry *reg, const struct isp_
 	return false;
 }
 
-/* After a heuristic candidate declined: fall back to the port tables. */
+/* After a heuristic candidate declined: fall back to the port tables, by
+ * destination port only (isp_next_l4 says why). */
 static void next_by_ports(struct isp_dissect *d)
 {
 	enum isp_table t = d->l4_is_tcp ? ISP_TBL_TCP_PORT : ISP_TBL_UDP_PORT;
 
 	isp_next_by(d, t, d->l4_dport);
-	if (d->next == ISP_PROTO_NONE)
-		isp_next_by(d, t, d->l4_sport);
 }
 
 static void fail(struct chain *c, struct isp_packet *p, uint16_t proto, enum isp_verdict v)
@@ -116,8 +116,13 @@ static void run_chain(struct chain *c, struct isp_packet *p, uint16_t proto,
 				fail(c, p, proto, v);
 				return;
 			}
-			if (!is_heuristic_child(c->reg, p, n, proto))
-				return; /* an unknown payload, not an error */
+			if (!is_heuristic_child(c->reg, p, n, proto)) {
+				/* a port match that is not the protocol (a plain
+				 * datagram to a report port): not an error, counted
+				 * apart from malformed */
+				c->st->malformed[proto][ISP_NOT_MINE]++;
+				return;
+			}
 			next_by_ports(d);
 			if (d->next == proto)
 				return;
@@ -150,6 +155,16 @@ unsigned isp_dissect(const struct isp_registry *reg, struct isp_packet *p,
 	p->malformed = 0;
 	chain_init(&c, reg, p, st);
 	st->packets++;
+	/* A record that says fewer bytes were on the wire than it holds, or
+	 * more than any link carries, is corrupt: its bytes and its length
+	 * mean nothing, so it is counted and neither decoded nor summed. */
+	if (p->wirelen < p->caplen || p->wirelen > ISP_MAX_WIRE_LEN) {
+		p->malformed = ISP_ERR_BAD_WIRE_LEN;
+		p->malformed_proto = reg->meta;
+		st->malformed[reg->meta][ISP_ERR_BAD_WIRE_LEN]++;
+		st->malformed_packets++;
+		return 0;
+	}
 	st->items++;
 	st->bytes += p->wirelen;
 	run_chain(&c, p, first, 0, p->caplen);

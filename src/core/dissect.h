@@ -22,9 +22,19 @@ struct isp_stats {
 };
 
 /* Dissect p (data, caplen, wirelen, ts_ns, index set by the caller) starting
- * with protocol `first`. Returns the number of layers decoded. */
+ * with protocol `first`. Returns the number of layers decoded. A record
+ * with an impossible original length is refused (isp_dissect_refused). */
 unsigned isp_dissect(const struct isp_registry *reg, struct isp_packet *p,
 		     uint16_t first, struct isp_stats *st);
+
+/* true when isp_dissect refused the record itself (its wire length is
+ * below its captured length or above ISP_MAX_WIRE_LEN): counted as a
+ * packet and as malformed (meta.bad_wire_len), but not as an item or in
+ * the bytes, and the caller hands it to no rule and no dump. */
+static inline bool isp_dissect_refused(const struct isp_packet *p)
+{
+	return p->malformed == ISP_ERR_BAD_WIRE_LEN;
+}
 
 /* For a packet that holds several coalesced telemetry reports: re-dissect
  * the next one in place. false when there is none left. */

@@ -3,7 +3,8 @@
  *
  * Keys: meta.* first, then each layer's attributes in packet order. The
  * innermost instance of a protocol gets the bare name (ip.src), outer ones
- * proto.N.attr (ip.1.src), the same names rules use.
+ * proto.N.attr (ip.1.src), the same names rules use. Aliases (plugin.h)
+ * are listed, never dumped.
  */
 #include "dump.h"
 
@@ -25,7 +26,8 @@ static void layer_attrs(struct jsonw *w, const struct isp_registry *reg,
 	else
 		snprintf(prefix, sizeof(prefix), "%s.", d->name);
 	for (const struct isp_attr_desc *a = d->attrs; a && a->name; a++) {
-		if (!a->get(p, l, a->arg, &v))
+		/* an alias would repeat its attribute's value under another key */
+		if (isp_attr_is_alias(a) || !a->get(p, l, a->arg, &v))
 			continue;
 		jsonw_key3(w, prefix, a->name, NULL);
 		isp_value_json(w, &v, ts_digits);

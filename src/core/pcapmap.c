@@ -120,7 +120,7 @@ int pcap_map_next(struct pcap_map *m, const uint8_t **data, uint32_t *caplen,
 		__builtin_prefetch(m->base + m->prefetched);
 	*data = h + RECORD_HDR;
 	*caplen = incl;
-	*wirelen = orig < incl ? incl : orig;
+	*wirelen = orig;        /* below incl: the dissector refuses the record */
 	*ts_ns = (uint64_t)sec * 1000000000u + (uint64_t)frac * (m->nano ? 1u : 1000u);
 	m->off += RECORD_HDR + incl;
 	return 1;

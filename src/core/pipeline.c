@@ -67,6 +67,8 @@ void pl_dispatch(struct worker *me, const struct isp_packet *p, bool in_place, b
 {
 	struct isp_pipeline *pl = me->pl;
 
+	if (isp_dissect_refused(p))
+		return;         /* a corrupt record: no item */
 	route(me, p);
 	for (unsigned to = 0; to < pl->n; to++) {
 		if (!me->dest[to])
@@ -170,6 +172,8 @@ static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ct
 		}
 		p->index = st->packets + 1;
 		isp_dissect(pl->reg, p, pl->first, st);
+		if (isp_dissect_refused(p))
+			continue;
 		do {
 			if (pl->has_ops)
 				pl->ops.item(me->ctx, p, ISP_ROUTE_ALL);

@@ -27,6 +27,7 @@
 #define ISP_MAX_HOPS       32   /* per-hop array capacity */
 #define ISP_PROTO_NONE     0xffff
 #define ISP_STR_MAX        256
+#define ISP_MAX_WIRE_LEN   262144 /* larger originals are corrupt records */
 
 /* ---- values -------------------------------------------------------------- */
 
@@ -116,6 +117,10 @@ enum isp_verdict {
 	ISP_ERR_HOP_OVERFLOW,   /* more hops than ISP_MAX_HOPS, or than declared */
 	ISP_ERR_UNSUPPORTED,    /* valid but not decoded (e.g. a new option) */
 	ISP_ERR_DEPTH,          /* too many encapsulation layers */
+	ISP_ERR_BAD_WIRE_LEN,   /* the core's, never a decoder's: the capture
+	                           record's original length is below its captured
+	                           length or above ISP_MAX_WIRE_LEN (counted under
+	                           "meta"; the record is not dissected) */
 	ISP_VERDICT__COUNT
 };
 
@@ -184,6 +189,29 @@ struct isp_attr_desc {
 	uintptr_t arg;          /* passed to get: lets one getter serve many */
 	const char *help;
 };
+
+/*
+ * An alias, a second name of an attribute (MMT-DPI's, say), is an entry
+ * with the same type, getter and arg as the attribute it names, and the
+ * help ISP_ALIAS_OF("proto.attr") followed by any remark. Rules accept
+ * both names; --list-attributes shows "alias of proto.attr"; --dump leaves
+ * the alias out, its value being the other's. A mark in the help text
+ * rather than a new member, so that no plugin's table and no module's ABI
+ * changes.
+ */
+#define ISP_ALIAS_PREFIX "alias of "
+#define ISP_ALIAS_OF(full_name) ISP_ALIAS_PREFIX full_name
+
+static inline bool isp_attr_is_alias(const struct isp_attr_desc *a)
+{
+	const char *h = a->help, *m = ISP_ALIAS_PREFIX;
+
+	if (!h)
+		return false;
+	while (*m && *h == *m)
+		h++, m++;
+	return *m == 0;
+}
 
 /* A static link below a parent: "udp port 4789 is vxlan". */
 struct isp_link {
@@ -270,6 +298,24 @@ static inline bool isp_get_be32_at(const struct isp_packet *p, const struct isp_
 				   uintptr_t arg, struct isp_value *out)
 {
 	return isp_val_scalar(out, (uint8_t)(arg >> 16), isp_be32(p->data + l->off + (arg & 0xffff)));
+}
+
+/* A string value: n bytes as colon-separated lowercase hex, as a MAC
+ * address prints (for addresses of other lengths); n is cut to what fits. */
+static inline bool isp_val_hex(struct isp_value *o, const uint8_t *b, unsigned n)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	isp_val_scalar(o, ISP_T_STRING, 0);
+	if (n > (ISP_STR_MAX - 1) / 3)
+		n = (ISP_STR_MAX - 1) / 3;
+	for (unsigned i = 0; i < n; i++) {
+		o->v.str[3 * i] = digits[b[i] >> 4];
+		o->v.str[3 * i + 1] = digits[b[i] & 15];
+		o->v.str[3 * i + 2] = ':';
+	}
+	o->v.str[n ? 3 * n - 1 : 0] = 0;
+	return true;
 }
 
 static inline void isp_val_array(struct isp_value *o, uint8_t type)

@@ -197,10 +197,11 @@ void isp_next_l4(struct isp_dissect *d, const struct isp_layer *parent)
 			return;
 		}
 	}
+	/* By destination port only: collectors, tunnels and INT sinks send to
+	 * a well-known port from any source port, and a reply or an unrelated
+	 * datagram whose source port happens to be 6000 is not a report. */
 	enum isp_table t = d->l4_is_tcp ? ISP_TBL_TCP_PORT : ISP_TBL_UDP_PORT;
 	uint8_t id = d->reg->table[t][d->l4_dport];
-	if (id == NO_PROTO)
-		id = d->reg->table[t][d->l4_sport];
 	d->next = id == NO_PROTO ? ISP_PROTO_NONE : id;
 }
 

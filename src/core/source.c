@@ -31,12 +31,33 @@ struct isp_source {
 #endif
 	bool filtered;
 	struct bpf_program prog;
-	int linktype;
+	int linktype;           /* LINKTYPE_ value, not libpcap's DLT_ */
 	bool nano;
 	bool live;
 	bool file;              /* a capture file or standard input */
 	_Atomic int stop;      /* set from a signal handler or another thread */
 };
+
+/*
+ * The registry's link table is keyed by LINKTYPE_ values, what a pcap file
+ * holds; libpcap hands out DLT_ values, which differ for raw IP: DLT_RAW is
+ * 12 (14 on OpenBSD) where files say LINKTYPE_RAW 101. Files written with
+ * the DLT value are taken the same way. The other link types decoded have
+ * one value for both.
+ */
+#define LINKTYPE_RAW 101
+#define LINKTYPE_IPV4 228
+
+int isp_source_linktype_of_dlt(int dlt)
+{
+	return dlt == DLT_RAW || dlt == 12 || dlt == 14 ? LINKTYPE_RAW : dlt;
+}
+
+/* ... and libpcap's filter compiler wants the DLT_ value back. */
+static int dlt_of_linktype(int linktype)
+{
+	return linktype == LINKTYPE_RAW ? DLT_RAW : linktype;
+}
 
 static int apply_filter(struct isp_source *s, const char *filter, char *err, size_t errlen)
 {
@@ -115,7 +136,7 @@ struct isp_source *isp_source_open(const struct isp_source_opts *o, char *err, s
 		s->udp = udp_src_open(o->udp, o->buffer_mb, o->reuseport, o->timeout_ms, err, errlen);
 		if (!s->udp)
 			goto fail;
-		s->linktype = DLT_RAW;
+		s->linktype = LINKTYPE_IPV4;    /* it writes an IPv4 header in front */
 		s->nano = true;
 		s->live = true;
 		if (o->filter && *o->filter) {
@@ -133,11 +154,19 @@ struct isp_source *isp_source_open(const struct isp_source_opts *o, char *err, s
 		int mrc = strcmp(f, "-") == 0 ? 0 : pcap_map_open(&s->map, f, err, errlen);
 		if (mrc < 0)
 			goto fail;
+		if (mrc > 0 && o->filter && *o->filter &&
+		    (s->map.linktype == 0 || s->map.linktype == 108)) {
+			/* libpcap compiles the address-family test of NULL and
+			 * LOOP for a file (every AF_INET6 value, the file's byte
+			 * order) only when it reads the file itself */
+			pcap_map_close(&s->map);
+			mrc = 0;
+		}
 		if (mrc > 0) {
 			s->mapped = true;
 			s->nano = true;
-			s->linktype = (int)s->map.linktype;
-			s->pc = pcap_open_dead_with_tstamp_precision(s->linktype,
+			s->linktype = isp_source_linktype_of_dlt((int)s->map.linktype);
+			s->pc = pcap_open_dead_with_tstamp_precision(dlt_of_linktype(s->linktype),
 				s->map.snaplen ? (int)s->map.snaplen : 262144, PCAP_TSTAMP_PRECISION_NANO);
 			if (!s->pc) {
 				snprintf(err, errlen, "%s: out of memory", f);
@@ -165,7 +194,7 @@ struct isp_source *isp_source_open(const struct isp_source_opts *o, char *err, s
 		/* libpcap scales microsecond files to the precision asked for */
 		s->nano = pcap_get_tstamp_precision(s->pc) == PCAP_TSTAMP_PRECISION_NANO;
 	}
-	s->linktype = pcap_datalink(s->pc);
+	s->linktype = isp_source_linktype_of_dlt(pcap_datalink(s->pc));
 	if (apply_filter(s, o->filter, err, errlen) < 0)
 		goto fail;
 	return s;
@@ -260,26 +289,12 @@ uint16_t isp_source_udp_port(const struct isp_source *s)
 uint16_t isp_source_first_proto(struct isp_source *s, const struct isp_registry *reg,
 				char *err, size_t errlen)
 {
-	int lt;
-
-	switch (s->linktype) {
-	case DLT_EN10MB: lt = 1; break;
-	case DLT_RAW:
-#ifdef DLT_IPV4
-	case DLT_IPV4:
-#endif
-		lt = 228;
-		break;
-#ifdef DLT_IPV6
-	case DLT_IPV6: lt = 229; break;
-#endif
-	default: lt = s->linktype; break;
-	}
+	int lt = s->linktype;
 	uint8_t id = lt >= 0 && lt < 65536 ? reg->table[ISP_TBL_LINKTYPE][lt] : 0xff;
+
 	if (id == 0xff) {
-		snprintf(err, errlen, "link type %s (%d) is not supported",
-			 pcap_datalink_val_to_name(s->linktype) ? pcap_datalink_val_to_name(s->linktype) : "?",
-			 s->linktype);
+		const char *name = pcap_datalink_val_to_name(dlt_of_linktype(lt));
+		snprintf(err, errlen, "link type %s (%d) is not supported", name ? name : "?", lt);
 		return ISP_PROTO_NONE;
 	}
 	return id;

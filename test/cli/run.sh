@@ -144,6 +144,30 @@ printf 'socket-output dead { type = tcp; hostname = "127.0.0.1"; port = %s; conn
 "$bin" -C "$tmp/idle.conf" -r "$src/test/data/gen-rules-8.pcap" >/dev/null 2>"$tmp/idle.err"; rc=$?
 check "no record, reader never listening: exit 3" test "$rc" -eq 3
 
+# reports are recognised by destination port: a datagram from port 6000 is
+# plain UDP, one to port 6000 that is not a report is counted apart
+python3 - "$tmp/ports.pcap" <<'EOF'
+import struct, sys
+def pkt(sport, dport, payload):
+    udp = struct.pack('>HHHH', sport, dport, 8 + len(payload), 0) + payload
+    ip = struct.pack('>BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), 1, 0, 64, 17, 0,
+                     bytes([10, 0, 0, 1]), bytes([10, 0, 0, 2])) + udp
+    return b'\x02' * 6 + b'\x04' * 6 + b'\x08\x00' + ip
+out = struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1)
+payload = bytes([0x50]) + bytes(40)     # version 5: no report version
+for i, (sp, dp) in enumerate([(6000, 40000), (40000, 6000), (6000, 40001)]):
+    d = pkt(sp, dp, payload)
+    out += struct.pack('<IIII', 1700000000 + i, 0, len(d), len(d)) + d
+open(sys.argv[1], 'wb').write(out)
+EOF
+"$bin" -r "$tmp/ports.pcap" -q 2>"$tmp/ports.err" >/dev/null; rc=$?
+check "datagrams on report ports: exit 0" test "$rc" -eq 0
+check "datagrams on report ports: none malformed" grep -q '^intspect: 3 packets .* 0 malformed, int 0, int_report 0$' "$tmp/ports.err"
+check "a datagram to port 6000 that is no report is counted apart" \
+	grep -q '^intspect: int_report: 1 packets to its ports were something else' "$tmp/ports.err"
+"$bin" -r "$tmp/ports.pcap" --dump 2>/dev/null | grep -c '"meta.proto_hierarchy":"eth.ip.udp"' >"$tmp/ports.n"
+check "all three dump as plain UDP" test "$(cat "$tmp/ports.n")" -eq 3
+
 # setup.sh: the demo installs what building needs, the tests add theirs
 demo_pk=$(sh "$src/setup.sh" packages demo)
 test_pk=$(sh "$src/setup.sh" packages test)

@@ -640,7 +640,10 @@ START_TEST(malformed_reasons)
 	ck_assert_int_eq(p.malformed, ISP_ERR_HOP_OVERFLOW);
 	ck_assert_uint_eq(st.malformed[int_id][ISP_ERR_HOP_OVERFLOW], 1);
 
-	/* report with an unknown version */
+	/* a datagram to a report port with no report version: not a report,
+	 * not malformed, counted apart */
+	uint16_t rep_id = isp_proto_id(tl_registry(), "int_report");
+	uint64_t before = st.malformed[rep_id][ISP_NOT_MINE];
 	t.n = 0;
 	tl_eth_ipv4_udp(&t, 0, 1, 32766);
 	tl_be32(&t, 0x70000000u);
@@ -648,7 +651,9 @@ START_TEST(malformed_reasons)
 	tl_be32(&t, 0);
 	tl_fix_lengths(&t, IP_OFF);
 	tl_dissect(&p, &st, t.b, t.n, NULL);
-	ck_assert_int_eq(p.malformed, ISP_ERR_BAD_VERSION);
+	ck_assert_int_eq(p.malformed, 0);
+	ck_assert_uint_eq(st.malformed[rep_id][ISP_NOT_MINE], before + 1);
+	ck_assert(!(p.protos & (UINT64_C(1) << rep_id)));
 	ck_assert_str_eq(isp_verdict_name(ISP_ERR_BAD_VERSION), "bad_version");
 }
 END_TEST

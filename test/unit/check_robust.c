@@ -1,7 +1,8 @@
 /*
  * check_robust.c - every prefix of every test capture, and every single-byte
  * mutation of it, dissects without reading past the captured bytes (the
- * suite runs under ASan+UBSan) and with every attribute fetched.
+ * suite runs under ASan+UBSan) and with every attribute fetched. Each
+ * capture starts at the protocol of its link type, as intspect starts it.
  */
 #include <check.h>
 #include <dirent.h>
@@ -11,6 +12,9 @@
 #include <string.h>
 
 #include "testlib.h"
+#include "../../src/core/source.h"
+
+static uint16_t first;          /* the current capture's first protocol */
 
 static void fetch_all(const struct isp_packet *p)
 {
@@ -43,7 +47,7 @@ static void dissect_copy(const uint8_t *b, size_t n, uint32_t wirelen, struct is
 	p.caplen = (uint32_t)n;
 	p.wirelen = wirelen;
 	p.index = 1;
-	isp_dissect(tl_registry(), &p, isp_proto_id(tl_registry(), "eth"), st);
+	isp_dissect(tl_registry(), &p, first, st);
 	do
 		fetch_all(&p);
 	while (isp_dissect_next_report(tl_registry(), &p, st));
@@ -67,6 +71,10 @@ static unsigned for_each_capture(void (*fn)(const uint8_t *, size_t))
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		pcap_t *pc = pcap_open_offline(path, err);
 		ck_assert_msg(pc != NULL, "%s", err);
+		int lt = isp_source_linktype_of_dlt(pcap_datalink(pc));
+		ck_assert_msg(lt >= 0 && lt < 65536, "%s: link type %d", path, lt);
+		first = tl_registry()->table[ISP_TBL_LINKTYPE][lt];
+		ck_assert_msg(first != 0xff, "%s: link type %d not decoded", path, lt);
 		struct pcap_pkthdr *h;
 		const u_char *d;
 		unsigned k = 0;

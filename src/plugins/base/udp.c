@@ -1,6 +1,6 @@
 /*
  * udp.c - UDP ("udp"). The payload is recognised by heuristics registered
- * below udp (INT by DSCP), then by destination port, then by source port.
+ * below udp (INT by DSCP), then by destination port.
  */
 #include "../../core/plugin.h"
 

@@ -1,8 +1,9 @@
 /*
  * int.c - the "int" protocol: In-band Network Telemetry metadata carried in
  * a packet (INT-MD v0.5, v1.0, v2.x; INT-MX), over TCP/UDP, VXLAN-GPE,
- * Geneve and GRE. Registration, detection settings and attributes; the
- * header parsing is in int_decode.c, the hop layouts in int_layout.c.
+ * Geneve and GRE. Registration, detection settings and attributes (with
+ * every name of MMT-DPI's int plugin: README.md); the header parsing is in
+ * int_decode.c, the hop layouts in int_layout.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -154,6 +155,7 @@ bad_dscp:
 /* Per-hop attribute arg: bit | part << 8 | type << 16 (| V05_ONLY) */
 #define HOP(bit, part, type) ((uintptr_t)(bit) | (uintptr_t)(part) << 8 | (uintptr_t)(type) << 16)
 #define V05_ONLY ((uintptr_t)1 << 24)
+#define L4S_ONLY ((uintptr_t)1 << 25)
 
 /* Where the field of a per-hop attribute sits in this header's hop blocks
  * (offset and size), or false when the header does not have it. */
@@ -167,6 +169,9 @@ hop_field(const struct int_state *s, uintptr_t arg,
 	if (bit == 6 && ((arg & V05_ONLY) != 0) != (s->family == 0))
 		return false;
 	if (bit == 8 && s->family != 2)
+		return false;
+	/* a second meaning of a word that only the p4-int-l4s layout has */
+	if ((arg & L4S_ONLY) && s->layout != INT_LAYOUT_L4S)
 		return false;
 	if (!int_field_find(s->fo, (enum int_layout_kind)s->layout, s->bitmap, bit, off, size))
 		return false;
@@ -216,7 +221,9 @@ hop_get(const struct isp_packet *p, const struct isp_layer *l, uintptr_t arg,
 	X(hop_l4s_mark, ISP_T_U16, INT_BIT_L4S, INT_PART_HI, 0, \
 	  "L4S: packets ECN-marked since the previous INT packet") \
 	X(hop_l4s_drop, ISP_T_U16, INT_BIT_L4S, INT_PART_LO, 0, \
-	  "L4S: packets dropped since the previous INT packet")
+	  "L4S: packets dropped since the previous INT packet") \
+	X(hop_l4s_mark_probability, ISP_T_U32, 7, INT_PART_WHOLE, L4S_ONLY, \
+	  "L4S: mark probability per hop, the TX-utilization word of the p4-int-l4s layout")
 
 #define HOP_GETTER(name, type, bit, part, flags, help)                          \
 	static bool get_##name(const struct isp_packet *p, const struct isp_layer *l, \
@@ -240,6 +247,78 @@ static bool int_latency_sum(const struct isp_packet *p, const struct isp_layer *
 		return false;
 	return isp_val_scalar(o, ISP_T_U64, int_hops_sum(p->data + l->off + s.stack_off + off,
 							  s.nhops, s.stride, size));
+}
+
+/*
+ * int.is_*: MMT-DPI's flags of the instruction bits, 1 when the bit of the
+ * canonical bitmap (int.instruction_bits) is set and absent, not 0, when
+ * it is clear, so that a rule's `where = {"int.is_cloud_gaming"}` selects
+ * the packets with the bit. arg = the bit, MSB = bit 0.
+ */
+static bool int_is_flag(const struct isp_packet *p, const struct isp_layer *l,
+			uintptr_t arg, struct isp_value *o)
+{
+	struct int_state s;
+
+	(void)p;
+	int_state_load_hops(l, &s);
+	if (!(s.bitmap & isp_bit16((unsigned)arg)))
+		return false;
+	return isp_val_scalar(o, ISP_T_U8, 1);
+}
+
+/*
+ * int.cg_*: the cloud-gaming block of the L4S layout (INT_BIT_CG), laid
+ * out as MMT-DPI's cloud_gaming_data_t (naturally aligned, network order):
+ * first IP 0, second IP 4, packets up 8 and down 10 (16 bits each), sums
+ * of sizes up 12 and down 16, sums of inter-arrival times up 20 and down
+ * 24 (in 64 us units). MMT-DPI reads the block of its hop 0, the first on
+ * the wire (the last hop on the path, nearest the sink), and so does this.
+ */
+enum {
+	CG_IP_SRC, CG_IP_DST,
+	CG_NB_DOWN, CG_MEAN_SIZE_DOWN, CG_MEAN_IAT_DOWN, CG_SUM_SIZE_DOWN,
+	CG_NB_UP, CG_MEAN_SIZE_UP, CG_MEAN_IAT_UP, CG_SUM_SIZE_UP,
+};
+
+static bool int_cg(const struct isp_packet *p, const struct isp_layer *l,
+		   uintptr_t arg, struct isp_value *o)
+{
+	struct int_state s;
+	unsigned off, size;
+
+	int_state_load_hops(l, &s);
+	/* present only when the decoded stride holds the block (l4s_stride) */
+	if (s.nhops == 0 ||
+	    !int_field_find(s.fo, (enum int_layout_kind)s.layout, s.bitmap, INT_BIT_CG, &off, &size) ||
+	    off + size > s.stride)
+		return false;
+	const uint8_t *b = p->data + l->off + s.stack_off + off;
+	bool up = arg >= CG_NB_UP;
+	uint32_t nb = isp_be16(b + (up ? 8 : 10));
+	uint32_t sum_size = isp_be32(b + (up ? 12 : 16));
+	uint64_t sum_iat = isp_be32(b + (up ? 20 : 24));
+
+	switch (arg) {
+	case CG_IP_SRC: return isp_val_scalar(o, ISP_T_IPV4, isp_be32(b));
+	case CG_IP_DST: return isp_val_scalar(o, ISP_T_IPV4, isp_be32(b + 4));
+	case CG_NB_DOWN:
+	case CG_NB_UP:
+		return isp_val_scalar(o, ISP_T_U32, nb);
+	case CG_SUM_SIZE_DOWN:
+	case CG_SUM_SIZE_UP:
+		return isp_val_scalar(o, ISP_T_U32, sum_size);
+	case CG_MEAN_SIZE_DOWN:
+	case CG_MEAN_SIZE_UP:
+		return isp_val_scalar(o, ISP_T_U32, nb ? sum_size / nb : 0);
+	case CG_MEAN_IAT_DOWN:
+	case CG_MEAN_IAT_UP:
+		/* in us; the values for 0 and 1 packet are the detector's
+		 * defaults (P4_NFV_CG_Detector's controller), as MMT-DPI has
+		 * them. 64-bit: MMT-DPI's 32-bit product wraps past 2^26 units */
+		return isp_val_scalar(o, ISP_T_U64, nb == 0 ? 32960 : nb == 1 ? 16448 : sum_iat * 64 / nb);
+	}
+	return false;
 }
 
 enum {
@@ -314,6 +393,9 @@ static bool int_scalar(const struct isp_packet *p, const struct isp_layer *l,
 }
 
 #define SCALAR(n, t, a, h) { n, t, 0, int_scalar, a, h }
+#define IS_FLAG(n, bit, h) { n, ISP_T_U8, 0, int_is_flag, bit, \
+	"1 when int.instruction_bits has " h ", else absent" }
+#define CG(n, t, a, h) { n, t, 0, int_cg, a, "cloud gaming (L4S layout, bit 0x0040, last hop): " h }
 #define HOP_ATTR(name, type, bit, part, flags, help) \
 	{ #name, type, 1, get_##name, HOP(bit, part, type) | (flags), help },
 
@@ -345,6 +427,35 @@ static const struct isp_attr_desc int_attrs[] = {
 	SCALAR("hop_ml_mismatch", ISP_T_U8, S_HOPML_MISMATCH, "1 when HopML disagrees with the bitmap"),
 	{ "latency", ISP_T_U64, 0, int_latency_sum, 0, "sum of the available hop latencies" },
 	INT_PER_HOP(HOP_ATTR)
+	IS_FLAG("is_switch_id", 0, "bit 0 (0x8000, switch ID)"),
+	IS_FLAG("is_in_egress_port_id", 1, "bit 1 (0x4000, level-1 ports)"),
+	IS_FLAG("is_hop_latency", 2, "bit 2 (0x2000, hop latency)"),
+	IS_FLAG("is_queue_id_occup", 3, "bit 3 (0x1000, queue ID and occupancy)"),
+	IS_FLAG("is_ingress_time", 4, "bit 4 (0x0800, ingress timestamp)"),
+	IS_FLAG("is_egress_time", 5, "bit 5 (0x0400, egress timestamp)"),
+	IS_FLAG("is_lv2_in_egress_port_id", 6,
+		"bit 6 (0x0200, level-2 ports; v0.5: queue congestion)"),
+	IS_FLAG("is_tx_utilize", 7, "bit 7 (0x0100, TX utilization)"),
+	IS_FLAG("is_l4s_mark_drop", 8,
+		"bit 8 (0x0080, MMT-DPI's L4S mark/drop; v2.x: buffer occupancy)"),
+	IS_FLAG("is_cloud_gaming", 9,
+		"bit 9 (0x0040, MMT-DPI's cloud-gaming block; spec: reserved)"),
+	CG("cg_ip_src", ISP_T_IPV4, CG_IP_SRC, "first IPv4 address of the flow"),
+	CG("cg_ip_dst", ISP_T_IPV4, CG_IP_DST, "second IPv4 address of the flow"),
+	CG("cg_nb_pkt_down", ISP_T_U32, CG_NB_DOWN, "packets downstream in the window"),
+	CG("cg_mean_pkt_size_down", ISP_T_U32, CG_MEAN_SIZE_DOWN,
+	   "mean packet size downstream (integer division; 0 without packets)"),
+	CG("cg_mean_iat_down", ISP_T_U64, CG_MEAN_IAT_DOWN,
+	   "mean inter-arrival time downstream, us (32960 for 0 packets, 16448 for 1)"),
+	CG("cg_sum_pkt_size_down", ISP_T_U32, CG_SUM_SIZE_DOWN, "bytes downstream in the window"),
+	CG("cg_nb_pkt_up", ISP_T_U32, CG_NB_UP, "packets upstream in the window"),
+	CG("cg_mean_pkt_size_up", ISP_T_U32, CG_MEAN_SIZE_UP,
+	   "mean packet size upstream (integer division; 0 without packets)"),
+	CG("cg_mean_iat_up", ISP_T_U64, CG_MEAN_IAT_UP,
+	   "mean inter-arrival time upstream, us (32960 for 0 packets, 16448 for 1)"),
+	CG("cg_sum_pkt_size_up", ISP_T_U32, CG_SUM_SIZE_UP, "bytes upstream in the window"),
+	{ "cg_sum_ptk_size_up", ISP_T_U32, 0, int_cg, CG_SUM_SIZE_UP,
+	  ISP_ALIAS_OF("int.cg_sum_pkt_size_up") ", MMT-DPI's spelling" },
 	{ 0 }
 };
 
@@ -370,7 +481,7 @@ static const struct isp_proto_desc int_desc = {
 	.options_help =
 		"dscp=V[/M][,...]   DSCP values (6-bit) that mark INT over TCP/UDP (default 0x20/0x3f; none)\n"
 		"probe-marker=X     64-bit probe marker preceding the shim (v1.0; default none)\n"
-		"dialect=auto|l4s   l4s: p4-int-l4s per-hop layout (mark/drop word, stride from the bitmap)\n"
+		"dialect=auto|l4s   l4s: p4-int-l4s per-hop layout (mark/drop word, stride from the bitmap; default auto)\n"
 		"in-reports=structural|detect  inside telemetry reports, recognise INT by its shim (default) or like live traffic\n",
 };
 

@@ -111,6 +111,23 @@ static enum isp_verdict decode_v05(const uint8_t *md, unsigned stack_bytes,
 	return set_hops(s, stack_bytes, stride);
 }
 
+/*
+ * Bytes of a p4-int-l4s hop. The switch writes more words than its HopML
+ * says, so the bitmap decides; but not for the 28-byte cloud-gaming block
+ * that MMT-DPI reads for bit 0x0040 (the P4 cloud-gaming detector's
+ * report): the L4S switch, which ignores bits 8-15, sets 0x0040 in its
+ * usual mask 0xFFFF without writing one. The block is counted only when
+ * HopML counts it too, the one case in which the lengths say it is there.
+ */
+static unsigned l4s_stride(uint16_t bitmap, unsigned hop_ml)
+{
+	unsigned base = int_hop_size(INT_LAYOUT_L4S, bitmap);
+
+	if (int_has_cg_block(INT_LAYOUT_L4S, bitmap) && hop_ml * 4u == base + INT_CG_LEN)
+		return base + INT_CG_LEN;
+	return base;
+}
+
 /* v1.0 header: Ver 4 · Rep 2 · C · E · M · reserved 10 · HopML 5 · RemainingHopCnt 8 */
 static enum isp_verdict decode_v10(const uint8_t *md, unsigned stack_bytes,
 				   struct int_state *s, bool l4s)
@@ -131,7 +148,7 @@ static enum isp_verdict decode_v10(const uint8_t *md, unsigned stack_bytes,
 		 * decides the stride */
 		s->bitmap = s->wire_bitmap;
 		s->layout = INT_LAYOUT_L4S;
-		return set_hops(s, stack_bytes, int_hop_size(INT_LAYOUT_L4S, s->bitmap));
+		return set_hops(s, stack_bytes, l4s_stride(s->bitmap, s->hop_ml));
 	}
 	unsigned stride = s->hop_ml * 4u;
 	if (!pick_layout(INT_LAYOUT_V10, INT_LAYOUT_V10_TS64, s->wire_bitmap, stride, s))
@@ -172,7 +189,7 @@ static enum isp_verdict try_l4s(const uint8_t *md, unsigned stack_bytes,
 				struct int_state *s)
 {
 	struct int_state save = *s;
-	unsigned stride = int_hop_size(INT_LAYOUT_L4S, isp_be16(md + 4));
+	unsigned stride = l4s_stride(isp_be16(md + 4), isp_bits32(isp_be32(md), 19, 5));
 
 	if (stride && stack_bytes % stride == 0 &&
 	    decode_v10(md, stack_bytes, s, true) == ISP_OK)

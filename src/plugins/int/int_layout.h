@@ -25,6 +25,15 @@ enum int_layout_kind {
 /* Pseudo bit for the L4S mark/drop word (it follows bit 7). */
 #define INT_BIT_L4S 16
 
+/* Pseudo bit for the cloud-gaming block of the L4S layout: 28 bytes after
+ * everything else in the hop when bitmap bit 9 (0x0040) is set (MMT-DPI's
+ * reading, mmt-csv-int notes B.4). Unlike the other fields it is not part
+ * of int_hop_size: the p4-int-l4s switch sets 0x0040 with mask 0xFFFF and
+ * does not write it, so the decoder counts it only when HopML does
+ * (int_decode.c, l4s_stride). */
+#define INT_BIT_CG 17
+#define INT_CG_LEN 28
+
 /* Per layout: bits whose field is 8 bytes, bits that carry nothing.
  * The helpers below are inline because every decoded packet asks for a hop
  * size: with the layout known at the call site they fold to a few
@@ -62,20 +71,28 @@ static inline unsigned int_fields_bytes(enum int_layout_kind k, uint16_t set)
 	return 4u * isp_popcount16(set) + 4u * isp_popcount16(set & int_layout_masks[k].eight);
 }
 
-/* Offset of the field of `bit` inside a hop block with this bitmap. */
-static inline unsigned int_field_offset(enum int_layout_kind k, uint16_t bitmap, unsigned bit)
-{
-	if (bit == INT_BIT_L4S)
-		bit = 8;        /* the mark/drop word follows bit 7's field */
-	return int_fields_bytes(k, isp_bits_before16(bit) & bitmap &
-				   (uint16_t)~int_layout_masks[k].zero);
-}
-
-/* Bytes of one hop block. */
+/* Bytes of one hop block (without the optional cloud-gaming block). */
 static inline unsigned int_hop_size(enum int_layout_kind k, uint16_t bitmap)
 {
 	return int_fields_bytes(k, bitmap & (uint16_t)~int_layout_masks[k].zero) +
 	       (int_has_l4s_word(k, bitmap) ? 4u : 0u);
+}
+
+/* Whether the bitmap asks for the cloud-gaming block in this layout. */
+static inline bool int_has_cg_block(enum int_layout_kind k, uint16_t bitmap)
+{
+	return k == INT_LAYOUT_L4S && (bitmap & 0x0040) != 0;
+}
+
+/* Offset of the field of `bit` inside a hop block with this bitmap. */
+static inline unsigned int_field_offset(enum int_layout_kind k, uint16_t bitmap, unsigned bit)
+{
+	if (bit == INT_BIT_CG)
+		return int_hop_size(k, bitmap); /* after everything else */
+	if (bit == INT_BIT_L4S)
+		bit = 8;        /* the mark/drop word follows bit 7's field */
+	return int_fields_bytes(k, isp_bits_before16(bit) & bitmap &
+				   (uint16_t)~int_layout_masks[k].zero);
 }
 
 /* Which part of a field an attribute reads. */
@@ -165,8 +182,9 @@ static inline uint64_t int_fo_row(enum int_layout_kind k, uint16_t bitmap)
 /*
  * Offset and size of `bit`'s field in a hop block of this layout and
  * bitmap, `row` being their int_fo_row. False when the hop block has no
- * such field. Bits 8-15 and the L4S word, which few rules ask for, are
- * computed here.
+ * such field. Bits 8-15, the L4S word and the cloud-gaming block, which
+ * few rules ask for, are computed here; whether a field lies inside the
+ * hop block as decoded (its stride) is the caller's check.
  */
 static inline bool int_field_find(uint64_t row, enum int_layout_kind k,
 				  uint16_t bitmap, unsigned bit,
@@ -182,8 +200,10 @@ static inline bool int_field_find(uint64_t row, enum int_layout_kind k,
 	}
 	if (bit == INT_BIT_L4S)
 		*size = int_has_l4s_word(k, bitmap) ? 4 : 0;
+	else if (bit == INT_BIT_CG)
+		*size = int_has_cg_block(k, bitmap) ? INT_CG_LEN : 0;
 	else
-		*size = bitmap & isp_bit16(bit) ? int_field_size(k, bit) : 0;
+		*size = bit < 16 && (bitmap & isp_bit16(bit)) ? int_field_size(k, bit) : 0;
 	if (!*size)
 		return false;
 	*off = int_field_offset(k, bitmap, bit);

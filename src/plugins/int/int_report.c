@@ -29,6 +29,9 @@ struct rep_state {
 	uint16_t inner_off;
 	uint16_t inner_end;     /* v2.0: end of the individual report */
 	uint8_t tlv_count;      /* v2.0 InType TLV */
+	/* registry ids of IPv4, UDP and TCP (0xff: none), for the inner
+	 * packet's int_report.ip_* and port_* (see note_inner_ids) */
+	uint8_t ip_id, udp_id, tcp_id;
 };
 
 _Static_assert(sizeof(struct rep_state) <= sizeof(union isp_layer_state), "fits");
@@ -206,6 +209,23 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 	return ISP_OK;
 }
 
+/* Getters are not given the registry, and the inner packet's layers are
+ * decoded after this one: note which protocols the dispatch tables send
+ * IPv4, UDP and TCP to, so that a getter can find them among the layers
+ * that follow (three table loads, through the one lookup plugins have). */
+static void note_inner_ids(struct isp_dissect *d, struct rep_state *s)
+{
+	uint16_t next = d->next;
+
+	isp_next_by(d, ISP_TBL_ETHERTYPE, 0x0800);
+	s->ip_id = d->next < ISP_MAX_PROTOS ? (uint8_t)d->next : 0xff;
+	isp_next_by(d, ISP_TBL_IPPROTO, 17);
+	s->udp_id = d->next < ISP_MAX_PROTOS ? (uint8_t)d->next : 0xff;
+	isp_next_by(d, ISP_TBL_IPPROTO, 6);
+	s->tcp_id = d->next < ISP_MAX_PROTOS ? (uint8_t)d->next : 0xff;
+	d->next = next;
+}
+
 static enum isp_verdict rep_decode(struct isp_dissect *d, struct isp_layer *l)
 {
 	struct isp_cursor c = isp_layer_cursor(d->pkt, l);
@@ -219,11 +239,12 @@ static enum isp_verdict rep_decode(struct isp_dissect *d, struct isp_layer *l)
 	case 0: v = decode_v05(d, l, &s, c.p, (unsigned)c.left); break;
 	case 1: v = decode_v10(d, l, &s, c.p, (unsigned)c.left); break;
 	case 2: v = decode_v20(d, l, &s, c.p, (unsigned)c.left); break;
-	default: return ISP_ERR_BAD_VERSION;
+	default: return ISP_NOT_MINE;  /* on a report port, but not a report */
 	}
 	if (v != ISP_OK)
 		return v;
 	l->version = (uint8_t)(c.p[0] >> 4);
+	note_inner_ids(d, &s);
 	memcpy(l->st.b, &s, sizeof(s));
 	d->in_report = 1;
 	return ISP_OK;
@@ -235,7 +256,38 @@ enum {
 	R_VERSION, R_HW_ID, R_SEQ, R_NODE_ID, R_INGRESS_TIME, R_NPROTO, R_REP_TYPE,
 	R_D, R_Q, R_F, R_I, R_MD_BITS, R_DOMAIN, R_DS_MD_BITS, R_DS_MD_STATUS,
 	R_REPORT_LEN, R_MD_LEN, R_COUNT, R_TLV_COUNT, R_TLV_TYPES,
+	R_IP_SRC, R_IP_DST, R_PORT_SRC, R_PORT_DST,
 };
+
+/*
+ * The monitored packet's IPv4 header and its UDP or TCP header right
+ * after it, among the layers that follow report layer l (the first IPv4
+ * layer before another report; *l4 NULL when none follows it). NULL when
+ * the inner packet has no IPv4 layer.
+ */
+static const struct isp_layer *inner_ip(const struct isp_packet *p, const struct isp_layer *l,
+					const struct rep_state *s, const struct isp_layer **l4)
+{
+	unsigned i = 0;
+
+	*l4 = NULL;
+	while (i < p->nlayers && &p->layer[i] != l)
+		i++;
+	for (i++; i < p->nlayers; i++) {
+		const struct isp_layer *x = &p->layer[i];
+		if (x->proto == l->proto)
+			return NULL;    /* a nested report: its inner packet is not ours */
+		if (x->proto != s->ip_id)
+			continue;
+		const struct isp_layer *n = i + 1 < p->nlayers ? &p->layer[i + 1] : NULL;
+		if (n && (n->proto == s->udp_id || n->proto == s->tcp_id) &&
+		    n->off == x->off + x->len)
+			*l4 = n;
+		return x;
+	}
+	return NULL;
+}
+
 
 /* metadata fields: flag | element type << 16 | INT bit << 8 | part */
 #define R_MD ((uintptr_t)1 << 30)
@@ -330,6 +382,18 @@ static bool rep_get(const struct isp_packet *p, const struct isp_layer *l,
 	case R_COUNT: return isp_val_scalar(o, ISP_T_U8, s.kind == REP_V20 ? s.count : 1);
 	case R_TLV_COUNT:
 		return s.kind == REP_V20 && s.nproto == 1 ? isp_val_scalar(o, ISP_T_U8, s.tlv_count) : false;
+	case R_IP_SRC:
+	case R_IP_DST:
+	case R_PORT_SRC:
+	case R_PORT_DST: {
+		const struct isp_layer *l4, *ip = inner_ip(p, l, &s, &l4);
+		/* the IPv4 and UDP/TCP decoders checked 20 and 8 bytes */
+		if (arg == R_IP_SRC || arg == R_IP_DST)
+			return ip && isp_val_scalar(o, ISP_T_IPV4,
+						    isp_be32(p->data + ip->off + (arg == R_IP_SRC ? 12 : 16)));
+		return l4 && isp_val_scalar(o, ISP_T_U16,
+					    isp_be16(p->data + l4->off + (arg == R_PORT_SRC ? 0 : 2)));
+	}
 	case R_TLV_TYPES: {
 		if (s.kind != REP_V20 || s.nproto != 1)
 			return false;
@@ -351,7 +415,15 @@ static const struct isp_attr_desc rep_attrs[] = {
 	RA("hw_id", ISP_T_U8, R_HW_ID, "hardware ID of the reporting pipeline"),
 	RA("seq_num", ISP_T_U32, R_SEQ, "sequence number (22 bits in v2.0)"),
 	RA("node_id", ISP_T_U32, R_NODE_ID, "switch (node) ID of the reporter"),
-	RA("ingress_time", ISP_T_U64, R_INGRESS_TIME, "ingress timestamp (v0.5, v1.0 header; v2.0 metadata bit 4)"),
+	RA("switch_id", ISP_T_U32, R_NODE_ID, ISP_ALIAS_OF("int_report.node_id") ", MMT-DPI's name"),
+	RA("ingress_time", ISP_T_U64, R_INGRESS_TIME,
+	   "ingress timestamp, ns (v0.5, v1.0 header: 32 bits; v2.0 metadata bit 4: 64 bits)"),
+	RA("sink_time", ISP_T_U64, R_INGRESS_TIME,
+	   ISP_ALIAS_OF("int_report.ingress_time") ", MMT-DPI's name (ns)"),
+	RA("ip_src", ISP_T_IPV4, R_IP_SRC, "source address of the inner packet's (first) IPv4 header"),
+	RA("ip_dst", ISP_T_IPV4, R_IP_DST, "destination address of the inner packet's IPv4 header"),
+	RA("port_src", ISP_T_U16, R_PORT_SRC, "source port of the UDP or TCP header after it"),
+	RA("port_dst", ISP_T_U16, R_PORT_DST, "destination port of the UDP or TCP header after it"),
 	RA("nproto", ISP_T_U8, R_NPROTO, "what follows: v0.5 NProto, v1.0 NProt, v2.0 InType"),
 	RA("rep_type", ISP_T_U8, R_REP_TYPE, "v2.0 report type (0 inner only, 1 INT, 2 IOAM)"),
 	RA("dropped", ISP_T_U8, R_D, "D flag: the packet was dropped"),
