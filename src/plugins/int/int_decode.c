@@ -2,7 +2,7 @@
  * int_decode.c - INT shim and instruction headers of every version and
  * carrier, down to the hop stack's position, count and layout.
  *
- * Versions are decided per packet from the fields (int-formats.md §2-3):
+ * Versions are decided per packet from the fields (shim and metadata header):
  * a shim whose first byte is the whole Type (1, 2) is the v0.5/v1.0 family,
  * one with Type in the high nibble is v2.x. Dialects that disagree with the
  * spec (bitmap in the low byte, 8-byte timestamps in v1.0 headers, wrong
