@@ -1,10 +1,10 @@
 /*
  * int_report.c - the "int_report" protocol: telemetry reports v0.5, v1.0
  * and v2.0 (the Telemetry Report Format specifications), as an INT sink or
- * a switch sends them to a collector. The report's inner packet continues through the same plugin
- * chain, so inner ip.*, udp.*, tcp.* and int.* attributes are available;
- * several v2.0 individual reports in one packet are handed out one by one
- * (meta.report_index).
+ * a switch sends them to a collector. The report's inner packet continues
+ * through the same plugin chain, so inner ip.*, udp.*, tcp.* and int.*
+ * attributes are available; several v2.0 individual reports in one packet
+ * are handed out one by one (meta.report_index).
  */
 #include <string.h>
 
