@@ -4,7 +4,7 @@
  * order. AF_INET is 2; AF_INET6 is 24 on OpenBSD, and 10, 28, 30 from
  * other systems are taken too.
  */
-#include "../../core/plugin.h"
+#include "link_next.h"
 
 static enum isp_verdict loop_decode(struct isp_dissect *d, struct isp_layer *l)
 {
@@ -13,13 +13,7 @@ static enum isp_verdict loop_decode(struct isp_dissect *d, struct isp_layer *l)
 	if (!isp_cur_has(&c, 4))
 		return ISP_ERR_TRUNCATED;
 	l->len = 4;
-	switch (isp_be32(c.p)) {
-	case 2: isp_next_by(d, ISP_TBL_LINKTYPE, 228); break;  /* LINKTYPE_IPV4 */
-	case 10: case 24: case 28: case 30:
-		isp_next_by(d, ISP_TBL_LINKTYPE, 229);          /* LINKTYPE_IPV6 */
-		break;
-	default: break;         /* another family: not decoded, not an error */
-	}
+	isp_next_by_family(d, isp_be32(c.p));
 	return ISP_OK;
 }
 

@@ -5,7 +5,7 @@
  * bytes set was written little-endian. AF_INET is 2 everywhere; AF_INET6 is
  * 10 on Linux, 24 on OpenBSD and NetBSD, 28 on FreeBSD, 30 on macOS.
  */
-#include "../../core/plugin.h"
+#include "link_next.h"
 
 static enum isp_verdict null_decode(struct isp_dissect *d, struct isp_layer *l)
 {
@@ -18,13 +18,7 @@ static enum isp_verdict null_decode(struct isp_dissect *d, struct isp_layer *l)
 	if (af > 0xffff)
 		af = (uint32_t)c.p[3] << 24 | (uint32_t)c.p[2] << 16 | (uint32_t)c.p[1] << 8 | c.p[0];
 	l->st.w[0] = af;
-	switch (af) {
-	case 2: isp_next_by(d, ISP_TBL_LINKTYPE, 228); break;  /* LINKTYPE_IPV4 */
-	case 10: case 24: case 28: case 30:
-		isp_next_by(d, ISP_TBL_LINKTYPE, 229);          /* LINKTYPE_IPV6 */
-		break;
-	default: break;         /* another family: not decoded, not an error */
-	}
+	isp_next_by_family(d, af);
 	return ISP_OK;
 }
 

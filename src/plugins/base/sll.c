@@ -4,12 +4,10 @@
  * their own. 16 bytes: packet type, ARPHRD type, address length, 8 bytes
  * of address, protocol.
  */
-#include "../../core/plugin.h"
+#include "link_next.h"
 
 #define SLL_HLEN 16
 #define SLL_ADDR_MAX 8          /* room in the header; a longer address is cut */
-#define ARPHRD_IEEE80211_RADIOTAP 803
-#define ARPHRD_NETLINK 824
 
 static enum isp_verdict sll_decode(struct isp_dissect *d, struct isp_layer *l)
 {
@@ -18,12 +16,7 @@ static enum isp_verdict sll_decode(struct isp_dissect *d, struct isp_layer *l)
 	if (!isp_cur_has(&c, SLL_HLEN))
 		return ISP_ERR_TRUNCATED;
 	l->len = SLL_HLEN;
-	unsigned hatype = isp_be16(c.p + 2), proto = isp_be16(c.p + 14);
-	/* Below 0x0600 the field is one of Linux's pseudo-types (802.2 LLC,
-	 * Novell 802.3, CAN), and netlink and radiotap devices put their own
-	 * numbers there: none of them is an EtherType. */
-	if (proto >= 0x0600 && hatype != ARPHRD_NETLINK && hatype != ARPHRD_IEEE80211_RADIOTAP)
-		isp_next_by(d, ISP_TBL_ETHERTYPE, proto);
+	isp_next_cooked(d, isp_be16(c.p + 14), isp_be16(c.p + 2));
 	return ISP_OK;
 }
 

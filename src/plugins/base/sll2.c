@@ -4,12 +4,10 @@
  * interface index, ARPHRD type, packet type, address length, 8 bytes of
  * address. The protocol comes first, unlike v1.
  */
-#include "../../core/plugin.h"
+#include "link_next.h"
 
 #define SLL2_HLEN 20
 #define SLL2_ADDR_MAX 8         /* room in the header; a longer address is cut */
-#define ARPHRD_IEEE80211_RADIOTAP 803
-#define ARPHRD_NETLINK 824
 
 static enum isp_verdict sll2_decode(struct isp_dissect *d, struct isp_layer *l)
 {
@@ -18,11 +16,7 @@ static enum isp_verdict sll2_decode(struct isp_dissect *d, struct isp_layer *l)
 	if (!isp_cur_has(&c, SLL2_HLEN))
 		return ISP_ERR_TRUNCATED;
 	l->len = SLL2_HLEN;
-	unsigned proto = isp_be16(c.p), hatype = isp_be16(c.p + 8);
-	/* as in v1: below 0x0600, and on netlink and radiotap devices, the
-	 * field is not an EtherType */
-	if (proto >= 0x0600 && hatype != ARPHRD_NETLINK && hatype != ARPHRD_IEEE80211_RADIOTAP)
-		isp_next_by(d, ISP_TBL_ETHERTYPE, proto);
+	isp_next_cooked(d, isp_be16(c.p), isp_be16(c.p + 8));
 	return ISP_OK;
 }
 
