@@ -90,8 +90,77 @@ void rec_mmt_absent(struct rec *r, bool quoted)
 	put(r, quoted ? "\"\"" : "0", quoted ? 2 : 1);
 }
 
+#define NUMBERS ((1u << ISP_T_U8) | (1u << ISP_T_U16) | (1u << ISP_T_U32) | (1u << ISP_T_U64))
+
+/* A present IPv4 address or timestamp, straight into the buffer. */
+static bool put_scalar(struct rec *r, const struct isp_value *v)
+{
+	char *o;
+
+	if (v->is_array || (v->missing & 1) ||
+	    (v->type != ISP_T_IPV4 && v->type != ISP_T_TIMESTAMP) ||
+	    !(o = jsonw_room(&r->w, 2 + JSONW_U64_MAX + 8)))
+		return false;
+	*o++ = ',';
+	if (v->type == ISP_T_IPV4) {
+		uint32_t a = (uint32_t)v->v.u;
+
+		*o++ = '"';
+		for (int shift = 24; shift > 0; shift -= 8) {
+			o += jsonw_utoa4(o, a >> shift & 0xff);
+			*o++ = '.';
+		}
+		o += jsonw_utoa4(o, a & 0xff);
+		*o++ = '"';
+	} else {
+		uint32_t us = (uint32_t)(v->v.u % 1000000000u / 1000u);
+
+		o += jsonw_utoa(v->v.u / 1000000000u, o);
+		*o++ = '.';
+		for (int i = 5; i >= 0; i--, us /= 10)
+			o[i] = (char)('0' + us % 10);
+		o += 6;
+	}
+	r->w.len = (size_t)(o - r->w.buf);
+	return true;
+}
+
+/* A number or a per-hop array of numbers, straight into the buffer (one
+ * room check): the cells of a per-packet record are mostly these. */
+static bool put_numbers(struct rec *r, const struct isp_value *v)
+{
+	unsigned cnt = v->is_array ? v->count : 1;
+	char *o;
+
+	if (!(NUMBERS >> v->type & 1) || cnt > ISP_MAX_HOPS ||
+	    !(o = jsonw_room(&r->w, 1 + (size_t)cnt * (JSONW_U64_MAX + 1))))
+		return put_scalar(r, v);
+	*o++ = ',';
+	if (!v->is_array) {
+		if (v->missing & 1)
+			*o++ = '0';
+		else
+			o += jsonw_utoa(v->v.u, o);
+	} else {
+		/* the wire's order: the last hop first */
+		for (unsigned i = cnt; i-- > 0;) {
+			if (v->missing & (UINT32_C(1) << i))
+				*o++ = '0';
+			else
+				o += jsonw_utoa(v->v.arr[i], o);
+			*o++ = ',';
+		}
+		if (cnt)
+			o--;    /* the last comma */
+	}
+	r->w.len = (size_t)(o - r->w.buf);
+	return true;
+}
+
 void rec_mmt_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *v)
 {
+	if (v && put_numbers(r, v))
+		return;
 	put(r, ",", 1);
 	if (!v) {
 		rec_mmt_absent(r, k->mmt_quoted);
