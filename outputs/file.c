@@ -366,6 +366,34 @@ static int check_dir(const struct isp_channel_cfg *cfg, const struct file_keys *
 	return 0;
 }
 
+/* path: its directory exists and may be written, checked the same way
+ * with -T (which creates nothing) and before a run opens the file, so
+ * both refuse the same path in the same words. */
+static int check_path(const struct isp_channel_cfg *cfg, const struct file_keys *k,
+		      int *bad_kv, char *err, size_t errlen)
+{
+	const char *path = cfg->kv[k->ip].value, *slash = strrchr(path, '/');
+	char dir[4096];
+	struct stat st;
+
+	*bad_kv = k->ip;
+	if (path[0] == '\0') {
+		snprintf(err, errlen, "a file output needs a non-empty 'path'");
+		return -1;
+	}
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	errno = 0;
+	if (stat(dir, &st) != 0 || (!S_ISDIR(st.st_mode) && (errno = ENOTDIR)) ||
+	    access(dir, W_OK | X_OK) != 0) {
+		snprintf(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 static int parse_keys(const struct isp_channel_cfg *cfg, struct file_keys *k,
 		      int *bad_kv, char *err, size_t errlen)
 {
@@ -393,6 +421,8 @@ static int parse_keys(const struct isp_channel_cfg *cfg, struct file_keys *k,
 	if (check_layout(cfg, k, bad_kv, err, errlen) != 0)
 		return -1;
 	if (k->ip < 0 && check_dir(cfg, k, bad_kv, err, errlen) != 0)
+		return -1;
+	if (k->ip >= 0 && check_path(cfg, k, bad_kv, err, errlen) != 0)
 		return -1;
 	return 0;
 }
