@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include "../filters/engine.h"
 #include "../../dsl/compile.h"
 #include "../../outputs/channel.h"
+#include "service.h"
 
 #define MAX_OPTIONS 64
 
@@ -70,15 +72,18 @@ static void usage(FILE *out)
 "  --list-attributes     print every attribute with its type and meaning\n"
 "  --list-protocols      print every protocol, its origin and its options\n"
 "Plugins:\n"
-"  --plugin-dir DIR      load protocol plugins (*.so) from DIR\n"
+"  --plugin-dir DIR      load protocol plugins (*.so) from DIR (default:\n"
+"                        " ISP_PLUGIN_DIR " when it exists)\n"
 "  --no-builtin          register no built-in plugin (use with --plugin-dir)\n"
 "  -o PROTO.KEY=VALUE    protocol option, e.g. -o int.dscp=0x17 -o int.dialect=l4s\n"
 "                        -o int_report.udp-ports=32766,9555\n"
+"Service:\n"
+"  --pidfile FILE        write the process id to FILE, remove it at exit\n"
+"  --syslog              also send every message to syslog (daemon facility)\n"
+"  --allow-drops         exit 0 even when a channel lost records\n"
 "  -v, --verbose         more messages\n"
 "  -V, --version         print the version\n"
 "  -h, --help            this help\n"
-"\n"
-"  --allow-drops         exit 0 even when a channel lost records\n"
 "\n"
 "Signals: SIGINT/SIGTERM close open windows, flush the channels and stop;\n"
 "SIGUSR1 prints the counters.\n"
@@ -88,6 +93,8 @@ static void usage(FILE *out)
 
 struct cli {
 	const char *file, *iface, *udp, *dpdk, *filter, *plugin_dir, *config, *check_config;
+	const char *pidfile;
+	bool use_syslog;
 	unsigned long long count;
 	unsigned workers;
 	bool dump, quiet, list_attrs, list_protos, no_builtin, verbose, allow_drops;
@@ -111,10 +118,12 @@ static void print_version(void)
 static int parse_cli(int argc, char **argv, struct cli *c)
 {
 	enum { O_DUMP = 256, O_LIST_ATTRS, O_LIST_PROTOS, O_PLUGIN_DIR, O_NO_BUILTIN, O_DPDK,
-	       O_ALLOW_DROPS };
+	       O_ALLOW_DROPS, O_PIDFILE, O_SYSLOG };
 	static const struct option longopts[] = {
 		{ "dump", no_argument, NULL, O_DUMP },
 		{ "allow-drops", no_argument, NULL, O_ALLOW_DROPS },
+		{ "pidfile", required_argument, NULL, O_PIDFILE },
+		{ "syslog", no_argument, NULL, O_SYSLOG },
 		{ "config", required_argument, NULL, 'C' },
 		{ "udp", required_argument, NULL, 'u' },
 		{ "dpdk", required_argument, NULL, O_DPDK },
@@ -182,6 +191,8 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		case O_NO_BUILTIN: c->no_builtin = true; break;
 		case O_DPDK: c->dpdk = optarg; break;
 		case O_ALLOW_DROPS: c->allow_drops = true; break;
+		case O_PIDFILE: c->pidfile = optarg; break;
+		case O_SYSLOG: c->use_syslog = true; break;
 		default: usage(stderr); return -1;
 		}
 	}
@@ -222,15 +233,21 @@ static struct isp_registry *build_registry(const struct cli *c)
 		fprintf(stderr, "intspect: built-in plugins failed to register\n");
 		goto fail;
 	}
-	if (c->plugin_dir) {
+	/* the installed plugin directory by default: a plugin dropped there
+	 * is found (those built in are skipped) */
+	const char *dir = c->plugin_dir;
+	struct stat st;
+	if (!dir && stat(ISP_PLUGIN_DIR, &st) == 0 && S_ISDIR(st.st_mode))
+		dir = ISP_PLUGIN_DIR;
+	if (dir) {
 		unsigned loaded, skipped;
-		if (isp_load_plugin_dir(reg, c->plugin_dir, &loaded, &skipped, err, sizeof(err)) < 0) {
+		if (isp_load_plugin_dir(reg, dir, &loaded, &skipped, err, sizeof(err)) < 0) {
 			fprintf(stderr, "intspect: %s\n", err);
 			goto fail;
 		}
 		if (c->verbose)
 			fprintf(stderr, "intspect: %u plugins loaded from %s, %u already built in\n",
-				loaded, c->plugin_dir, skipped);
+				loaded, dir, skipped);
 	}
 	if (isp_registry_finalize(reg, err, sizeof(err)) < 0) {
 		fprintf(stderr, "intspect: %s\n", err);
@@ -624,10 +641,16 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGUSR1, on_usr1);       /* tcpdump/Suricata: print the counters now */
 	signal(SIGPIPE, SIG_IGN);       /* a closed consumer is an error to count, not a death */
+	if ((c.use_syslog && service_syslog() < 0) || (c.pidfile && service_pidfile(c.pidfile) < 0)) {
+		service_end();
+		return 2;
+	}
 	isp_compile_set_output_check(isp_channel_check_at);
 	struct isp_registry *reg = build_registry(&c);
-	if (!reg)
+	if (!reg) {
+		service_end();
 		return 2;
+	}
 	int rc = 0;
 	if (c.list_attrs || c.list_protos) {
 		if (c.list_protos)
@@ -651,5 +674,6 @@ int main(int argc, char **argv)
 		dsl_diags_free(&diags);
 	}
 	isp_registry_free(reg);
+	service_end();
 	return rc;
 }

@@ -369,7 +369,7 @@ static int entries(void)
 /* dir/name, in a static buffer. */
 static const char *in_dir(const char *name)
 {
-	static char p[256];
+	static char p[sizeof(dir) + 320];
 
 	snprintf(p, sizeof(p), "%s/%s", dir, name);
 	return p;

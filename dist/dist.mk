@@ -1,0 +1,1 @@
+# dist/dist.mk - systemd units and packaging (included from Makefile.am).

@@ -1,0 +1,1 @@
+# doc/man/man.mk - manual pages (included from Makefile.am).

@@ -1,0 +1,153 @@
+/*
+ * service.c - what running as a daemon asks of the command: a pid file
+ * where no service manager tracks the process, and a copy of the messages
+ * in syslog.
+ *
+ * Every message of intspect goes to stderr (the CLI's, the channels'
+ * threads', the config's diagnostics), which journald already collects
+ * under systemd. --syslog copies them to syslog too without touching each
+ * writer: stderr becomes a pipe whose reader thread writes each line to
+ * the original stderr and to syslog(LOG_DAEMON).
+ */
+#include "service.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+/* ---- pid file ---- */
+
+static const char *pid_path;
+
+int service_pidfile(const char *path)
+{
+	char b[32];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		fprintf(stderr, "intspect: --pidfile %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	int n = snprintf(b, sizeof(b), "%ld\n", (long)getpid());
+	if (write(fd, b, (size_t)n) != n) {
+		fprintf(stderr, "intspect: --pidfile %s: %s\n", path, strerror(errno));
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	close(fd);
+	pid_path = path;
+	return 0;
+}
+
+/* ---- syslog copy of stderr ---- */
+
+static int saved_stderr = -1;
+static int pipe_rd = -1;
+static pthread_t tee_thread;
+
+/* A line to both places; syslog gets it without the "intspect: " prefix,
+ * which openlog's ident already says. */
+static void emit(const char *line, size_t n)
+{
+	const char *msg = line;
+	size_t m = n;
+
+	if (write(saved_stderr, line, n) < 0) {
+		/* stderr gone (a closed terminal): syslog still gets it */
+	}
+	if (m && msg[m - 1] == '\n')
+		m--;
+	if (m >= 10 && memcmp(msg, "intspect: ", 10) == 0) {
+		msg += 10;
+		m -= 10;
+	}
+	int prio = memmem(msg, m, "error", 5) ? LOG_ERR :
+		   memmem(msg, m, "warning", 7) ? LOG_WARNING : LOG_INFO;
+	syslog(prio, "%.*s", (int)m, msg);
+}
+
+static void *tee_run(void *arg)
+{
+	char buf[4096];
+	size_t len = 0;
+
+	(void)arg;
+	for (;;) {
+		ssize_t r = read(pipe_rd, buf + len, sizeof(buf) - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+		size_t start = 0;
+		for (size_t i = 0; i < len; i++) {
+			if (buf[i] == '\n') {
+				emit(buf + start, i + 1 - start);
+				start = i + 1;
+			}
+		}
+		if (start == 0 && len == sizeof(buf)) {
+			emit(buf, len);         /* a line longer than the buffer */
+			start = len;
+		}
+		memmove(buf, buf + start, len - start);
+		len -= start;
+	}
+	if (len)
+		emit(buf, len);
+	return NULL;
+}
+
+int service_syslog(void)
+{
+	int p[2];
+	sigset_t all, old;
+
+	openlog("intspect", LOG_PID, LOG_DAEMON);
+	fflush(stderr);
+	if (pipe(p) != 0 || (saved_stderr = dup(STDERR_FILENO)) < 0) {
+		fprintf(stderr, "intspect: --syslog: %s\n", strerror(errno));
+		return -1;
+	}
+	fcntl(saved_stderr, F_SETFD, FD_CLOEXEC);
+	fcntl(p[0], F_SETFD, FD_CLOEXEC);
+	pipe_rd = p[0];
+	/* signals belong to the main thread */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = pthread_create(&tee_thread, NULL, tee_run, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		close(p[0]);
+		close(p[1]);
+		fprintf(stderr, "intspect: --syslog: cannot start its thread\n");
+		return -1;
+	}
+	dup2(p[1], STDERR_FILENO);
+	close(p[1]);
+	setvbuf(stderr, NULL, _IOLBF, 0);
+	return 0;
+}
+
+void service_end(void)
+{
+	if (pid_path)
+		unlink(pid_path);
+	pid_path = NULL;
+	if (saved_stderr >= 0) {
+		/* the last lines out, then stderr is the original again */
+		fflush(stderr);
+		dup2(saved_stderr, STDERR_FILENO);      /* closes the pipe's write end */
+		pthread_join(tee_thread, NULL);
+		close(pipe_rd);
+		close(saved_stderr);
+		saved_stderr = -1;
+		closelog();
+	}
+}

@@ -1,0 +1,16 @@
+/*
+ * service.h - a pid file and a syslog copy of the messages (service.c).
+ */
+#ifndef ISP_CLI_SERVICE_H
+#define ISP_CLI_SERVICE_H
+
+/* Write the process id to path (removed by service_end); -1 after a
+ * message. */
+int service_pidfile(const char *path);
+/* From now on every line written to stderr also goes to syslog (daemon
+ * facility); -1 after a message. */
+int service_syslog(void);
+/* Remove the pid file, flush and stop the syslog copy. */
+void service_end(void);
+
+#endif
