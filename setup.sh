@@ -24,6 +24,11 @@ libxxhash-dev libhiredis-dev librdkafka-dev"
 TEST_PACKAGES="check clang python3 valgrind tcpreplay iproute2 socat openjdk-17-jre-headless \
 maven kcat redis-server redis-tools libdpdk-dev"
 
+# What `make distcheck` runs in the tarball's tree: the suite without
+# services (the whole suite runs in build/asan).
+DISTCHECK_TESTS="test/cli/run.sh test/golden/run.sh test/rules/golden/run.sh \
+test/rules/grammar/run.sh test/rules/mmt/run.sh test/unit/check_int test/outputs/check_file"
+
 # install_deps PACKAGES...: the ones not installed yet
 install_deps() {
 	missing=""
@@ -91,9 +96,21 @@ run_tests() {
 		CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS=-fsanitize=thread
 	sh test/tsan/run.sh build/tsan >build/tsan/tsan.out 2>&1 || status=1
 	cat build/tsan/tsan.out
+	# the release tarball: builds and tests out of tree (a smoke subset,
+	# the whole suite ran above), installs, installchecks, uninstalls
+	if make -C build/rel distcheck TESTS="$DISTCHECK_TESTS" >build/rel/distcheck.log 2>&1; then
+		echo "ok distcheck" >build/rel/distcheck.out
+		echo "distcheck: 1 passed, 0 failed" >>build/rel/distcheck.out
+	else
+		tail -40 build/rel/distcheck.log >build/rel/distcheck.out
+		echo "FAIL distcheck (build/rel/distcheck.log)" >>build/rel/distcheck.out
+		echo "distcheck: 0 passed, 1 failed" >>build/rel/distcheck.out
+		status=1
+	fi
+	cat build/rel/distcheck.out
 	# one closing line over every test case: script cases and Check tests
 	counts=$(cat $(find build/asan/test -name '*.log' ! -name test-suite.log) build/rel/alloc.out \
-		build/tsan/tsan.out 2>/dev/null |
+		build/tsan/tsan.out build/rel/distcheck.out 2>/dev/null |
 		awk '/^[0-9]+%: Checks:/ { gsub(",", ""); p += $3 - $5 - $7; f += $5 + $7 }
 		     / passed, [0-9]+ failed$/ { p += $(NF-3); f += $(NF-1) }
 		     END { printf "%d %d", p, f }')
