@@ -21,13 +21,15 @@ libxxhash-dev libhiredis-dev librdkafka-dev"
 # What only the tests use: Check, sanitizers' and fuzzers' compiler,
 # valgrind, the services they start (Redis, a Kafka broker on Java with its
 # jars from Maven Central), network tools, and DPDK for the DPDK input.
-TEST_PACKAGES="check clang python3 valgrind tcpreplay iproute2 socat openjdk-17-jre-headless \
-maven kcat redis-server redis-tools libdpdk-dev"
+TEST_PACKAGES="check clang python3 valgrind tcpreplay iproute2 procps socat openjdk-17-jre-headless \
+maven kcat redis-server redis-tools libdpdk-dev strace systemd mandoc groff-base man-db \
+debhelper dpkg-dev fakeroot lintian"
 
 # What `make distcheck` runs in the tarball's tree: the suite without
 # services (the whole suite runs in build/asan).
 DISTCHECK_TESTS="test/cli/run.sh test/golden/run.sh test/rules/golden/run.sh \
-test/rules/grammar/run.sh test/rules/mmt/run.sh test/unit/check_int test/outputs/check_file"
+test/rules/grammar/run.sh test/rules/mmt/run.sh test/unit/check_int test/outputs/check_file \
+test/doc/man.sh test/dist/systemd.sh"
 
 # install_deps PACKAGES...: the ones not installed yet
 install_deps() {

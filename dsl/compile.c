@@ -39,8 +39,21 @@ bool check_keys(struct compiler *c, const struct cfg_section *s,
 		if (found)
 			continue;
 		const char *hint = closest_word(k, known);
-		dsl_error(c->d, &s->kvs[i]->loc, "unknown key '%s' in %s%s%s%s", k, what,
-			  hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+		/* the whole list ends the message, as the output types' do:
+		 * the reader sees the choices, and the manual's test reads
+		 * the section's keys from here (test/doc/man.sh) */
+		char list[512] = "";
+		size_t n = 0;
+		for (const char *const *kk = known; *kk; kk++) {
+			int w = snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "", *kk);
+			if (w < 0 || (size_t)w >= sizeof(list) - n) {
+				list[n] = '\0';        /* whole names only */
+				break;
+			}
+			n += (size_t)w;
+		}
+		dsl_error(c->d, &s->kvs[i]->loc, "unknown key '%s' in %s%s%s%s; known: %s", k, what,
+			  hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "", list);
 		ok = false;
 	}
 	return ok;

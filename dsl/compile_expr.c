@@ -3,6 +3,7 @@
  * conditions and select items.
  */
 #include <arpa/inet.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -499,8 +500,22 @@ bool compile_select_item(struct compiler *c, const struct cfg_value *v, struct q
 			const char *hint = usual_name(e->name);
 			if (!hint)
 				hint = closest_word(e->name, agg_names());
-			dsl_error(c->d, &e->loc, "unknown report function '%s'%s%s%s", e->name,
-				  hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
+			/* every name, as an unknown key lists the keys (the
+			 * manual's test reads them here: test/doc/man.sh) */
+			char list[256] = "";
+			size_t len = 0;
+			for (const char *const *nm = agg_names(); *nm; nm++) {
+				int w = snprintf(list + len, sizeof(list) - len, "%s%s()",
+						 len ? ", " : "", *nm);
+				if (w < 0 || (size_t)w >= sizeof(list) - len) {
+					list[len] = '\0';
+					break;
+				}
+				len += (size_t)w;
+			}
+			dsl_error(c->d, &e->loc, "unknown report function '%s'%s%s%s; known: %s",
+				  e->name, hint ? "; did you mean '" : "", hint ? hint : "",
+				  hint ? "'?" : "", list);
 			goto bad;
 		}
 		if (e->nargs > 1 || (e->nargs == 0 && fn->kind != AGG_COUNT &&

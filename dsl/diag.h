@@ -31,7 +31,7 @@ struct dsl_source {
 struct dsl_diag {
 	struct dsl_loc loc;
 	bool warning;           /* accepted, but the user should know */
-	char msg[320];
+	char msg[512];          /* room for a key list ("; known: ...") */
 };
 
 struct dsl_diags {
