@@ -6,7 +6,8 @@
 #   ./setup.sh demo    decode a bundled capture and run the default rules on
 #                      another (no external service)
 #   ./setup.sh test    the whole test suite: ASan+UBSan build and `make check`,
-#                      then the release build's allocation check
+#                      then the release build's allocation check, the
+#                      threads under TSan, make distcheck, the Debian package
 #   ./setup.sh build   just the release build (build/rel)
 #   ./setup.sh packages demo|test   print the Debian packages each needs
 set -eu
@@ -110,9 +111,15 @@ run_tests() {
 		status=1
 	fi
 	cat build/rel/distcheck.out
+	# the Debian package: built from a copy of the tree, linted, installed,
+	# removed and purged (root only; skipped otherwise)
+	pkg=0
+	sh test/dist/package.sh . >build/rel/package.out 2>&1 || pkg=$?
+	[ "$pkg" -ne 0 ] && [ "$pkg" -ne 77 ] && status=1
+	grep -E '^(ok|FAIL|package:|skip)' build/rel/package.out
 	# one closing line over every test case: script cases and Check tests
 	counts=$(cat $(find build/asan/test -name '*.log' ! -name test-suite.log) build/rel/alloc.out \
-		build/tsan/tsan.out build/rel/distcheck.out 2>/dev/null |
+		build/tsan/tsan.out build/rel/distcheck.out build/rel/package.out 2>/dev/null |
 		awk '/^[0-9]+%: Checks:/ { gsub(",", ""); p += $3 - $5 - $7; f += $5 + $7 }
 		     / passed, [0-9]+ failed$/ { p += $(NF-3); f += $(NF-1) }
 		     END { printf "%d %d", p, f }')

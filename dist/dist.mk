@@ -3,7 +3,9 @@
 # The units are made from dist/systemd/*.service.in at build time (the
 # paths are make variables, so `make prefix=...` and DESTDIR work) and
 # installed into $(systemdsystemunitdir): --with-systemdsystemunitdir=DIR,
-# else systemd.pc's, else not installed (configure.ac).
+# else systemd.pc's, else not installed (configure.ac). debian/ builds the
+# Debian package; test/dist/package.sh (a stage of ./setup.sh test, as it
+# needs root) builds, lints, installs and purges it.
 
 SYSTEMD_UNITS = dist/systemd/intspect.service dist/systemd/intspect@.service
 noinst_DATA = $(SYSTEMD_UNITS)
@@ -30,4 +32,7 @@ AM_DISTCHECK_CONFIGURE_FLAGS = --with-systemdsystemunitdir='$${libdir}/systemd/s
 TESTS += test/dist/systemd.sh
 
 EXTRA_DIST += dist/README.md dist/systemd/intspect.service.in dist/systemd/intspect@.service.in \
-	test/dist/systemd.sh
+	test/dist/systemd.sh test/dist/package.sh \
+	debian/changelog debian/control debian/copyright debian/rules \
+	debian/README.Debian debian/intspect.postrm debian/intspect.prerm \
+	debian/intspect.lintian-overrides debian/source/format debian/source/lintian-overrides

@@ -217,6 +217,7 @@ static int join_fanout(struct isp_source *s, const char *iface, char *err, size_
 	return 0;
 }
 
+#ifdef HAVE_DPDK
 static struct isp_source *new_share(struct isp_source *like)
 {
 	struct isp_source *s = calloc(1, sizeof(*s));
@@ -228,6 +229,7 @@ static struct isp_source *new_share(struct isp_source *like)
 	}
 	return s;
 }
+#endif
 
 int isp_source_open_shares(const struct isp_source_opts *o, unsigned n, struct isp_source **src,
 			   char *err, size_t errlen)
@@ -422,6 +424,6 @@ void isp_source_describe(FILE *out)
 #ifdef HAVE_DPDK
 	fprintf(out, "  dpdk input: %s\n", dpdk_src_version());
 #else
-	fprintf(out, "  dpdk input: not built (configure found no libdpdk)\n");
+	fprintf(out, "  dpdk input: not built (--disable-dpdk, or configure found no libdpdk)\n");
 #endif
 }
