@@ -30,7 +30,7 @@ debhelper dpkg-dev fakeroot lintian"
 # services (the whole suite runs in build/asan).
 DISTCHECK_TESTS="test/cli/run.sh test/golden/run.sh test/rules/golden/run.sh \
 test/rules/grammar/run.sh test/rules/mmt/run.sh test/unit/check_int test/outputs/check_file \
-test/doc/man.sh test/dist/systemd.sh"
+test/cli/service.sh test/doc/man.sh test/dist/systemd.sh"
 
 # install_deps PACKAGES...: the ones not installed yet
 install_deps() {

@@ -51,6 +51,23 @@ static int saved_stderr = -1;
 static int pipe_rd = -1;
 static pthread_t tee_thread;
 
+/* The messages carry no level: their words say it. Errors stop the run
+ * or lose records; warnings are what a channel retries or a config
+ * ignores; the rest (counters) is information. */
+static int severity(const char *msg, size_t m)
+{
+	static const char *const errs[] = { "error", "never connected", "lost records", NULL };
+	static const char *const warns[] = { "warning", "refused", "reconnecting", "failed", NULL };
+
+	for (const char *const *w = errs; *w; w++)
+		if (memmem(msg, m, *w, strlen(*w)))
+			return LOG_ERR;
+	for (const char *const *w = warns; *w; w++)
+		if (memmem(msg, m, *w, strlen(*w)))
+			return LOG_WARNING;
+	return LOG_INFO;
+}
+
 /* A line to both places; syslog gets it without the "intspect: " prefix,
  * which openlog's ident already says. */
 static void emit(const char *line, size_t n)
@@ -67,9 +84,7 @@ static void emit(const char *line, size_t n)
 		msg += 10;
 		m -= 10;
 	}
-	int prio = memmem(msg, m, "error", 5) ? LOG_ERR :
-		   memmem(msg, m, "warning", 7) ? LOG_WARNING : LOG_INFO;
-	syslog(prio, "%.*s", (int)m, msg);
+	syslog(severity(msg, m), "%.*s", (int)m, msg);
 }
 
 static void *tee_run(void *arg)

@@ -1,0 +1,139 @@
+#!/bin/sh
+# Running as a daemon without a service manager: --pidfile and --syslog.
+#
+#  --pidfile: the file holds the running process's id, is removed at exit
+#  (SIGTERM), and a path that cannot be written is refused with exit 2.
+#  --syslog: in a mount namespace of its own whose /dev/log is a socket
+#  this test reads, intspect's messages arrive as syslog datagrams (ident
+#  "intspect" with its pid, daemon facility, error/warning/info severity)
+#  and still reach stderr, line for line. Needs root and unshare(1): that
+#  part is skipped otherwise.
+set -u
+src=${top_srcdir:-.}
+bld=${top_builddir:-.}
+bin=$(cd "$bld" && pwd)/intspect
+tmp=$(mktemp -d)
+pid=""
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { echo "ok $1"; pass=$((pass + 1)); }
+bad() {
+	echo "FAIL $1"
+	[ $# -gt 1 ] && [ -s "$2" ] && sed 's/^/  | /' "$2"
+	fail=$((fail + 1))
+}
+pcap=$src/test/data/int-v2.1-md-udp.pcap
+
+# ---- --pidfile ----
+port=$(python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$bin" -u "127.0.0.1:$port" -q --pidfile "$tmp/intspect.pid" 2>"$tmp/pid.err" &
+pid=$!
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	[ -s "$tmp/intspect.pid" ] && break
+	sleep 0.2
+done
+if [ "$(cat "$tmp/intspect.pid" 2>/dev/null)" = "$pid" ]; then
+	ok "--pidfile: the file holds the running process's id"
+else
+	bad "--pidfile: '$(cat "$tmp/intspect.pid" 2>/dev/null)' in the file, the process is $pid" "$tmp/pid.err"
+fi
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+pid=""
+[ "$rc" -eq 0 ] && [ ! -e "$tmp/intspect.pid" ] && ok "--pidfile: removed at exit (SIGTERM, exit 0)" ||
+	bad "--pidfile: exit $rc, file $( [ -e "$tmp/intspect.pid" ] && echo left || echo removed)" "$tmp/pid.err"
+"$bin" -r "$pcap" -q --pidfile "$tmp/no/such/dir/x.pid" 2>"$tmp/e"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "^intspect: --pidfile $tmp/no/such/dir/x.pid: No such file or directory" "$tmp/e" &&
+	ok "--pidfile: an unwritable path: exit 2, the reason" || bad "--pidfile unwritable: exit $rc" "$tmp/e"
+
+# ---- --syslog ----
+skip=
+[ "$(id -u)" -eq 0 ] || skip="needs root"
+command -v unshare >/dev/null 2>&1 || skip="unshare (util-linux) is not installed"
+command -v python3 >/dev/null 2>&1 || skip="python3 is not installed"
+[ -z "$skip" ] && ! unshare -m true 2>/dev/null && skip="this machine does not allow mount namespaces"
+if [ -n "$skip" ]; then
+	echo "skip --syslog: $skip"
+else
+	# rules with a Redis channel that cannot connect: an error line and
+	# a warning-free info line both go through
+	cat >"$tmp/r.conf" <<CONF
+event-report e { event = "int.hop_switch_ids"; attributes = {"ip.src"}; output-channel = {"r"} }
+redis-output r { hostname = "127.0.0.1"; port = 1; shutdown-ms = 200 }
+CONF
+	cat >"$tmp/listen.py" <<'PY'
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("/dev/log")
+open(sys.argv[2], "w").close()          # ready
+s.settimeout(3.0)
+with open(sys.argv[1], "wb") as out:
+    while True:
+        try:
+            d = s.recv(65536)
+        except socket.timeout:
+            break
+        out.write(d.replace(b"\n", b" ") + b"\n")
+PY
+	# /dev of the namespace: a tmpfs with null, zero and urandom bound in
+	# from the host, and /dev/log the listener's socket
+	unshare -m --propagation private sh -c '
+		tmp=$1 bin=$2 pcap=$3
+		mkdir "$tmp/dev" && mount -t tmpfs none "$tmp/dev" || exit 90
+		for d in null zero urandom random; do
+			touch "$tmp/dev/$d" && mount --bind "/dev/$d" "$tmp/dev/$d"
+		done
+		mount --bind "$tmp/dev" /dev || exit 91
+		python3 "$tmp/listen.py" "$tmp/syslog.out" "$tmp/ready" &
+		for _ in 1 2 3 4 5 6 7 8 9 10; do [ -e "$tmp/ready" ] && break; sleep 0.2; done
+		"$bin" --syslog -r "$pcap" -C "$tmp/r.conf" >/dev/null 2>"$tmp/syslog.err"
+		echo $? >"$tmp/syslog.rc"
+		wait
+	' sh "$tmp" "$bin" "$pcap" 2>"$tmp/ns.err"
+	if [ ! -s "$tmp/syslog.rc" ]; then
+		bad "--syslog: the namespace could not be set up" "$tmp/ns.err"
+	else
+		rc=$(cat "$tmp/syslog.rc")
+		# exit 3: the channel never connected, as the rules want
+		[ "$rc" -eq 3 ] && ok "--syslog: the run ends as without it (exit 3: a channel never connected)" ||
+			bad "--syslog: exit $rc" "$tmp/syslog.err"
+		lines=$(wc -l <"$tmp/syslog.err" | tr -d ' ')
+		got=$(wc -l <"$tmp/syslog.out" | tr -d ' ')
+		if [ "$lines" -gt 3 ] && [ "$got" -eq "$lines" ]; then
+			ok "--syslog: each of the $lines stderr lines is one syslog message"
+		else
+			bad "--syslog: $lines lines on stderr, $got syslog messages" "$tmp/syslog.out"
+		fi
+		# <PRI>: LOG_DAEMON (3) * 8 + severity; glibc's format:
+		# "<PRI>Mon dd hh:mm:ss intspect[PID]: message"
+		if grep -q '^<30>.* intspect\[[0-9]*\]: 1 packets ' "$tmp/syslog.out"; then
+			ok "--syslog: counters as daemon.info, ident intspect[pid], the 'intspect: ' prefix not repeated"
+		else
+			bad "--syslog: no daemon.info counter line" "$tmp/syslog.out"
+		fi
+		if grep -q '^<27>.* intspect\[[0-9]*\]: channel r: never connected$' "$tmp/syslog.out" &&
+		   grep -q '^<27>.* intspect\[[0-9]*\]: 1 channel(s) lost records' "$tmp/syslog.out"; then
+			ok "--syslog: what lost records as daemon.err"
+		else
+			bad "--syslog: no daemon.err line for the lost records" "$tmp/syslog.out"
+		fi
+		if grep -q '^<28>.* intspect\[[0-9]*\]: channel r: .*Connection refused.*reconnecting$' "$tmp/syslog.out"; then
+			ok "--syslog: a channel's retry as daemon.warning"
+		else
+			bad "--syslog: no daemon.warning line for the retry" "$tmp/syslog.out"
+		fi
+		sed 's/^intspect: //' "$tmp/syslog.err" >"$tmp/err.msgs"
+		sed 's/^<[0-9]*>[A-Z][a-z][a-z] [ 0-9][0-9] [0-9:]* intspect\[[0-9]*\]: //' "$tmp/syslog.out" >"$tmp/log.msgs"
+		if cmp -s "$tmp/err.msgs" "$tmp/log.msgs"; then
+			ok "--syslog: the same messages as stderr, in the same order"
+		else
+			diff "$tmp/err.msgs" "$tmp/log.msgs" >"$tmp/d"
+			bad "--syslog: syslog and stderr differ" "$tmp/d"
+		fi
+	fi
+fi
+
+echo "service: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
