@@ -465,6 +465,7 @@ static bool compile_template(struct compiler *c, const struct cfg_kv *kv, struct
 
 static void free_erule(struct erule *r)
 {
+	free(r->fmts.of);
 	free(r->name);
 	cx_free(r->where);
 	free(r->delta_slots);
@@ -595,6 +596,7 @@ static bool compile_event(struct compiler *c, const struct cfg_section *s)
 
 static void free_qrule(struct qrule *r)
 {
+	free(r->fmts.of);
 	free(r->name);
 	cx_free(r->where);
 	free(r->group_slots);

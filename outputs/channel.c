@@ -148,6 +148,12 @@ static const struct isp_channel_params defaults = {
 	.format = 0,
 };
 
+static const char *record_format_name(enum isp_record_format f)
+{
+	static const char *const names[] = { "json", "csv", "intspect-csv", "influx" };
+	return (unsigned)f < sizeof(names) / sizeof(names[0]) ? names[f] : "?";
+}
+
 /* Index in isp_channel_generic_keys, or -1. */
 static int generic_index(const char *key)
 {
@@ -163,7 +169,7 @@ static int parse_generic(int which, const struct isp_kv *kv,
 	static const char *const policies[] = {
 		"drop-newest", "drop-oldest", "block", NULL
 	};
-	static const char *const formats[] = { "json", "csv", "intspect-csv", NULL };
+	static const char *const formats[] = { "json", "csv", "intspect-csv", "influx", NULL };
 	uint64_t v = 0;
 	int e = 0, rc;
 
@@ -197,6 +203,7 @@ static int parse_generic(int which, const struct isp_kv *kv,
 	default:
 		rc = isp_kv_enum(kv, formats, &e, msg, len);
 		p->format = e;
+		p->format_set = true;
 		return rc;
 	}
 }
@@ -362,6 +369,21 @@ struct isp_channel *isp_channel_open(const struct isp_channel_cfg *cfg,
 		}
 	}
 
+	if (ops->format) {
+		/* the type takes one format: it is the channel's */
+		for (size_t i = 0; i < cfg->nkv; i++) {
+			const struct isp_kv *kv = &cfg->kv[i];
+			if (strcmp(kv->key, "format") == 0 && ch->p.format != (int)ops->format) {
+				isp_kv_errorf(err, errlen, cfg, kv,
+					      "a%s %s output writes format = %s only",
+					      strchr("aeiou", ops->type[0]) ? "n" : "", ops->type,
+					      record_format_name(ops->format));
+				goto fail;
+			}
+		}
+		ch->p.format = (int)ops->format;
+		ch->p.format_set = true;
+	}
 	if (ch->p.enable) {
 		struct isp_channel_cfg tcfg = *cfg;
 		int bad = -1;
@@ -443,6 +465,11 @@ int isp_channel_check_at(const struct isp_channel_cfg *cfg, int pos[2],
 const char *isp_channel_name(const struct isp_channel *ch)
 {
 	return ch->name;
+}
+
+bool isp_channel_format_set(const struct isp_channel *ch)
+{
+	return ch->p.format_set;
 }
 
 int isp_channel_format(const struct isp_channel *ch)

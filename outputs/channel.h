@@ -40,9 +40,14 @@ struct isp_channel_params {
 	size_t batch;                   /* [256] most records per write_batch */
 	unsigned flush_ms;              /* [100] flush at least this often */
 	unsigned shutdown_ms;           /* [5000] delivery deadline at close */
-	int format;                     /* format = json [0], csv (1: MMT-Probe's rows),
-					 * intspect-csv (2: one typed cell per value) */
+	int format;                     /* enum isp_record_format [json] */
+	bool format_set;                /* the section gave format */
 };
+
+/* What a channel's records are: the format key (json, csv: MMT-Probe's
+ * rows, intspect-csv: one typed cell per value, influx: InfluxDB line
+ * protocol), or the one format its type takes (isp_channel_ops.format). */
+enum isp_record_format { ISP_REC_JSON, ISP_REC_CSV, ISP_REC_INTSPECT_CSV, ISP_REC_INFLUX };
 
 struct isp_channel;
 
@@ -122,6 +127,10 @@ struct isp_channel_ops {
 	/* The type reaches a service and says so with isp_channel_note_up:
 	 * a channel that never did is reported (isp_channel_never_connected). */
 	bool connects;
+	/* Nonzero: the only record format the type takes (ISP_REC_INFLUX for
+	 * InfluxDB); its channels have it without a format key, and another
+	 * format key is an error. */
+	enum isp_record_format format;
 };
 
 /* Register a channel type (built-ins are registered by isp_channels_init).
@@ -160,8 +169,12 @@ int isp_channel_check_at(const struct isp_channel_cfg *cfg, int pos[2],
 bool isp_channel_never_connected(const struct isp_channel *ch);
 
 const char *isp_channel_name(const struct isp_channel *ch);
-/* The format key: 0 json (or not given), 1 csv, 2 intspect-csv. */
+/* The channel's record format (enum isp_record_format): its format key,
+ * its type's own format, else json. */
 int isp_channel_format(const struct isp_channel *ch);
+/* Did the section give the format key (or does the type impose one)? A
+ * rule writes its own format to a channel that did not. */
+bool isp_channel_format_set(const struct isp_channel *ch);
 bool isp_channel_enabled(const struct isp_channel *ch);
 /* Does the channel read isp_record.key? false for a disabled channel and
  * for the built-in types that never do (stdout, file, socket, redis), so

@@ -117,22 +117,58 @@ oom:
 	return NULL;
 }
 
+static enum rec_format format_of_channel(int f)
+{
+	switch (f) {
+	case ISP_REC_CSV: return FMT_CSV;
+	case ISP_REC_INTSPECT_CSV: return FMT_CSV_CELLS;
+	case ISP_REC_INFLUX: return FMT_INFLUX;
+	default: return FMT_JSON;
+	}
+}
+
+/* The rule's format, and each channel's (struct rule_formats). */
+static void bind_formats(enum rec_format *format, bool format_set, const int *chans,
+			 unsigned nchans, struct rule_formats *f,
+			 struct isp_channel *const *channels)
+{
+	/* a rule without output-format takes its first channel's format
+	 * key (MMT-Probe's output { format = csv }), unless that is line
+	 * protocol: a channel's own encoding, not the rule's */
+	if (!format_set && nchans && channels[chans[0]] &&
+	    isp_channel_format_set(channels[chans[0]]) &&
+	    isp_channel_format(channels[chans[0]]) != ISP_REC_INFLUX)
+		*format = format_of_channel(isp_channel_format(channels[chans[0]]));
+	free(f->of);
+	f->of = nchans ? calloc(nchans, 1) : NULL;
+	f->n = 0;
+	if (nchans && !f->of)
+		return;         /* every channel takes the rule's format */
+	f->list[f->n++] = (uint8_t)*format;
+	for (unsigned c = 0; c < nchans; c++) {
+		const struct isp_channel *ch = channels[chans[c]];
+		enum rec_format cf = ch && isp_channel_format_set(ch) ?
+				     format_of_channel(isp_channel_format(ch)) : *format;
+		f->of[c] = (uint8_t)cf;
+		bool known = false;
+		for (unsigned k = 0; k < f->n; k++)
+			known |= f->list[k] == cf;
+		if (!known && f->n < sizeof(f->list))
+			f->list[f->n++] = (uint8_t)cf;
+	}
+}
+
 void isp_program_bind_channels(struct isp_program *prog, struct isp_channel *const *channels)
 {
-	/* a rule without output-format takes its first channel's format key */
 	for (unsigned i = 0; i < prog->nevents; i++) {
 		struct erule *r = &prog->events[i];
-		if (!r->format_set && r->nchannels && channels[r->channels[0]] &&
-		    isp_channel_format(channels[r->channels[0]]))
-			r->format = isp_channel_format(channels[r->channels[0]]) == 1 ?
-				    FMT_CSV : FMT_CSV_CELLS;
+		bind_formats(&r->format, r->format_set, r->channels, r->nchannels, &r->fmts,
+			     channels);
 	}
 	for (unsigned i = 0; i < prog->nqueries; i++) {
 		struct qrule *r = &prog->queries[i];
-		if (!r->format_set && r->nchannels && channels[r->channels[0]] &&
-		    isp_channel_format(channels[r->channels[0]]))
-			r->format = isp_channel_format(channels[r->channels[0]]) == 1 ?
-				    FMT_CSV : FMT_CSV_CELLS;
+		bind_formats(&r->format, r->format_set, r->channels, r->nchannels, &r->fmts,
+			     channels);
 	}
 }
 
@@ -417,17 +453,23 @@ size_t engine_key_text(struct isp_engine *e, const struct isp_packet *p, const i
 }
 
 void engine_emit(struct isp_engine *e, const char *report, const char *key, size_t keylen,
-		 const int *channels, unsigned nchannels, struct rule_stats *st)
+		 const int *channels, unsigned nchannels, const struct rule_formats *f,
+		 unsigned which, struct rule_stats *st)
 {
 	size_t len = rec_end(&e->rec);
+	/* a record counts once, whatever the number of its encodings */
+	const bool first = which == 0;
 
-	if (len == 0) {
+	if (len == 0) {         /* too large, or a point without a field */
 		st->dropped++;
 		return;
 	}
-	st->records++;
+	if (first)
+		st->records++;
 	struct isp_record r = { report, key ? key : "", key ? keylen : 0, e->rec.buf, len };
 	for (unsigned i = 0; i < nchannels; i++) {
+		if (f->n > 1 && f->of && f->of[i] != f->list[which])
+			continue;       /* another encoding goes there */
 		struct isp_channel *ch = e->channels ? e->channels[channels[i]] : NULL;
 		if (ch && e->stage)
 			isp_channel_stage_add(&e->stage[channels[i]], &r, &st->dropped);

@@ -116,8 +116,11 @@ void engine_text_append(char *out, size_t cap, size_t *len, const char *text,
 /* Text of the values of slots joined by '|' (the record key). */
 size_t engine_key_text(struct isp_engine *e, const struct isp_packet *p, const int *slots,
 		       unsigned n, char *out, size_t cap);
+/* Send the record just written (e->rec) to the rule's channels that take
+ * its encoding: f->list[which] (all of them when the rule has one format). */
 void engine_emit(struct isp_engine *e, const char *report, const char *key, size_t keylen,
-		 const int *channels, unsigned nchannels, struct rule_stats *st);
+		 const int *channels, unsigned nchannels, const struct rule_formats *f,
+		 unsigned which, struct rule_stats *st);
 int event_init(struct isp_engine *e, unsigned i);
 void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p);
 int query_init(struct isp_engine *e, unsigned i);
@@ -127,6 +130,19 @@ void query_advance(struct isp_engine *e, unsigned i, uint64_t now);
 void query_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w, unsigned n);
 
 /* The record style of a rule's format. */
+/* How many encodings a rule's records need (1 before binding), and the
+ * format of each. */
+static inline unsigned rule_nformats(const struct rule_formats *f)
+{
+	return f->n ? f->n : 1;
+}
+
+static inline enum rec_format rule_format_at(const struct rule_formats *f, enum rec_format rule,
+					     unsigned which)
+{
+	return f->n ? (enum rec_format)f->list[which] : rule;
+}
+
 static inline enum rec_style rec_style_of(enum rec_format f)
 {
 	return f == FMT_CSV ? REC_MMT_CSV : f == FMT_CSV_CELLS ? REC_CSV_CELLS : REC_JSON;

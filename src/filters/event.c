@@ -145,14 +145,41 @@ static bool beyond_threshold(const struct erule *r, const struct ev_vals *old,
 	return false;
 }
 
-static void write_record(struct isp_engine *e, unsigned ri, const struct isp_packet *p)
+/* Line protocol: the delta-key's values are the tags, the event and the
+ * attributes the fields (an attribute that is a tag is not repeated). */
+static void write_influx(struct isp_engine *e, const struct erule *r, const struct isp_packet *p)
+{
+	struct rec *rec = &e->rec;
+	char *const *names = e->prog->slot_names;
+
+	rec_influx_begin(rec, r->name, p->ts_ns);
+	for (unsigned k = 0; k < r->nkey; k++)
+		rec_influx_tag(rec, names[r->key_slots[k]], slot_get(&e->sc, p, (unsigned)r->key_slots[k]));
+	for (int i = -1; i < (int)r->nattr; i++) {
+		int slot = i < 0 ? r->event_slot : r->attr_slots[i];
+		if (slot < 0 || (i >= 0 && slot == r->event_slot))
+			continue;
+		bool tag = false;
+		for (unsigned k = 0; k < r->nkey; k++)
+			tag |= r->key_slots[k] == slot;
+		if (!tag)
+			rec_influx_field(rec, names[slot], slot_get(&e->sc, p, (unsigned)slot));
+	}
+}
+
+static void write_record(struct isp_engine *e, unsigned ri, const struct isp_packet *p,
+			 enum rec_format format)
 {
 	const struct erule *r = &e->prog->events[ri];
 	const struct event_state *es = &e->ev[ri];
 	struct rec *rec = &e->rec;
 	const struct isp_program *prog = e->prog;
 
-	if (r->format == FMT_TEMPLATE) {
+	if (format == FMT_INFLUX) {
+		write_influx(e, r, p);
+		return;
+	}
+	if (format == FMT_TEMPLATE) {
 		/* MMT: the template is written as is, values spliced in */
 		jsonw_init(&rec->w, rec->buf, sizeof(rec->buf) - 1);
 		rec->csv = true;        /* no enclosing object */
@@ -170,7 +197,7 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 		}
 		return;
 	}
-	rec_begin(rec, rec_style_of(r->format), r->name, "event", 1000, prog->probe_id,
+	rec_begin(rec, rec_style_of(format), r->name, "event", 1000, prog->probe_id,
 		  prog->source_name, p->ts_ns);
 	/* MMT-Probe writes every attribute listed, the event's too */
 	const bool skip_event = !rec->mmt;
@@ -260,7 +287,6 @@ void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		if (thr)
 			memcpy(k + 1, cur, r->ndelta * sizeof(struct ev_vals));
 	}
-	write_record(e, i, p);
 	size_t kl = 0;
 	if (!rule_wants_key(e, r))
 		e->keytext[0] = 0;
@@ -268,5 +294,9 @@ void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		kl = engine_key_text(e, p, r->key_slots, r->nkey, e->keytext, sizeof(e->keytext));
 	else
 		kl = engine_key_text(e, p, r->flow_slots, r->nflow, e->keytext, sizeof(e->keytext));
-	engine_emit(e, r->name, e->keytext, kl, r->channels, r->nchannels, &es->st);
+	for (unsigned f = 0, nf = rule_nformats(&r->fmts); f < nf; f++) {
+		write_record(e, i, p, rule_format_at(&r->fmts, r->format, f));
+		engine_emit(e, r->name, e->keytext, kl, r->channels, r->nchannels, &r->fmts, f,
+			    &es->st);
+	}
 }

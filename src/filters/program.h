@@ -15,8 +15,9 @@
 #include "expr.h"
 
 /* FMT_CSV: MMT-Probe's rows, cell for cell (dsl/README.md); FMT_CSV_CELLS
- * ("intspect-csv"): the same columns, one cell per attribute, typed. */
-enum rec_format { FMT_JSON, FMT_CSV, FMT_TEMPLATE, FMT_CSV_CELLS };
+ * ("intspect-csv"): the same columns, one cell per attribute, typed;
+ * FMT_INFLUX: InfluxDB's line protocol. */
+enum rec_format { FMT_JSON, FMT_CSV, FMT_TEMPLATE, FMT_CSV_CELLS, FMT_INFLUX };
 
 /* An output template (MMT's event-report output-format = '{"src": "ip.src"}'):
  * literal text with attribute values spliced in. */
@@ -42,6 +43,16 @@ struct qitem {
 	struct cx *arg;         /* NULL for count() */
 };
 
+/* The formats a rule's channels take (isp_program_bind_channels): a
+ * channel with a format of its own (its format key, or its type's: InfluxDB)
+ * gets records in it, the others the rule's. A record is encoded once per
+ * format and each encoding goes to its channels. */
+struct rule_formats {
+	uint8_t *of;            /* per channel of the rule: enum rec_format */
+	uint8_t list[5];        /* the distinct formats, the rule's first */
+	unsigned n;             /* 0 before binding: every channel, the rule's */
+};
+
 struct qrule {
 	char *name;
 	uint64_t period_ns;     /* tumbling window length */
@@ -56,6 +67,7 @@ struct qrule {
 	bool format_set;        /* output-format written in the rule */
 	int *channels;          /* indexes into program->channels */
 	unsigned nchannels;
+	struct rule_formats fmts;
 };
 
 struct erule {
@@ -81,6 +93,7 @@ struct erule {
 	unsigned ntmpl;
 	int *channels;
 	unsigned nchannels;
+	struct rule_formats fmts;
 };
 
 struct program_channel {

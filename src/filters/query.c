@@ -580,35 +580,53 @@ static void write_result(struct rec *rec, const struct qitem *it, const uint8_t 
 		rec_null(rec);
 }
 
-static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
+/* Line protocol: the group-by values are the tags, the results the
+ * fields (a per-hop result one field per hop). */
+static void encode_influx(struct isp_engine *e, unsigned i, struct qgroup *g,
+			  const struct isp_value *vals, const bool *present, unsigned ng)
 {
 	const struct qrule *r = &e->prog->queries[i];
-	struct query_state *qs = &e->q[i];
+	const struct query_state *qs = &e->q[i];
+	struct rec *rec = &e->rec;
+	double window_s = (double)r->period_ns / 1e9;
+
+	rec_influx_begin(rec, r->name, qs->win_end);
+	for (unsigned j = 0; j < ng; j++)
+		rec_influx_tag(rec, r->group_names[j], present[j] ? &vals[j] : NULL);
+	for (unsigned k = 0; k < r->nitems; k++) {
+		const struct qitem *it = &r->items[k];
+		const uint8_t *cell = cell_of(qs, g, k);
+		size_t size = qs->cell_size[k];
+		const struct qhops *c = (const struct qhops *)cell;
+		unsigned nh = it->per_hop ? c->nh : 1;
+		for (unsigned h = 0; h < nh; h++) {
+			struct agg_state s;
+			struct xval v;
+			agg_load(&s, it->per_hop ? c->hops + h * size : cell, size);
+			if (agg_result(&s, it, window_s, &v))
+				rec_influx_xfield(rec, it->text, it->per_hop ? (int)h : -1, &v,
+						  v.k == XK_STR ? agg_result_str(&s) : NULL);
+		}
+	}
+}
+
+/* The record of one group in one format. */
+static void encode_group(struct isp_engine *e, unsigned i, struct qgroup *g,
+			 const struct isp_value *vals, const bool *present, unsigned ng,
+			 enum rec_format format)
+{
+	const struct qrule *r = &e->prog->queries[i];
+	const struct query_state *qs = &e->q[i];
 	struct rec *rec = &e->rec;
 	const struct isp_program *prog = e->prog;
-	struct qgroup *g = tentry_state(te);
 	double window_s = (double)r->period_ns / 1e9;
-	bool csv = r->format == FMT_CSV || r->format == FMT_CSV_CELLS;
+	bool csv = format == FMT_CSV || format == FMT_CSV_CELLS;
 
-	/* the group-by values, decoded once from the key bytes: for the record
-	 * and for its key (Kafka partitioning) */
-	struct isp_value vals[MAX_GROUP_BY];
-	bool present[MAX_GROUP_BY];
-	unsigned ng = r->ngroup < MAX_GROUP_BY ? r->ngroup : MAX_GROUP_BY;
-	const uint8_t *kb = tentry_key(&qs->groups, te), *kend = kb + te->keylen;
-	size_t kl = 0;
-	e->keytext[0] = 0;
-	for (unsigned j = 0; j < ng; j++) {
-		const struct isp_attr_desc *a = isp_attr_desc_of(e->sc.reg, &prog->slots[r->group_slots[j]]);
-		present[j] = false;
-		kb = key_value(kb, kend, a->type, a->per_hop, qs->plan->key_fixed, &vals[j],
-			       &present[j]);
-		if (j)
-			engine_text_append(e->keytext, sizeof(e->keytext), &kl, "|", NULL);
-		if (present[j])
-			engine_text_append(e->keytext, sizeof(e->keytext), &kl, NULL, &vals[j]);
+	if (format == FMT_INFLUX) {
+		encode_influx(e, i, g, vals, present, ng);
+		return;
 	}
-	rec_begin(rec, rec_style_of(r->format), r->name, "query", 999, prog->probe_id,
+	rec_begin(rec, rec_style_of(format), r->name, "query", 999, prog->probe_id,
 		  prog->source_name, qs->win_end);
 	if (csv) {
 		char b[24];
@@ -673,7 +691,38 @@ static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 		jsonw_array_end(&w);
 		rec_json_cell(rec, buf, w.overflow ? 0 : w.len);
 	}
-	engine_emit(e, r->name, e->keytext, kl, r->channels, r->nchannels, &qs->st);
+}
+
+static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
+{
+	const struct qrule *r = &e->prog->queries[i];
+	struct query_state *qs = &e->q[i];
+	const struct isp_program *prog = e->prog;
+	struct qgroup *g = tentry_state(te);
+
+	/* the group-by values, decoded once from the key bytes: for the record
+	 * and for its key (Kafka partitioning) */
+	struct isp_value vals[MAX_GROUP_BY];
+	bool present[MAX_GROUP_BY];
+	unsigned ng = r->ngroup < MAX_GROUP_BY ? r->ngroup : MAX_GROUP_BY;
+	const uint8_t *kb = tentry_key(&qs->groups, te), *kend = kb + te->keylen;
+	size_t kl = 0;
+	e->keytext[0] = 0;
+	for (unsigned j = 0; j < ng; j++) {
+		const struct isp_attr_desc *a = isp_attr_desc_of(e->sc.reg, &prog->slots[r->group_slots[j]]);
+		present[j] = false;
+		kb = key_value(kb, kend, a->type, a->per_hop, qs->plan->key_fixed, &vals[j],
+			       &present[j]);
+		if (j)
+			engine_text_append(e->keytext, sizeof(e->keytext), &kl, "|", NULL);
+		if (present[j])
+			engine_text_append(e->keytext, sizeof(e->keytext), &kl, NULL, &vals[j]);
+	}
+	for (unsigned f = 0, nf = rule_nformats(&r->fmts); f < nf; f++) {
+		encode_group(e, i, g, vals, present, ng, rule_format_at(&r->fmts, r->format, f));
+		engine_emit(e, r->name, e->keytext, kl, r->channels, r->nchannels, &r->fmts, f,
+			    &qs->st);
+	}
 }
 
 static void write_window(struct isp_engine *e, unsigned i)

@@ -156,6 +156,7 @@ void rec_begin(struct rec *r, enum rec_style style, const char *report, const ch
 
 	r->csv = csv;
 	r->mmt = style == REC_MMT_CSV;
+	r->influx = false;
 	if (csv) {
 		csv_uint(r, type_id);
 		csv_uint(r, probe_id);
@@ -415,6 +416,8 @@ void rec_value(struct rec *r, const struct isp_value *v)
 
 size_t rec_end(struct rec *r)
 {
+	if (r->influx)
+		return rec_influx_end(r);
 	if (!r->csv)
 		jsonw_object_end(&r->w);
 	if (r->w.overflow)

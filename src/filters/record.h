@@ -6,6 +6,7 @@
  * CSV (MMT-Probe's column order): type id (1000 event, 999 query), probe
  * id, "source", sec.usec, "report", then the values: as MMT-Probe writes
  * them (REC_MMT_CSV, record_mmt.c), or one typed cell each (REC_CSV_CELLS).
+ * InfluxDB's line protocol: record_influx.c.
  */
 #ifndef ISP_FILTERS_RECORD_H
 #define ISP_FILTERS_RECORD_H
@@ -35,6 +36,9 @@ struct rec {
 	char buf[REC_MAX];
 	bool csv;                       /* either CSV style */
 	bool mmt;                       /* REC_MMT_CSV */
+	bool influx;                    /* between rec_influx_begin and end */
+	unsigned influx_fields;
+	uint64_t influx_ts;
 	/* ISO-8601 of the last second formatted (records come in bursts),
 	 * and what of a JSON head depends on that second only:
 	 * `YYYY-MM-DDTHH:MM:SS.` and `Z","time":SECONDS.` */
@@ -92,6 +96,18 @@ void rec_mmt_absent(struct rec *r, bool quoted);
 void rec_mmt_string(struct rec *r, const char *s, size_t n);
 /* The separator between two cells of one value (per-hop results). */
 void rec_cell_sep(struct rec *r);
+
+/* InfluxDB line protocol (record_influx.c): begin (measurement and
+ * timestamp), the tags, then the fields; rec_end finishes it, and gives 0
+ * for a record without any field. Absent values are left out. A per-hop
+ * array field is one field per hop, name.0, name.1, ... */
+void rec_influx_begin(struct rec *r, const char *measurement, uint64_t ts_ns);
+void rec_influx_tag(struct rec *r, const char *name, const struct isp_value *v);
+void rec_influx_field(struct rec *r, const char *name, const struct isp_value *v);
+/* A computed value (a query's result; hop >= 0: of that hop). */
+void rec_influx_xfield(struct rec *r, const char *name, int hop, const struct xval *v,
+		       const char *str);
+size_t rec_influx_end(struct rec *r);
 
 /* Finish; returns the text length, 0 when it did not fit. */
 size_t rec_end(struct rec *r);

@@ -288,7 +288,7 @@ START_TEST(generic_key_errors)
 	expect_error("fake", f, "test.conf:2:3: bad value 'maybe' for enable: "
 		     "expected true or false");
 	expect_error("fake", g, "test.conf:2:3: bad value 'xml' for format: "
-		     "expected json, csv or intspect-csv");
+		     "expected json, csv, intspect-csv or influx");
 	/* The type sees only its own keys; its index maps back to line 3. */
 	expect_error("fake", h, "test.conf:3:3: tag must not be 'bad'");
 	expect_error("fake", i, "test.conf:2:3: bad value '-1' for queue-records: "
