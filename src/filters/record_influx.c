@@ -20,11 +20,15 @@
 #include "../core/value.h"
 #include "record.h"
 
-/* Text with the characters that would end its element escaped: commas,
- * spaces and (in keys and tag values) equals signs with a backslash; a
- * line break, which would end the line whatever its escape, becomes a
- * space. */
-static void put_escaped(struct rec *r, const char *s, size_t n, bool eq)
+/* Text with the characters of esc escaped by a backslash (in names and
+ * tag values: comma, space and equals sign, which would end the element;
+ * in a string field: the quote and the backslash); a line break, which
+ * would end the line whatever its escape, becomes a space. */
+#define ESC_MEASUREMENT ", "
+#define ESC_NAME ", ="
+#define ESC_STRING "\"\\"
+
+static void put_escaped(struct rec *r, const char *s, size_t n, const char *esc)
 {
 	char b[256];
 	size_t k = 0;
@@ -37,33 +41,17 @@ static void put_escaped(struct rec *r, const char *s, size_t n, bool eq)
 		}
 		if (c == '\n' || c == '\r')
 			c = ' ';
-		if (c == ',' || c == ' ' || (eq && c == '='))
+		if (c && strchr(esc, c))
 			b[k++] = '\\';
 		b[k++] = c;
 	}
 	jsonw_raw(&r->w, b, k);
 }
 
-/* A string field's value: quoted, with " and \ escaped. */
 static void put_quoted(struct rec *r, const char *s, size_t n)
 {
-	char b[256];
-	size_t k = 0;
-
 	jsonw_raw(&r->w, "\"", 1);
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (k + 2 > sizeof(b)) {
-			jsonw_raw(&r->w, b, k);
-			k = 0;
-		}
-		if (c == '\n' || c == '\r')
-			c = ' ';
-		if (c == '"' || c == '\\')
-			b[k++] = '\\';
-		b[k++] = c;
-	}
-	jsonw_raw(&r->w, b, k);
+	put_escaped(r, s, n, ESC_STRING);
 	jsonw_raw(&r->w, "\"", 1);
 }
 
@@ -75,7 +63,7 @@ void rec_influx_begin(struct rec *r, const char *measurement, uint64_t ts_ns)
 	r->influx = true;
 	r->influx_ts = ts_ns;
 	r->influx_fields = 0;
-	put_escaped(r, measurement, strlen(measurement), false);
+	put_escaped(r, measurement, strlen(measurement), ESC_MEASUREMENT);
 }
 
 /* Before a field: the space that ends the tags, or a comma. */
@@ -90,7 +78,7 @@ static void field_key(struct rec *r, const char *name, int hop)
 	char b[16];
 
 	field_sep(r);
-	put_escaped(r, name, strlen(name), true);
+	put_escaped(r, name, strlen(name), ESC_NAME);
 	if (hop >= 0)
 		jsonw_raw(&r->w, b, (size_t)snprintf(b, sizeof(b), ".%d", hop));
 	jsonw_raw(&r->w, "=", 1);
@@ -227,9 +215,9 @@ void rec_influx_tag(struct rec *r, const char *name, const struct isp_value *v)
 	if (n == 0)
 		return;         /* line protocol has no empty tag value */
 	jsonw_raw(&r->w, ",", 1);
-	put_escaped(r, name, strlen(name), true);
+	put_escaped(r, name, strlen(name), ESC_NAME);
 	jsonw_raw(&r->w, "=", 1);
-	put_escaped(r, b, n, true);
+	put_escaped(r, b, n, ESC_NAME);
 }
 
 size_t rec_influx_end(struct rec *r)

@@ -15,13 +15,7 @@ bin=$(cd "$bld" && pwd)/intspect
 tmp=$(mktemp -d)
 pid=""
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { echo "ok $1"; pass=$((pass + 1)); }
-bad() {
-	echo "FAIL $1"
-	[ $# -gt 1 ] && [ -s "$2" ] && sed 's/^/  | /' "$2"
-	fail=$((fail + 1))
-}
+. "$src/test/tools/checks.sh"
 pcap=$src/test/data/int-v2.1-md-udp.pcap
 
 # ---- --pidfile ----
@@ -135,5 +129,4 @@ PY
 	fi
 fi
 
-echo "service: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary service

@@ -24,13 +24,7 @@
 # never left installed, and the copy and the built files are removed.
 set -u
 top=$(cd "${1:-.}" && pwd) || exit 99
-pass=0 fail=0
-ok() { echo "ok $1"; pass=$((pass + 1)); }
-bad() {
-	echo "FAIL $1"
-	[ $# -gt 1 ] && [ -s "$2" ] && sed 's/^/  | /' "$2"
-	fail=$((fail + 1))
-}
+. "$top/test/tools/checks.sh"
 check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
 finish() {
 	echo "package: took $(($(date +%s) - start)) s"

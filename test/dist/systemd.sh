@@ -29,13 +29,7 @@ units="intspect.service intspect@.service"
 tmp=$(mktemp -d)
 pid=""
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { echo "ok $1"; pass=$((pass + 1)); }
-bad() {
-	echo "FAIL $1"
-	[ $# -gt 1 ] && [ -s "$2" ] && sed 's/^/  | /' "$2"
-	fail=$((fail + 1))
-}
+. "$src/test/tools/checks.sh"
 
 command -v systemd-analyze >/dev/null 2>&1 || { echo "systemd: no systemd-analyze: skipped"; exit 77; }
 for u in $units; do
@@ -144,12 +138,7 @@ else
 	. "$src/test/inputs/lib.sh"
 	make_reports 200 5 2 1-4
 	pass=$pass_before fail=$fail_before
-	ok() { echo "ok $1"; pass=$((pass + 1)); }
-	bad() {
-		echo "FAIL $1"
-		[ $# -gt 1 ] && [ -s "$2" ] && sed 's/^/  | /' "$2"
-		fail=$((fail + 1))
-	}
+	. "$src/test/tools/checks.sh"
 	cat >"$tmp/run.conf" <<CONF
 event-report each {
   event = "int_report.seq_num"
@@ -244,5 +233,4 @@ CONF
 	done
 fi
 
-echo "systemd: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary systemd

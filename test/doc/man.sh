@@ -35,7 +35,7 @@ mandir=$build/doc/man
 pages="intspect.8 intspect.conf.5 intgen.1"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
+. "$src/test/tools/checks.sh"
 
 for tool in mandoc groff; do
 	if ! command -v $tool >/dev/null 2>&1; then
@@ -50,12 +50,6 @@ for f in "$bin" "$gen"; do
 	fi
 done
 
-ok() { echo "ok $1"; pass=$((pass + 1)); }
-bad() {
-	echo "FAIL $1"
-	[ $# -gt 1 ] && [ -s "$2" ] && sed 's/^/  | /' "$2"
-	fail=$((fail + 1))
-}
 
 # ---- 1. the pages are well formed ----
 
@@ -341,5 +335,4 @@ for pair in "intspect.8 $bin" "intgen.1 $gen"; do
 	fi
 done
 
-echo "man: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary man

@@ -13,13 +13,7 @@ src=${top_srcdir:-.}
 bld=${top_builddir:-.}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { echo "ok $1"; pass=$((pass + 1)); }
-bad() {
-	echo "FAIL $1"
-	[ $# -gt 1 ] && [ -s "$2" ] && sed 's/^/  | /' "$2"
-	fail=$((fail + 1))
-}
+. "$src/test/tools/checks.sh"
 
 cat >"$tmp/r.conf" <<CONF
 event-report path {
@@ -71,5 +65,4 @@ sed -e 's/output-channel = {"json", "lp", "csv"}/output-channel = {"csv", "json"
 grep -q '^1000,' "$tmp/r.json" && ok "first channel's format for the rule: json channel without format gets csv rows" ||
 	bad "first channel's format" "$tmp/r.json"
 
-echo "formats: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary formats
