@@ -80,6 +80,7 @@ static void usage(FILE *out)
 "Service:\n"
 "  --pidfile FILE        write the process id to FILE, remove it at exit\n"
 "  --syslog              also send every message to syslog (daemon facility)\n"
+"  -Z, --user USER       once the input is open, run as USER (and its groups)\n"
 "  --allow-drops         exit 0 even when a channel lost records\n"
 "  -v, --verbose         more messages\n"
 "  -V, --version         print the version\n"
@@ -94,6 +95,7 @@ static void usage(FILE *out)
 struct cli {
 	const char *file, *iface, *udp, *dpdk, *filter, *plugin_dir, *config, *check_config;
 	const char *pidfile;
+	const char *user;       /* -Z: after the input is open */
 	bool use_syslog;
 	unsigned long long count;
 	unsigned workers;
@@ -124,6 +126,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{ "allow-drops", no_argument, NULL, O_ALLOW_DROPS },
 		{ "pidfile", required_argument, NULL, O_PIDFILE },
 		{ "syslog", no_argument, NULL, O_SYSLOG },
+		{ "user", required_argument, NULL, 'Z' },
 		{ "config", required_argument, NULL, 'C' },
 		{ "udp", required_argument, NULL, 'u' },
 		{ "dpdk", required_argument, NULL, O_DPDK },
@@ -141,7 +144,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "r:i:u:f:c:o:C:T:w:qvVh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "r:i:u:f:c:o:C:T:w:Z:qvVh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'r': c->file = optarg; break;
 		case 'i': c->iface = optarg; break;
@@ -193,6 +196,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		case O_ALLOW_DROPS: c->allow_drops = true; break;
 		case O_PIDFILE: c->pidfile = optarg; break;
 		case O_SYSLOG: c->use_syslog = true; break;
+		case 'Z': c->user = optarg; break;
 		default: usage(stderr); return -1;
 		}
 	}
@@ -598,6 +602,15 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 	}
 	if (workers > 1)
 		note_cpus(workers);
+	/* tcpdump's -Z: the capture sockets, the UDP port and the channels
+	 * are open; nothing after this needs root */
+	if (c->user && service_run_as(c->user) < 0) {
+		isp_pipeline_close(g_pipeline);
+		g_pipeline = NULL;
+		isp_rules_free(r.rules);
+		close_channels(prog, r.channels);
+		return 2;
+	}
 
 	static char outbuf[1 << 20];
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));

@@ -13,6 +13,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -42,6 +44,43 @@ int service_pidfile(const char *path)
 	}
 	close(fd);
 	pid_path = path;
+	return 0;
+}
+
+/* ---- privileges ---- */
+
+int service_run_as(const char *user)
+{
+	struct passwd *pw = getpwnam(user);
+
+	if (!pw) {
+		fprintf(stderr, "intspect: -Z %s: no such user\n", user);
+		return -1;
+	}
+	if (geteuid() != 0) {
+		if (geteuid() == pw->pw_uid)
+			return 0;       /* already that user */
+		fprintf(stderr, "intspect: -Z %s: only root can change user\n", user);
+		return -1;
+	}
+	/* the pid file stays the process's: if its directory will not let
+	 * the user remove it at exit, it can at least empty it */
+	if (pid_path && chown(pid_path, pw->pw_uid, pw->pw_gid) != 0)
+		fprintf(stderr, "intspect: --pidfile %s: %s\n", pid_path, strerror(errno));
+	/* groups, then the group, then the user: each needs the privilege
+	 * the next one gives up. glibc applies them to every thread (the
+	 * channels' are running). */
+	if (initgroups(pw->pw_name, pw->pw_gid) != 0 || setgid(pw->pw_gid) != 0 ||
+	    setuid(pw->pw_uid) != 0) {
+		fprintf(stderr, "intspect: -Z %s: %s\n", user, strerror(errno));
+		return -1;
+	}
+	if (pw->pw_uid != 0 && setuid(0) == 0) {
+		fprintf(stderr, "intspect: -Z %s: root could be regained; stopping\n", user);
+		return -1;
+	}
+	fprintf(stderr, "intspect: running as %s (uid %u, gid %u)\n", pw->pw_name,
+		(unsigned)pw->pw_uid, (unsigned)pw->pw_gid);
 	return 0;
 }
 
@@ -152,8 +191,9 @@ int service_syslog(void)
 
 void service_end(void)
 {
-	if (pid_path)
-		unlink(pid_path);
+	if (pid_path && unlink(pid_path) != 0 && truncate(pid_path, 0) != 0)
+		fprintf(stderr, "intspect: --pidfile %s: cannot remove it: %s\n", pid_path,
+			strerror(errno));
 	pid_path = NULL;
 	if (saved_stderr >= 0) {
 		/* the last lines out, then stderr is the original again */

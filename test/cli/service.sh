@@ -1,6 +1,11 @@
 #!/bin/sh
-# Running as a daemon without a service manager: --pidfile and --syslog.
+# Running as a daemon without a service manager: --pidfile, -Z and
+# --syslog.
 #
+#  -Z USER (root): once the input is open the process is USER (uid, gid,
+#  no capability left), the UDP port opened before still receives, a pid
+#  file the user may not remove is emptied at exit; an unknown user is
+#  refused with exit 2.
 #  --pidfile: the file holds the running process's id, is removed at exit
 #  (SIGTERM), and a path that cannot be written is refused with exit 2.
 #  --syslog: in a mount namespace of its own whose /dev/log is a socket
@@ -41,6 +46,50 @@ pid=""
 rc=$?
 [ "$rc" -eq 2 ] && grep -q "^intspect: --pidfile $tmp/no/such/dir/x.pid: No such file or directory" "$tmp/e" &&
 	ok "--pidfile: an unwritable path: exit 2, the reason" || bad "--pidfile unwritable: exit $rc" "$tmp/e"
+
+# ---- -Z USER ----
+if [ "$(id -u)" -ne 0 ] || ! id nobody >/dev/null 2>&1; then
+	echo "skip -Z: needs root and the user nobody"
+else
+	mkdir "$tmp/out" && chmod 777 "$tmp/out"
+	chmod 755 "$tmp"        # nobody may enter, not write
+	cat >"$tmp/z.conf" <<CONF
+event-report e { event = "int_report.seq_num"; attributes = {"ip.src"}; output-channel = {"f"} }
+file-output f { path = "$tmp/out/z.json" }
+CONF
+	port=$(python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	"$bin" -Z nobody -u "127.0.0.1:$port" -C "$tmp/z.conf" --pidfile "$tmp/z.pid" 2>"$tmp/z.err" &
+	pid=$!
+	sleep 0.7
+	uid=$(awk '/^Uid:/ { print $2, $3, $4, $5 }' "/proc/$pid/status" 2>/dev/null)
+	gid=$(awk '/^Gid:/ { print $2, $3, $4, $5 }' "/proc/$pid/status" 2>/dev/null)
+	caps=$(awk '/^CapEff:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
+	nuid=$(id -u nobody) ngid=$(id -g nobody)
+	[ "$uid" = "$nuid $nuid $nuid $nuid" ] && [ "$gid" = "$ngid $ngid $ngid $ngid" ] &&
+		[ "$caps" = "0000000000000000" ] &&
+		ok "-Z nobody: real, effective, saved and file uid and gid are nobody's, no capability" ||
+		bad "-Z nobody: Uid '$uid', Gid '$gid', CapEff '$caps'" "$tmp/z.err"
+	python3 "$src/test/inputs/send_reports.py" "$src/test/data/gen-report-v2.0-coalesced.pcap" \
+		127.0.0.1 "$port" 50 0.01 >/dev/null
+	sleep 0.5
+	kill -TERM "$pid"
+	wait "$pid"
+	rc=$?
+	pid=""
+	grep -q "^intspect: running as nobody (uid $nuid, gid $ngid)" "$tmp/z.err" && [ "$rc" -eq 0 ] &&
+		ok "-Z nobody: says so, exits 0" || bad "-Z nobody: exit $rc" "$tmp/z.err"
+	n=$(grep -c '"report":"e"' "$tmp/out/z.json" 2>/dev/null)
+	[ "${n:-0}" -eq 12 ] && ok "-Z nobody: the UDP port opened as root still receives (12 records)" ||
+		bad "-Z nobody: ${n:-0} records, 12 expected" "$tmp/z.err"
+	[ -f "$tmp/z.pid" ] && [ ! -s "$tmp/z.pid" ] &&
+		ok "-Z nobody: a pid file nobody may not remove is emptied at exit" ||
+		bad "-Z nobody: pid file $( [ -f "$tmp/z.pid" ] && echo "holds '$(cat "$tmp/z.pid")'" || echo gone)" "$tmp/z.err"
+	"$bin" -Z no-such-user-here -r "$pcap" -q 2>"$tmp/e"
+	rc=$?
+	[ "$rc" -eq 2 ] && grep -q "^intspect: -Z no-such-user-here: no such user" "$tmp/e" &&
+		ok "-Z with an unknown user: exit 2, said" || bad "-Z unknown user: exit $rc" "$tmp/e"
+	chmod 700 "$tmp"
+fi
 
 # ---- --syslog ----
 skip=
