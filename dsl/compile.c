@@ -162,7 +162,8 @@ static bool attr_list(struct compiler *c, const struct cfg_kv *kv, int **slots,
 
 /* ---- channels ---- */
 
-static const char *const channel_types[] = { "stdout", "file", "redis", "kafka", "socket", NULL };
+static const char *const channel_types[] = { "stdout", "file", "redis", "kafka", "socket", "influxdb",
+					      NULL };
 
 static bool is_output_section(const struct cfg_section *s, char *type, size_t len)
 {
@@ -731,7 +732,8 @@ static struct isp_program *compile_tree(struct dsl_diags *d, const struct isp_re
 			   !is_ignored_type(s->type)) {
 			static const char *const known[] = {
 				"event-report", "query-report", "input", "output", "file-output",
-				"redis-output", "kafka-output", "socket-output", "stdout-output", NULL
+				"redis-output", "kafka-output", "socket-output", "stdout-output",
+				"influxdb-output", NULL
 			};
 			const char *hint = closest_word(s->type, known);
 			dsl_error(d, &s->loc, "unknown section '%s'%s%s%s", s->type,

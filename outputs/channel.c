@@ -92,6 +92,7 @@ static void register_builtins(void)
 	isp_channel_register_type(&isp_redis_ops);
 #endif
 	isp_channel_register_type(&isp_socket_ops);
+	isp_channel_register_type(&isp_influxdb_ops);
 }
 
 void isp_channels_init(void)
@@ -102,6 +103,7 @@ void isp_channels_init(void)
 void isp_channels_describe(FILE *out)
 {
 	fprintf(out, "  outputs: stdout, file, socket (unix, tcp, udp)\n");
+	fprintf(out, "  influxdb output: line protocol over HTTP/1.1 or UDP (InfluxDB 1.x /write)\n");
 #ifdef HAVE_HIREDIS
 	fprintf(out, "  redis output: hiredis %d.%d.%d\n", HIREDIS_MAJOR, HIREDIS_MINOR, HIREDIS_PATCH);
 #else
@@ -490,7 +492,8 @@ bool isp_channel_uses_key(const struct isp_channel *ch)
 		return false;
 	/* Only Kafka (key = group) and types registered from outside (tests,
 	 * plugins) may route by the key. */
-	if (o == &isp_stdout_ops || o == &isp_file_ops || o == &isp_socket_ops)
+	if (o == &isp_stdout_ops || o == &isp_file_ops || o == &isp_socket_ops ||
+	    o == &isp_influxdb_ops)
 		return false;
 #ifdef HAVE_HIREDIS
 	if (o == &isp_redis_ops)

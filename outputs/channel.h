@@ -177,9 +177,9 @@ int isp_channel_format(const struct isp_channel *ch);
 bool isp_channel_format_set(const struct isp_channel *ch);
 bool isp_channel_enabled(const struct isp_channel *ch);
 /* Does the channel read isp_record.key? false for a disabled channel and
- * for the built-in types that never do (stdout, file, socket, redis), so
- * a producer may skip building the key text (an empty key is then
- * queued); true for any other type. */
+ * for the built-in types that never do (stdout, file, socket, redis,
+ * influxdb), so a producer may skip building the key text (an empty key
+ * is then queued); true for any other type. */
 bool isp_channel_uses_key(const struct isp_channel *ch);
 
 /*

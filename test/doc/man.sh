@@ -234,7 +234,7 @@ if [ -f "$conf" ]; then
 	page_keys "keys of every output section" >"$tmp/page.generic"
 	compare "intspect.conf.5: keys of every output section (stdout-output's)" \
 		"$tmp/page.generic" "$tmp/generic"
-	for t in file redis kafka socket stdout; do
+	for t in file redis kafka socket influxdb stdout; do
 		printf '%s-output { zz-no-such-key = 1 }\n' "$t" >"$tmp/k.conf"
 		known_of "$tmp/k.conf" >"$tmp/prog"
 		if [ ! -s "$tmp/prog" ]; then

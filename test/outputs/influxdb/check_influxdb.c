@@ -1,0 +1,1041 @@
+/*
+ * check_influxdb.c - the "influxdb" channel type through the channel API.
+ * The HTTP cases run against a small HTTP server inside the test (a thread
+ * on loopback) that answers each request with the status code the case
+ * chooses, and records what it was sent: 204 (delivered, one kept-alive
+ * connection, the URL and the Authorization header), 400 (the request
+ * counted dropped, said with the server's text), 404 (open refused at the
+ * database key; dropped at write time; created with create-database), 500
+ * then 204 (retried, nothing lost or sent twice), a chunked error body, a
+ * connection the server closes after an answer (a new one, counted) or
+ * before it (the request sent again at once), 503 to everything (reached,
+ * dropped at the deadline), a server that does not answer (bounded time),
+ * connection refused (retried, never connected), a batch split at
+ * max-body; UDP datagrams packed up to udp-payload; records that are not
+ * one line; key errors with line:col; check mode connects nothing. The
+ * real InfluxDB is test/outputs/influxdb/run.sh's.
+ */
+#include <arpa/inet.h>
+#include <check.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../../outputs/channel.h"
+#include "../tcfg.h"
+
+static char err[1024];
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- the test's HTTP server ------------------------------------------------ */
+
+/* One answer: a status, an error (X-Influxdb-Error and {"error":...}) or
+ * a raw body, sent chunked or not, after a delay; then the connection is
+ * closed or not. Status 0: the connection is closed without an answer. */
+struct answer {
+	int status;
+	const char *error;
+	const char *body;
+	bool chunked;
+	unsigned delay_ms;
+	bool close;
+};
+
+struct request {
+	char method[8];
+	char *path, *body, *auth;
+	size_t body_len;
+	int status;             /* what it was answered */
+};
+
+#define MAXREQ 512
+
+struct server {
+	int lfd, port;
+	pthread_t thread;
+	pthread_mutex_t mu;
+	volatile bool stop;
+	const struct answer *script;    /* answered in turn, then dflt */
+	size_t nscript, next;
+	struct answer dflt;
+	struct request req[MAXREQ];
+	size_t nreq;
+	int conns;
+};
+
+static struct server srv;
+
+/* Read until "\r\n\r\n" and the body; false when the peer closed. */
+static bool read_request(int fd, struct request *rq)
+{
+	char *b = malloc(1 << 22), *he = NULL, *p;
+	size_t n = 0, need = 0;
+
+	for (;;) {
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+
+		if (he && n >= need)
+			break;
+		if (poll(&pf, 1, 50) <= 0) {
+			if (srv.stop)
+				goto gone;
+			continue;
+		}
+		ssize_t r = recv(fd, b + n, (1 << 22) - 1 - n, 0);
+
+		if (r <= 0)
+			goto gone;
+		n += (size_t)r;
+		b[n] = '\0';
+		if (!he && (he = strstr(b, "\r\n\r\n"))) {
+			char *cl = strcasestr(b, "\r\ncontent-length:");
+
+			need = (size_t)(he - b) + 4 + (cl && cl < he ? strtoul(cl + 17, NULL, 10) : 0);
+		}
+	}
+	*he = '\0';
+	sscanf(b, "%7s", rq->method);
+	p = strchr(b, ' ');
+	rq->path = strndup(p + 1, strcspn(p + 1, " "));
+	p = strcasestr(b, "\r\nauthorization: ");
+	rq->auth = p ? strndup(p + 17, strcspn(p + 17, "\r")) : NULL;
+	rq->body_len = need - (size_t)(he - b) - 4;
+	rq->body = strndup(he + 4, rq->body_len);
+	free(b);
+	return true;
+gone:
+	free(b);
+	return false;
+}
+
+static void send_all(int fd, const char *s, size_t n)
+{
+	while (n) {
+		ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
+
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+static void respond(int fd, const struct answer *a)
+{
+	char body[1024] = "", head[2048];
+	size_t bl;
+	int hl;
+
+	if (a->body)
+		snprintf(body, sizeof(body), "%s", a->body);
+	else if (a->error)
+		snprintf(body, sizeof(body), "{\"error\":\"%s\"}", a->error);
+	bl = strlen(body);
+	hl = snprintf(head, sizeof(head), "HTTP/1.1 %d X\r\nContent-Type: application/json\r\n"
+		      "X-Influxdb-Version: 1.6.7\r\n", a->status);
+	if (a->error && !a->chunked)
+		hl += snprintf(head + hl, sizeof(head) - (size_t)hl, "X-Influxdb-Error: %s\r\n",
+			       a->error);
+	if (a->chunked) {
+		hl += snprintf(head + hl, sizeof(head) - (size_t)hl,
+			       "Transfer-Encoding: chunked\r\n\r\n%zx\r\n%.*s\r\n%zx\r\n%s\r\n0\r\n\r\n",
+			       bl / 2, (int)(bl / 2), body, bl - bl / 2, body + bl / 2);
+		send_all(fd, head, (size_t)hl);
+		return;
+	}
+	if (a->status != 204)
+		hl += snprintf(head + hl, sizeof(head) - (size_t)hl, "Content-Length: %zu\r\n", bl);
+	hl += snprintf(head + hl, sizeof(head) - (size_t)hl, "\r\n%s", a->status != 204 ? body : "");
+	send_all(fd, head, (size_t)hl);
+}
+
+static void *serve(void *arg)
+{
+	(void)arg;
+	while (!srv.stop) {
+		struct pollfd pf = { .fd = srv.lfd, .events = POLLIN };
+
+		if (poll(&pf, 1, 50) <= 0)
+			continue;
+		int fd = accept(srv.lfd, NULL, NULL);
+
+		if (fd < 0)
+			continue;
+		pthread_mutex_lock(&srv.mu);
+		srv.conns++;
+		pthread_mutex_unlock(&srv.mu);
+		for (;;) {
+			struct request rq = { 0 };
+			const struct answer *a;
+
+			if (!read_request(fd, &rq))
+				break;
+			pthread_mutex_lock(&srv.mu);
+			a = srv.next < srv.nscript ? &srv.script[srv.next++] : &srv.dflt;
+			rq.status = a->status;
+			if (srv.nreq < MAXREQ)
+				srv.req[srv.nreq++] = rq;
+			pthread_mutex_unlock(&srv.mu);
+			if (a->delay_ms)
+				sleep_ms(a->delay_ms);
+			if (a->status == 0)
+				break;
+			respond(fd, a);
+			if (a->close)
+				break;
+		}
+		close(fd);
+	}
+	return NULL;
+}
+
+/* A listening socket on 127.0.0.1, port chosen by the kernel. */
+static int listener(int *port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
+
+	ck_assert_int_ge(fd, 0);
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(listen(fd, 8), 0);
+	getsockname(fd, (struct sockaddr *)&a, &len);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+static void server_start(const struct answer *script, size_t n, struct answer dflt)
+{
+	memset(&srv, 0, sizeof(srv));
+	pthread_mutex_init(&srv.mu, NULL);
+	srv.lfd = listener(&srv.port);
+	srv.script = script;
+	srv.nscript = n;
+	srv.dflt = dflt;
+	ck_assert_int_eq(pthread_create(&srv.thread, NULL, serve, NULL), 0);
+}
+
+static void server_stop(void)
+{
+	srv.stop = true;
+	pthread_join(srv.thread, NULL);
+	close(srv.lfd);
+	for (size_t i = 0; i < srv.nreq; i++) {
+		free(srv.req[i].path);
+		free(srv.req[i].body);
+		free(srv.req[i].auth);
+	}
+}
+
+/* The bodies of the write requests answered `status`, each followed by a
+ * newline (a static buffer). */
+static char *bodies(int status)
+{
+	static char b[1 << 20];
+	size_t off = 0;
+
+	pthread_mutex_lock(&srv.mu);
+	for (size_t i = 0; i < srv.nreq; i++) {
+		if (srv.req[i].status != status || !srv.req[i].body_len ||
+		    strncmp(srv.req[i].path, "/write?", 7) != 0)
+			continue;
+		off += (size_t)snprintf(b + off, sizeof(b) - off, "%s\n", srv.req[i].body);
+	}
+	pthread_mutex_unlock(&srv.mu);
+	b[off] = '\0';
+	return b;
+}
+
+static size_t nrequests(void)
+{
+	pthread_mutex_lock(&srv.mu);
+	size_t n = srv.nreq;
+	pthread_mutex_unlock(&srv.mu);
+	return n;
+}
+
+/* ---- channels, records, stderr ---------------------------------------------- */
+
+/* A channel "t" of type influxdb on the test's server with "key=value"s. */
+static struct isp_channel *open_on(int port, const char *const *extra)
+{
+	static char kv_port[32];
+	const char *kvs[17];
+	size_t n = 0;
+
+	snprintf(kv_port, sizeof(kv_port), "port=%d", port);
+	kvs[n++] = kv_port;
+	for (; extra && *extra && n < 16; extra++)
+		kvs[n++] = *extra;
+	kvs[n] = NULL;
+	return tcfg_open("influxdb", kvs, err, sizeof(err));
+}
+
+static struct isp_channel *must_open(int port, const char *const *extra)
+{
+	struct isp_channel *ch = open_on(port, extra);
+
+	ck_assert_msg(ch != NULL, "open failed: %s", err);
+	return ch;
+}
+
+static void put(struct isp_channel *ch, const char *text)
+{
+	struct isp_record r = { .report = "m", .text = text, .len = strlen(text) };
+
+	ck_assert(isp_channel_submit(ch, &r));
+}
+
+/* Records "m,k=v f=Ii T" for i in [from, to), and the text expected of
+ * them, one per line (a static buffer). */
+static void put_n(struct isp_channel *ch, int from, int to)
+{
+	char b[64];
+
+	for (int i = from; i < to; i++) {
+		snprintf(b, sizeof(b), "m,k=v f=%di %d", i, 1000 + i);
+		put(ch, b);
+	}
+}
+
+static char *expect_n(int from, int to)
+{
+	static char b[1 << 16];
+	size_t off = 0;
+
+	for (int i = from; i < to; i++)
+		off += (size_t)snprintf(b + off, sizeof(b) - off, "m,k=v f=%di %d\n", i, 1000 + i);
+	b[off] = '\0';
+	return b;
+}
+
+static struct isp_channel_stats stats(const struct isp_channel *ch)
+{
+	struct isp_channel_stats st;
+
+	isp_channel_get_stats(ch, &st);
+	return st;
+}
+
+/* stderr into a file from here until cap_end, which returns what was
+ * written (malloc'd). */
+static int saved_err = -1;
+static char cap_path[64];
+
+static void cap_start(void)
+{
+	int fd;
+
+	snprintf(cap_path, sizeof(cap_path), "/tmp/check_influxdb.XXXXXX");
+	fd = mkstemp(cap_path);
+	ck_assert_int_ge(fd, 0);
+	fflush(stderr);
+	saved_err = dup(2);
+	dup2(fd, 2);
+	close(fd);
+}
+
+static char *cap_end(void)
+{
+	FILE *f;
+	char *s = calloc(1, 1 << 16);
+
+	fflush(stderr);
+	dup2(saved_err, 2);
+	close(saved_err);
+	f = fopen(cap_path, "r");
+	if (f) {
+		size_t n = fread(s, 1, (1 << 16) - 1, f);
+
+		s[n] = '\0';
+		fclose(f);
+	}
+	unlink(cap_path);
+	fputs(s, stderr);       /* still shown in the test's log */
+	return s;
+}
+
+/* A port where nothing listens (bound, then closed). */
+static int dead_port(void)
+{
+	int port, fd = listener(&port);
+
+	close(fd);
+	return port;
+}
+
+static const struct answer A204 = { .status = 204 };
+
+/* ---- HTTP ------------------------------------------------------------------------ */
+
+START_TEST(delivered_204)
+{
+	const char *kv[] = { "database=my db", "retention-policy=r/1", "user=u",
+			     "password=p:w", NULL };
+	struct isp_channel *ch;
+	struct isp_channel_stats st;
+
+	server_start(NULL, 0, A204);
+	ch = must_open(srv.port, kv);
+	put_n(ch, 0, 50);
+	isp_channel_drain(ch);
+	st = stats(ch);
+	ck_assert_uint_eq(st.queued, 50);
+	ck_assert_uint_eq(st.delivered, 50);
+	ck_assert_uint_eq(st.dropped, 0);
+	ck_assert_uint_eq(st.retried, 0);
+	ck_assert_uint_eq(st.reconnects, 0);
+	ck_assert(!isp_channel_never_connected(ch));
+	isp_channel_close(ch);
+	ck_assert_str_eq(bodies(204), expect_n(0, 50));
+	/* the empty write of open, then the records: one connection kept */
+	ck_assert_uint_ge(srv.nreq, 2);
+	ck_assert_str_eq(srv.req[0].method, "POST");
+	ck_assert_uint_eq(srv.req[0].body_len, 0);
+	ck_assert_int_eq(srv.conns, 1);
+	for (size_t i = 0; i < srv.nreq; i++) {
+		ck_assert_str_eq(srv.req[i].path, "/write?db=my%20db&precision=ns&rp=r%2F1");
+		ck_assert_str_eq(srv.req[i].auth, "Basic dTpwOnc=");     /* u:p:w */
+	}
+	server_stop();
+}
+END_TEST
+
+/* A 400 (InfluxDB's partial write): the request's records are dropped, not
+ * retried, and the server's text is said. */
+START_TEST(refused_400)
+{
+	const struct answer script[] = {
+		{ .status = 204 },
+		{ .status = 400, .error = "partial write: unable to parse 'bad': invalid "
+					  "field format dropped=0" },
+	};
+	const char *kv[] = { "database=db", NULL };
+	struct isp_channel *ch;
+	struct isp_channel_stats st;
+	char *log;
+
+	server_start(script, 2, A204);
+	cap_start();
+	ch = must_open(srv.port, kv);
+	put(ch, "bad");
+	isp_channel_drain(ch);
+	st = stats(ch);
+	isp_channel_close(ch);
+	log = cap_end();
+	ck_assert_uint_eq(st.queued, 1);
+	ck_assert_uint_eq(st.delivered, 0);
+	ck_assert_uint_eq(st.dropped, 1);
+	ck_assert_uint_eq(st.retried, 0);
+	ck_assert_msg(strstr(log, "intspect: channel t: influxdb 127.0.0.1:") &&
+		      strstr(log, ": HTTP 400: partial write: unable to parse 'bad': invalid "
+			     "field format dropped=0: 1 record(s) dropped"), "log: %s", log);
+	ck_assert_msg(strstr(log, "1 record(s) refused by the server in all (counted dropped)"),
+		      "log: %s", log);
+	ck_assert_uint_eq(nrequests(), 2);      /* never sent again */
+	free(log);
+	server_stop();
+}
+END_TEST
+
+/* The same with several records in one request: all count as dropped, and
+ * the message says why. The first write is held so that the others make
+ * one batch. */
+START_TEST(refused_400_batch)
+{
+	const struct answer script[] = {
+		{ .status = 204 },
+		{ .status = 204, .delay_ms = 300 },
+	};
+	const struct answer dflt = { .status = 400, .chunked = true,
+				     .error = "partial write: field type conflict dropped=1" };
+	const char *kv[] = { "database=db", NULL };
+	struct isp_channel *ch;
+	struct isp_channel_stats st;
+	char *log;
+
+	server_start(script, 2, dflt);
+	cap_start();
+	ch = must_open(srv.port, kv);
+	put_n(ch, 0, 1);
+	sleep_ms(100);
+	put_n(ch, 1, 11);
+	isp_channel_drain(ch);
+	st = stats(ch);
+	isp_channel_close(ch);
+	log = cap_end();
+	ck_assert_uint_eq(st.delivered, 1);
+	ck_assert_uint_eq(st.dropped, 10);
+	ck_assert_uint_eq(st.retried, 0);
+	ck_assert_uint_eq(nrequests(), 3);
+	ck_assert_msg(strstr(log, "HTTP 400: partial write: field type conflict dropped=1: "
+			     "InfluxDB stored the valid lines of these 10 but says not which, "
+			     "so all count as dropped"), "log: %s", log);
+	free(log);
+	server_stop();
+}
+END_TEST
+
+START_TEST(database_not_found)
+{
+	const struct answer at_open[] = {
+		{ .status = 404, .error = "database not found: \\\"nodb\\\"" },
+	};
+	const struct answer at_write[] = { { .status = 204 } };
+	const struct answer nf = { .status = 404, .error = "database not found: \\\"nodb\\\"" };
+	const char *kv[] = { "timeout-ms=500", "database=nodb", NULL };
+	struct isp_channel *ch;
+	struct isp_channel_stats st;
+	char want[256], *log;
+
+	/* at open: a mistake in the file, said at the database key */
+	server_start(at_open, 1, A204);
+	ch = open_on(srv.port, kv);
+	ck_assert_ptr_null(ch);
+	snprintf(want, sizeof(want), "test.conf:4:3: influxdb 127.0.0.1:%d: database \"nodb\" "
+		 "not found (CREATE DATABASE \"nodb\" first, or create-database = true)", srv.port);
+	ck_assert_str_eq(err, want);
+	server_stop();
+
+	/* gone after open: the records are dropped, the database named */
+	server_start(at_write, 1, nf);
+	cap_start();
+	ch = must_open(srv.port, kv);
+	put_n(ch, 0, 5);
+	isp_channel_drain(ch);
+	st = stats(ch);
+	isp_channel_close(ch);
+	log = cap_end();
+	ck_assert_uint_eq(st.delivered, 0);
+	ck_assert_uint_eq(st.dropped, 5);
+	ck_assert_uint_eq(st.retried, 0);
+	ck_assert_msg(strstr(log, "database \"nodb\" not found: ") &&
+		      strstr(log, "(CREATE DATABASE \"nodb\", or create-database = true)"),
+		      "log: %s", log);
+	free(log);
+	server_stop();
+}
+END_TEST
+
+START_TEST(create_database)
+{
+	const struct answer script[] = {
+		{ .status = 404, .error = "database not found: \\\"new\\\"" },
+		{ .status = 200, .body = "{\"results\":[{\"statement_id\":0}]}", .chunked = true },
+	};
+	const char *kv[] = { "database=new", "create-database=true", NULL };
+	struct isp_channel *ch;
+	struct isp_channel_stats st;
+
+	server_start(script, 2, A204);
+	ch = must_open(srv.port, kv);
+	put_n(ch, 0, 3);
+	isp_channel_drain(ch);
+	st = stats(ch);
+	isp_channel_close(ch);
+	ck_assert_uint_eq(st.delivered, 3);
+	ck_assert_uint_eq(st.dropped, 0);
+	ck_assert_str_eq(srv.req[1].path, "/query?q=CREATE%20DATABASE%20%22new%22");
+	ck_assert_str_eq(bodies(204), expect_n(0, 3));
+	server_stop();
+}
+END_TEST
+
+/* 500 twice, then 204: retried with backoff, each record stored once. */
+START_TEST(retry_500_then_204)
+{
+	const struct answer script[] = {
+		{ .status = 204 },
+		{ .status = 500, .error = "timeout" },
+		{ .status = 503, .body = "overloaded" },
+	};
+	const char *kv[] = { "database=db", NULL };
+	struct isp_channel *ch;
+	struct isp_channel_stats st;
+	char *log;
+
+	server_start(script, 3, A204);
+	cap_start();
+	ch = must_open(srv.port, kv);
+	put_n(ch, 0, 20);
+	isp_channel_drain(ch);
+	st = stats(ch);
+	isp_channel_close(ch);
+	log = cap_end();
+	ck_assert_uint_eq(st.delivered, 20);
+	ck_assert_uint_eq(st.dropped, 0);
+	ck_assert_uint_ge(st.retried, 2);
+	ck_assert_str_eq(bodies(204), expect_n(0, 20));
+	ck_assert_msg(strstr(log, "HTTP 500: timeout; records wait in the queue, retrying") &&
+		      strstr(log, "writing again"), "log: %s", log);
+	ck_assert_ptr_null(strstr(log, "overloaded"));  /* said once per outage */
+	free(log);
+	server_stop();
+}
+END_TEST
+
+/* The server closes after an answer, or mid-way: the next request opens
+ * a new connection (counted), and nothing is lost. */
+START_TEST(server_closes)
+{
+	const struct answer script[] = {
+		{ .status = 204 },
+		{ .status = 204, .close = true },
+	};
+	const char *kv[] = { "database=db", NULL };
+	struct isp_channel *ch;
+	struct isp_channel_stats st;
+
+	server_start(script, 2, A204);
+	ch = must_open(srv.port, kv);
+	put_n(ch, 0, 5);
+	for (int i = 0; i < 100 && stats(ch).delivered < 5; i++)
+		sleep_ms(10);
+	sleep_ms(50);
+	put_n(ch, 5, 10);
+	isp_channel_drain(ch);
+	st = stats(ch);
+	isp_channel_close(ch);
+	ck_assert_uint_eq(st.delivered, 10);
+	ck_assert_uint_eq(st.reconnects, (uint64_t)srv.conns - 1);
+	ck_assert_int_ge(srv.conns, 2);
+	ck_assert_str_eq(bodies(204), expect_n(0, 10));
+	server_stop();
+}
+END_TEST
+
+/* A kept-alive connection closed when the request came, before any
+ * answer (a server restarting, an idle timeout racing the request): the
+ * request is sent once more on a new connection, within the same write. */
+START_TEST(closed_before_answer)
+{
+	const struct answer script[] = {
+		{ .status = 204 },
+		{ .status = 0 },
+	};
+	const char *kv[] = { "database=db", NULL };
+	struct isp_channel *ch;
+	struct isp_channel_stats st;
+
+	server_start(script, 2, A204);
+	ch = must_open(srv.port, kv);
+	put_n(ch, 0, 5);
+	isp_channel_drain(ch);
+	st = stats(ch);
+	isp_channel_close(ch);
+	ck_assert_uint_eq(st.delivered, 5);
+	ck_assert_uint_eq(st.retried, 0);
+	ck_assert_uint_eq(st.reconnects, 1);
+	ck_assert_int_eq(srv.conns, 2);
+	ck_assert_str_eq(srv.req[1].body, srv.req[2].body);     /* the same request again */
+	ck_assert_str_eq(bodies(204), expect_n(0, 5));
+	server_stop();
+}
+END_TEST
+
+/* A server that answers 503 to everything: the records wait and are
+ * dropped at the shutdown deadline; the service was reached (it answered),
+ * so the channel did connect. */
+START_TEST(unavailable_503)
+{
+	const struct answer busy = { .status = 503,
+				     .error = "engine: cache maximum memory size exceeded" };
+	const char *kv[] = { "database=db", "shutdown-ms=300", NULL };
+	struct isp_channel *ch;
+	struct isp_channel_stats st;
+	char *log;
+
+	server_start(NULL, 0, busy);
+	cap_start();
+	ch = must_open(srv.port, kv);
+	put_n(ch, 0, 4);
+	isp_channel_drain(ch);
+	st = stats(ch);
+	ck_assert(!isp_channel_never_connected(ch));
+	isp_channel_close(ch);
+	log = cap_end();
+	ck_assert_uint_eq(st.delivered, 0);
+	ck_assert_uint_eq(st.dropped, 4);
+	ck_assert_uint_ge(st.retried, 4);
+	ck_assert_msg(strstr(log, "HTTP 503: engine: cache maximum memory size exceeded; "
+			     "records wait in the queue, retrying"), "log: %s", log);
+	ck_assert_ptr_null(strstr(log, "never connected"));
+	free(log);
+	server_stop();
+}
+END_TEST
+
+/* A server that takes the request and does not answer: each attempt
+ * gives up after timeout-ms, and the shutdown deadline holds. */
+START_TEST(no_answer_bounded)
+{
+	const struct answer script[] = { { .status = 204 } };
+	const struct answer slow = { .status = 204, .delay_ms = 3000 };
+	const char *kv[] = { "database=db", "timeout-ms=200", "shutdown-ms=500", NULL };
+	struct isp_channel *ch;
+	struct isp_channel_stats st;
+	double t0;
+
+	server_start(script, 1, slow);
+	ch = must_open(srv.port, kv);
+	put_n(ch, 0, 5);
+	sleep_ms(100);
+	t0 = now_s();
+	isp_channel_drain(ch);
+	st = stats(ch);
+	/* the deadline, an attempt under way and the last flush's */
+	ck_assert_double_lt(now_s() - t0, 1.5);
+	ck_assert_uint_eq(st.delivered, 0);
+	ck_assert_uint_eq(st.dropped, 5);
+	isp_channel_close(ch);
+	server_stop();
+}
+END_TEST
+
+/* Nothing listens: open goes on, the records are retried until the
+ * shutdown deadline, then dropped; the channel never connected. */
+START_TEST(refused_never_connected)
+{
+	const char *kv[] = { "database=db", "shutdown-ms=300", NULL };
+	struct isp_channel *ch;
+	struct isp_channel_stats st;
+	int port = dead_port();
+	char want[128], *log;
+
+	cap_start();
+	ch = must_open(port, kv);
+	put_n(ch, 0, 3);
+	isp_channel_drain(ch);
+	st = stats(ch);
+	ck_assert(isp_channel_never_connected(ch));
+	isp_channel_close(ch);
+	log = cap_end();
+	ck_assert_uint_eq(st.delivered, 0);
+	ck_assert_uint_eq(st.dropped, 3);
+	ck_assert_uint_ge(st.retried, 3);
+	snprintf(want, sizeof(want), "intspect: channel t: influxdb 127.0.0.1:%d: connect: "
+		 "Connection refused; records wait in the queue, retrying\n", port);
+	ck_assert_msg(strstr(log, want), "log: %s", log);
+	snprintf(want, sizeof(want), "influxdb 127.0.0.1:%d: never connected: connect: "
+		 "Connection refused\n", port);
+	ck_assert_msg(strstr(log, want), "log: %s", log);
+	free(log);
+}
+END_TEST
+
+/* A batch larger than max-body goes in several requests of whole lines;
+ * a line longer than max-body goes alone. */
+START_TEST(split_at_max_body)
+{
+	const struct answer script[] = {
+		{ .status = 204 },
+		{ .status = 204, .delay_ms = 300 },     /* the rest makes one batch */
+	};
+	const char *kv[] = { "database=db", "max-body=1k", NULL };
+	struct isp_channel *ch;
+	struct isp_channel_stats st;
+	char rec[2100], *want = calloc(1, 1 << 16);
+	size_t off = 0, writes = 0;
+
+	server_start(script, 2, A204);
+	ch = must_open(srv.port, kv);
+	for (int i = 0; i < 21; i++) {
+		size_t len = i == 15 ? 2000 : 290;     /* one longer than max-body */
+
+		memset(rec, 'a' + i % 26, len);
+		snprintf(rec, 16, "m f=%02di ", i);
+		rec[8] = ' ';
+		rec[len] = '\0';
+		put(ch, rec);
+		off += (size_t)snprintf(want + off, (1 << 16) - off, "%s\n", rec);
+		if (i == 0)
+			sleep_ms(100);
+	}
+	isp_channel_drain(ch);
+	st = stats(ch);
+	isp_channel_close(ch);
+	ck_assert_uint_eq(st.delivered, 21);
+	ck_assert_str_eq(bodies(204), want);
+	for (size_t i = 1; i < srv.nreq; i++) {
+		writes++;
+		/* three lines of 290 are 872 bytes: a fourth would pass 1024 */
+		if (strlen(srv.req[i].body) != 2000)
+			ck_assert_uint_le(srv.req[i].body_len, 1024);
+	}
+	ck_assert_uint_ge(writes, 8);   /* 1, then 5 of 3, the long one, 2 */
+	free(want);
+	server_stop();
+}
+END_TEST
+
+START_TEST(not_one_line)
+{
+	const char *kv[] = { "database=db", NULL };
+	struct isp_channel *ch;
+	struct isp_channel_stats st;
+	struct isp_record empty = { .text = "", .len = 0 };
+	char *log;
+
+	server_start(NULL, 0, A204);
+	cap_start();
+	ch = must_open(srv.port, kv);
+	put_n(ch, 0, 2);
+	put(ch, "m f=1i 1\nm f=2i 2");
+	ck_assert(isp_channel_submit(ch, &empty));
+	put_n(ch, 2, 4);
+	isp_channel_drain(ch);
+	st = stats(ch);
+	isp_channel_close(ch);
+	log = cap_end();
+	ck_assert_uint_eq(st.delivered, 4);
+	ck_assert_uint_eq(st.dropped, 2);
+	ck_assert_str_eq(bodies(204), expect_n(0, 4));
+	ck_assert_msg(strstr(log, "a record of 17 bytes is not one line of line protocol: "
+			     "not sent, counted dropped"), "log: %s", log);
+	free(log);
+	server_stop();
+}
+END_TEST
+
+START_TEST(unauthorized_at_open)
+{
+	const struct answer script[] = {
+		{ .status = 401, .error = "authorization failed" },
+	};
+	const char *kv[] = { "database=db", "user=u", "password=bad", NULL };
+	char want[256];
+
+	server_start(script, 1, A204);
+	ck_assert_ptr_null(open_on(srv.port, kv));
+	snprintf(want, sizeof(want), "test.conf:5:3: influxdb 127.0.0.1:%d: HTTP 401: "
+		 "authorization failed", srv.port);
+	ck_assert_str_eq(err, want);
+	server_stop();
+}
+END_TEST
+
+/* ---- UDP ------------------------------------------------------------------------ */
+
+START_TEST(udp_datagrams)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	char kv_port[32], *big = malloc(70000), *got = calloc(1, 1 << 18), *want;
+	const char *kvs[] = { "transport=udp", kv_port, "udp-payload=512", NULL };
+	struct isp_channel *ch;
+	struct isp_channel_stats st;
+	size_t off = 0, n = 0;
+	int rcv = 1 << 20;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcv, sizeof(rcv));
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	getsockname(fd, (struct sockaddr *)&a, &len);
+	snprintf(kv_port, sizeof(kv_port), "port=%d", ntohs(a.sin_port));
+	ch = tcfg_open("influxdb", kvs, err, sizeof(err));
+	ck_assert_msg(ch != NULL, "open failed: %s", err);
+	ck_assert(!isp_channel_never_connected(ch));
+	put_n(ch, 0, 100);
+	memset(big, 'x', 69999);
+	big[69999] = '\0';
+	put(ch, big);                   /* no datagram can carry it */
+	memset(big, 'y', 600);
+	big[600] = '\0';
+	put(ch, big);                   /* longer than udp-payload: alone */
+	isp_channel_drain(ch);
+	st = stats(ch);
+	isp_channel_close(ch);
+	ck_assert_uint_eq(st.delivered, 101);
+	ck_assert_uint_eq(st.dropped, 1);
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		ssize_t r;
+
+		if (poll(&p, 1, 500) <= 0)
+			break;
+		r = recv(fd, got + off, (1 << 18) - off - 1, 0);
+		ck_assert_int_gt(r, 0);
+		ck_assert_msg(r <= 512 || r == 600, "datagram of %zd bytes", r);
+		ck_assert_int_ne(got[off + (size_t)r - 1], '\n');
+		off += (size_t)r;
+		got[off++] = '\n';
+		n++;
+	}
+	got[off] = '\0';
+	want = malloc(1 << 18);
+	snprintf(want, 1 << 18, "%s%s\n", expect_n(0, 100), big);
+	ck_assert_str_eq(got, want);
+	/* lines of 15 or 16 bytes, up to 30 to a datagram, as the batches
+	 * allow; then the long one */
+	ck_assert_uint_le(n, 20);
+	close(fd);
+	free(big);
+	free(got);
+	free(want);
+}
+END_TEST
+
+/* ---- keys and check mode -------------------------------------------------------- */
+
+static void open_fails(const char *const *kvs, const char *want)
+{
+	ck_assert_ptr_null(tcfg_open("influxdb", kvs, err, sizeof(err)));
+	ck_assert_str_eq(err, want);
+}
+
+START_TEST(key_errors)
+{
+	const char *typo[] = { "databse=x", NULL };
+	const char *nodb[] = { "host=127.0.0.1", NULL };
+	const char *udpdb[] = { "transport=udp", "database=x", NULL };
+	const char *payload[] = { "database=x", "udp-payload=1400", NULL };
+	const char *tr[] = { "transport=tcp", NULL };
+	const char *port[] = { "database=x", "port=0", NULL };
+	const char *tmo[] = { "database=x", "timeout-ms=0", NULL };
+	const char *user[] = { "database=x", "user=u", NULL };
+	const char *body[] = { "database=x", "max-body=12", NULL };
+	const char *small[] = { "transport=udp", "udp-payload=100", NULL };
+	const char *fmt[] = { "database=x", "format=json", NULL };
+	const char *twice[] = { "database=x", "database=y", NULL };
+	const char *cdb[] = { "database=x", "create-database=maybe", NULL };
+	const char *nohost[] = { "database=x", "host=no-such-host.invalid", NULL };
+
+	open_fails(typo, "test.conf:2:3: unknown key 'databse' for an influxdb output (did "
+		   "you mean 'database'?); known: enable, queue-records, queue-bytes, "
+		   "drop-policy, batch, flush-ms, shutdown-ms, format, host, port, database, "
+		   "retention-policy, user, password, transport, timeout-ms, create-database, "
+		   "max-body, udp-payload");
+	open_fails(nodb, "test.conf:1:1: an influxdb output needs 'database' (the database "
+		   "records are written into)");
+	open_fails(udpdb, "test.conf:3:3: database applies to transport = http only (a UDP "
+		   "listener writes into the database of its [[udp]] section)");
+	open_fails(payload, "test.conf:3:3: udp-payload applies to transport = udp only");
+	open_fails(tr, "test.conf:2:3: bad value 'tcp' for transport: expected http or udp");
+	open_fails(port, "test.conf:3:3: bad value '0' for port: expected an integer from 1 "
+		   "to 65535");
+	open_fails(tmo, "test.conf:3:3: bad value '0' for timeout-ms: expected an integer "
+		   "from 1 to 600000");
+	open_fails(user, "test.conf:3:3: user needs a password");
+	open_fails(body, "test.conf:3:3: bad value '12' for max-body: expected a size from "
+		   "1k to 1G (bytes, or with k, M, G)");
+	open_fails(small, "test.conf:3:3: bad value '100' for udp-payload: expected a size "
+		   "from 512 to 65507 (bytes, or with k, M, G)");
+	open_fails(fmt, "test.conf:3:3: an influxdb output writes format = influx only");
+	open_fails(twice, "test.conf:3:3: duplicate key 'database' (first at line 2)");
+	open_fails(cdb, "test.conf:3:3: bad value 'maybe' for create-database: expected "
+		   "true or false");
+	/* (where the resolver answers: without one, the name is not known
+	 * not to exist) */
+	struct addrinfo *ai = NULL;
+
+	if (getaddrinfo("no-such-host.invalid", "80", NULL, &ai) == EAI_NONAME) {
+		ck_assert_ptr_null(tcfg_open("influxdb", nohost, err, sizeof(err)));
+		ck_assert_msg(strncmp(err, "test.conf:3:3: cannot resolve no-such-host.invalid: ",
+				      52) == 0, "%s", err);
+	}
+	if (ai)
+		freeaddrinfo(ai);
+}
+END_TEST
+
+/* isp_channel_check over a section: the same keys as tcfg_open. */
+static int check_section(const char *const *kvs)
+{
+	struct isp_kv kv[16];
+	char buf[16][256];
+	size_t n = 0;
+
+	for (; kvs[n]; n++) {
+		snprintf(buf[n], sizeof(buf[n]), "%s", kvs[n]);
+		*strchr(buf[n], '=') = '\0';
+		kv[n] = (struct isp_kv){ buf[n], strchr(kvs[n], '=') + 1, (int)n + 2, 3 };
+	}
+	struct isp_channel_cfg cfg = {
+		.name = "t", .type = "influxdb", .kv = kv, .nkv = n,
+		.file = "test.conf", .line = 1, .col = 1,
+	};
+	return isp_channel_check(&cfg, err, sizeof(err));
+}
+
+/* Check mode validates and connects to nothing: not to a server that
+ * would answer (no connection accepted), nor fails for one that is down. */
+START_TEST(check_mode_connects_nothing)
+{
+	char kv_port[32];
+	const char *ok[] = { kv_port, "database=nodb", "create-database=true", "format=influx",
+			     "batch=1000", NULL };
+	const char *udp[] = { kv_port, "transport=udp", "udp-payload=8k", NULL };
+	const char *bad[] = { kv_port, "database=x", "timeout-ms=x", NULL };
+
+	server_start(NULL, 0, A204);
+	snprintf(kv_port, sizeof(kv_port), "port=%d", srv.port);
+	ck_assert_int_eq(check_section(ok), 0);
+	ck_assert_int_eq(check_section(bad), -1);
+	ck_assert_str_eq(err, "test.conf:4:3: bad value 'x' for timeout-ms: expected an "
+			 "integer from 1 to 600000");
+	ck_assert_int_eq(check_section(udp), 0);
+	sleep_ms(150);
+	ck_assert_int_eq(srv.conns, 0);
+	ck_assert_uint_eq(nrequests(), 0);
+	server_stop();
+	snprintf(kv_port, sizeof(kv_port), "port=%d", dead_port());
+	ck_assert_int_eq(check_section(ok), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("influxdb");
+	TCase *tc = tcase_create("influxdb");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, delivered_204);
+	tcase_add_test(tc, refused_400);
+	tcase_add_test(tc, refused_400_batch);
+	tcase_add_test(tc, database_not_found);
+	tcase_add_test(tc, create_database);
+	tcase_add_test(tc, retry_500_then_204);
+	tcase_add_test(tc, server_closes);
+	tcase_add_test(tc, closed_before_answer);
+	tcase_add_test(tc, unavailable_503);
+	tcase_add_test(tc, no_answer_bounded);
+	tcase_add_test(tc, refused_never_connected);
+	tcase_add_test(tc, split_at_max_body);
+	tcase_add_test(tc, not_one_line);
+	tcase_add_test(tc, unauthorized_at_open);
+	tcase_add_test(tc, udp_datagrams);
+	tcase_add_test(tc, key_errors);
+	tcase_add_test(tc, check_mode_connects_nothing);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
