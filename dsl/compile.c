@@ -510,7 +510,8 @@ static bool compile_event(struct compiler *c, const struct cfg_section *s)
 {
 	static const char *const keys[] = {
 		"enable", "event", "delta-cond", "attributes", "output-channel", "output-format",
-		"where", "delta-key", "delta-band", "delta-threshold", "keepalive-ms", "max-keys", NULL
+		"where", "delta-key", "delta-band", "delta-threshold", "keepalive-ms", "max-keys",
+		"per-hop", NULL
 	};
 	struct isp_program *p = c->prog;
 	bool ok = check_keys(c, s, keys, "an event-report");
@@ -550,6 +551,8 @@ static bool compile_event(struct compiler *c, const struct cfg_section *s)
 		r.keepalive_ns = (uint64_t)(d * 1e6);
 	if ((kv = find_kv(s, "max-keys")) && (ok &= get_number(c, kv, 1, 1 << 26, &d)))
 		r.max_keys = (unsigned)d;
+	if ((kv = find_kv(s, "per-hop")))
+		ok &= get_bool(c, kv, &r.per_hop);
 	if (r.threshold >= 0 && r.ndelta > 8) {
 		dsl_error(c->d, &s->loc, "delta-threshold compares at most 8 delta-cond attributes");
 		ok = false;

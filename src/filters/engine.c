@@ -41,7 +41,8 @@ static int routes_init(struct isp_engine *e)
 			e->has_rest = true;
 			continue;
 		}
-		e->routes[n] = (struct route){ r->key_slots, r->nkey, r->event_slot };
+		e->routes[n] = (struct route){ r->key_slots, r->nkey, r->event_slot,
+					       r->per_hop ? r : NULL };
 		e->ebit[i] = UINT64_C(1) << n++;
 	}
 	for (unsigned i = 0; i < prog->nqueries; i++) {
@@ -52,7 +53,7 @@ static int routes_init(struct isp_engine *e)
 			e->has_rest = true;
 			continue;
 		}
-		e->routes[n] = (struct route){ r->group_slots, r->ngroup, -1 };
+		e->routes[n] = (struct route){ r->group_slots, r->ngroup, -1, NULL };
 		e->qbit[i] = UINT64_C(1) << n++;
 	}
 	e->nroutes = n;
@@ -60,8 +61,8 @@ static int routes_init(struct isp_engine *e)
 	 * would put everything on one worker), so a rule set with one keyed
 	 * rule sends an item to one worker only */
 	for (unsigned k = 0; k < n && e->lead < 0; k++)
-		if (e->routes[k].nslots)
-			e->lead = (int)k;
+		if (e->routes[k].nslots && !e->routes[k].per_hop)
+			e->lead = (int)k;       /* one owner an item, not one a hop */
 	return e->partial && wanted > ROUTE_MAX ? -2 : 0;
 }
 
@@ -79,6 +80,13 @@ struct isp_engine *isp_engine_new(const struct isp_program *prog, const struct i
 	e->rec.iso_sec = -1;
 	e->ip4 = isp_proto_id(reg, "ip");
 	e->ip6 = isp_proto_id(reg, "ipv6");
+	e->hop = -1;
+	e->nworkers = 1;
+	for (unsigned i = 0; i < prog->nevents; i++) {
+		if (prog->events[i].per_hop && !e->hopval &&
+		    !(e->hopval = calloc(prog->nslots ? prog->nslots : 1, sizeof(*e->hopval))))
+			goto oom;
+	}
 	if (slot_cache_init(&e->sc, reg, prog->slots, prog->nslots) != 0)
 		goto oom;
 	e->ev = calloc(prog->nevents ? prog->nevents : 1, sizeof(*e->ev));
@@ -194,6 +202,40 @@ static unsigned owner_of(uint64_t h, unsigned n)
 	return (unsigned)(((h >> 32) * n) >> 32);
 }
 
+const struct isp_value *engine_hop_value(struct isp_engine *e, const struct isp_value *v,
+					 int slot)
+{
+	unsigned h = (unsigned)e->hop;
+
+	if (h >= v->count || h >= ISP_MAX_HOPS || (h < 32 && (v->missing >> h & 1)))
+		return NULL;
+	struct isp_value *o = &e->hopval[slot];
+	o->type = v->type;
+	o->is_array = 0;
+	o->count = 0;
+	o->missing = 0;
+	o->v.u = v->v.arr[h];
+	return o;
+}
+
+unsigned engine_rule_hops(struct isp_engine *e, const struct erule *r, const struct isp_packet *p)
+{
+	unsigned nh = 0;
+
+	for (int i = -1; i < (int)(r->nkey + r->ndelta + r->nattr); i++) {
+		int slot = i < 0 ? r->event_slot :
+			   (unsigned)i < r->nkey ? r->key_slots[i] :
+			   (unsigned)i < r->nkey + r->ndelta ? r->delta_slots[i - (int)r->nkey] :
+			   r->attr_slots[i - (int)(r->nkey + r->ndelta)];
+		if (slot < 0)
+			continue;
+		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)slot);
+		if (v && v->is_array && v->count > nh)
+			nh = v->count;
+	}
+	return nh < ISP_MAX_HOPS ? nh : ISP_MAX_HOPS;
+}
+
 /* A route's key hash: its values mixed directly when they are numbers
  * (most keys: addresses, ports, ids), else its key bytes hashed. The same
  * on every worker, which is all routing needs. */
@@ -203,7 +245,7 @@ static uint64_t route_hash(struct isp_engine *e, const struct isp_packet *p,
 	uint64_t h = 0x9e3779b97f4a7c15u;
 
 	for (unsigned i = 0; i < rt->nslots; i++) {
-		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)rt->slots[i]);
+		const struct isp_value *v = engine_get(e, p, rt->slots[i]);
 		uint64_t x;
 		if (!v)
 			x = 0x5bd1e995u + i;
@@ -219,6 +261,15 @@ static uint64_t route_hash(struct isp_engine *e, const struct isp_packet *p,
 	return h * 0x94d049bb133111ebu;
 }
 
+bool engine_hop_is_mine(struct isp_engine *e, const struct isp_packet *p, unsigned i)
+{
+	uint64_t bit = e->ebit[i];
+
+	if (e->nworkers < 2 || bit == ROUTE_REST)
+		return true;
+	return owner_of(route_hash(e, p, &e->routes[__builtin_ctzll(bit)]), e->nworkers) == e->self;
+}
+
 void isp_engine_route(struct isp_engine *e, const struct isp_packet *p, unsigned n,
 		      uint64_t *dest)
 {
@@ -227,6 +278,18 @@ void isp_engine_route(struct isp_engine *e, const struct isp_packet *p, unsigned
 	slot_cache_next(&e->sc);
 	for (unsigned k = 0; k < e->nroutes; k++) {
 		const struct route *rt = &e->routes[k];
+		if (rt->per_hop) {
+			/* every owner of a hop's key gets the item, and runs
+			 * the hops it owns (engine_hop_is_mine) */
+			unsigned nh = engine_rule_hops(e, rt->per_hop, p);
+			for (unsigned h = 0; h < nh; h++) {
+				e->hop = (int)h;
+				if (rt->event_slot < 0 || engine_get(e, p, rt->event_slot))
+					dest[owner_of(route_hash(e, p, rt), n)] |= UINT64_C(1) << k;
+			}
+			e->hop = -1;
+			continue;
+		}
 		bool fires = rt->event_slot < 0 || slot_get(&e->sc, p, (unsigned)rt->event_slot);
 		if (!fires && (int)k != e->lead)
 			continue;       /* the event will not look at it */
@@ -352,6 +415,7 @@ void isp_engine_free(struct isp_engine *e)
 	free(e->qbit);
 	free(e->ebit);
 	free(e->routes);
+	free(e->hopval);
 	slot_cache_free(&e->sc);
 	free(e);
 }
@@ -376,9 +440,10 @@ size_t engine_key(struct isp_engine *e, const struct isp_packet *p, const int *s
 		  unsigned n, uint8_t *buf, size_t cap)
 {
 	size_t len = 0;
+	const bool hops = e->hop >= 0;
 
 	for (unsigned i = 0; i < n; i++) {
-		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)slots[i]);
+		const struct isp_value *v = engine_get_in(e, p, slots[i], hops);
 		size_t need = 1 + (v ? (v->is_array ? 5 + v->count * 8u :
 					v->type == ISP_T_STRING ? strlen(v->v.str) + 1 : 16) : 0);
 		if (len + need > cap)
@@ -441,7 +506,7 @@ size_t engine_key_text(struct isp_engine *e, const struct isp_packet *p, const i
 	if (cap)
 		out[0] = 0;
 	for (unsigned i = 0; i < n; i++) {
-		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)slots[i]);
+		const struct isp_value *v = engine_get(e, p, slots[i]);
 		if (!v)
 			continue;
 		if (!first)

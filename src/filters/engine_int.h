@@ -56,6 +56,7 @@ struct route {
 	const int *slots;       /* the key: delta-key or group-by */
 	unsigned nslots;
 	int event_slot;         /* an event's trigger: items without it go nowhere */
+	const struct erule *per_hop;    /* a per-hop event: a key, an owner, per hop */
 };
 
 #define ROUTE_REST (UINT64_C(1) << 63)
@@ -77,6 +78,11 @@ struct isp_engine {
 	bool has_rest;                  /* some rule is not routed */
 	uint16_t ip4, ip6;
 	uint64_t last_ts;
+	/* per-hop rules: the hop being run (-1: none), and each slot's value
+	 * at that hop (engine_get) */
+	int hop;
+	struct isp_value *hopval;
+	unsigned self, nworkers;        /* this worker among nworkers */
 	uint8_t keybuf[16 * (6 + 8 * ISP_MAX_HOPS) + ISP_STR_MAX * 16];
 	char keytext[1024];
 };
@@ -106,6 +112,36 @@ void isp_engine_print_stats_sum(const struct isp_engine *const *es, unsigned n, 
 void isp_engine_free(struct isp_engine *e);
 
 /* internal, shared by event.c and query.c */
+
+/* A slot's value for the rules: as the packet has it, or, while a per-hop
+ * rule runs hop e->hop, a per-hop attribute's value at that hop (absent
+ * past its hops). */
+const struct isp_value *engine_hop_value(struct isp_engine *e, const struct isp_value *v,
+					 int slot);
+static inline const struct isp_value *engine_get_in(struct isp_engine *e,
+						    const struct isp_packet *p, int slot, bool hops)
+{
+	const struct isp_value *v = slot_get(&e->sc, p, (unsigned)slot);
+
+	if (__builtin_expect(!hops, 1) || !v || !v->is_array)
+		return v;
+	return engine_hop_value(e, v, slot);
+}
+
+/* The same, for a caller that reads many slots: hops = e->hop >= 0, read
+ * once (a slot filled through a call makes the compiler load e->hop
+ * again otherwise). */
+static inline const struct isp_value *engine_get(struct isp_engine *e, const struct isp_packet *p,
+						 int slot)
+{
+	return engine_get_in(e, p, slot, e->hop >= 0);
+}
+/* The hops a per-hop rule runs on for this item: the most elements of its
+ * attributes. */
+unsigned engine_rule_hops(struct isp_engine *e, const struct erule *r, const struct isp_packet *p);
+/* With several workers, is the hop e->hop of event rule i this worker's
+ * (the owner of its key)? */
+bool engine_hop_is_mine(struct isp_engine *e, const struct isp_packet *p, unsigned i);
 /* The largest key bytes these slots can make (table entries are sized by it). */
 size_t engine_key_max(const struct isp_engine *e, const int *slots, unsigned n);
 size_t engine_key(struct isp_engine *e, const struct isp_packet *p, const int *slots,

@@ -91,12 +91,12 @@ static bool delta_signature(struct isp_engine *e, const struct erule *r,
 	if (r->band <= 0) {
 		len = engine_key(e, p, r->delta_slots, r->ndelta, buf, sizeof(e->keybuf));
 		for (unsigned i = 0; i < r->ndelta && !any; i++)
-			any = slot_get(&e->sc, p, (unsigned)r->delta_slots[i]) != NULL;
+			any = engine_get(e, p, r->delta_slots[i]) != NULL;
 		*sig = table_hash(buf, len);
 		return any;
 	}
 	for (unsigned i = 0; i < r->ndelta; i++) {
-		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)r->delta_slots[i]);
+		const struct isp_value *v = engine_get(e, p, r->delta_slots[i]);
 		if (len + 1 + 8 * (ISP_MAX_HOPS + 2) > sizeof(e->keybuf))
 			break;
 		buf[len++] = v != NULL;
@@ -120,7 +120,7 @@ static void load_values(struct isp_engine *e, const struct erule *r, const struc
 			struct ev_vals *out)
 {
 	for (unsigned i = 0; i < r->ndelta; i++) {
-		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)r->delta_slots[i]);
+		const struct isp_value *v = engine_get(e, p, r->delta_slots[i]);
 		struct ev_vals *o = &out[i];
 		o->count = v ? (v->is_array ? v->count : 1) : 0;
 		o->missing = v ? v->missing : 0;
@@ -154,7 +154,7 @@ static void write_influx(struct isp_engine *e, const struct erule *r, const stru
 
 	rec_influx_begin(rec, r->name, p->ts_ns);
 	for (unsigned k = 0; k < r->nkey; k++)
-		rec_influx_tag(rec, names[r->key_slots[k]], slot_get(&e->sc, p, (unsigned)r->key_slots[k]));
+		rec_influx_tag(rec, names[r->key_slots[k]], engine_get(e, p, r->key_slots[k]));
 	for (int i = -1; i < (int)r->nattr; i++) {
 		int slot = i < 0 ? r->event_slot : r->attr_slots[i];
 		if (slot < 0 || (i >= 0 && slot == r->event_slot))
@@ -163,7 +163,7 @@ static void write_influx(struct isp_engine *e, const struct erule *r, const stru
 		for (unsigned k = 0; k < r->nkey; k++)
 			tag |= r->key_slots[k] == slot;
 		if (!tag)
-			rec_influx_field(rec, names[slot], slot_get(&e->sc, p, (unsigned)slot));
+			rec_influx_field(rec, names[slot], engine_get(e, p, slot));
 	}
 }
 
@@ -188,7 +188,7 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 			jsonw_raw(&rec->w, r->tmpl[i].text, strlen(r->tmpl[i].text));
 			if (r->tmpl[i].slot < 0)
 				continue;
-			const struct isp_value *v = slot_get(&e->sc, p, (unsigned)r->tmpl[i].slot);
+			const struct isp_value *v = engine_get(e, p, r->tmpl[i].slot);
 			rec->w.need_comma = false;
 			if (v)
 				isp_value_json(&rec->w, v, 6);
@@ -211,8 +211,10 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 	const int *const attr_slots = r->attr_slots;
 	const struct rec_jkey *const attr_keys = es->attr_keys;
 	struct slot_cache *const sc = &e->sc;
+	const bool hops = e->hop >= 0;
 	if (event_slot >= 0)
-		f[nf++] = (struct rec_field){ &es->event_key,
+		f[nf++] = (struct rec_field){ &es->event_key, hops ?
+					      engine_get_in(e, p, event_slot, true) :
 					      slot_get(sc, p, (unsigned)event_slot) };
 	for (unsigned i = 0; i < nattr; i++) {
 		if (attr_slots[i] == event_slot && skip_event)
@@ -221,7 +223,8 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 			rec_fields(rec, f, nf);
 			nf = 0;
 		}
-		f[nf++] = (struct rec_field){ &attr_keys[i],
+		f[nf++] = (struct rec_field){ &attr_keys[i], hops ?
+					      engine_get_in(e, p, attr_slots[i], true) :
 					      slot_get(sc, p, (unsigned)attr_slots[i]) };
 	}
 	rec_fields(rec, f, nf);
@@ -240,15 +243,16 @@ static bool rule_wants_key(const struct isp_engine *e, const struct erule *r)
 	return false;
 }
 
-void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
+/* The rule on one item, or on one hop of it (hops: e->hop is set).
+ * Inlined into both callers, so that an item-wide rule reads its slots as
+ * it did before per-hop rules existed. */
+static inline __attribute__((always_inline)) void
+event_run(struct isp_engine *e, unsigned i, const struct isp_packet *p, const bool hops)
 {
 	const struct erule *r = &e->prog->events[i];
 	struct event_state *es = &e->ev[i];
-	struct cx_ctx ctx = { &e->sc, p, -1 };
 
-	if (r->event_slot >= 0 && !slot_get(&e->sc, p, (unsigned)r->event_slot))
-		return;
-	if (r->where && !cx_true(r->where, &ctx))
+	if (r->event_slot >= 0 && !engine_get_in(e, p, r->event_slot, hops))
 		return;
 	es->st.matched++;
 
@@ -299,4 +303,24 @@ void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		engine_emit(e, r->name, e->keytext, kl, r->channels, r->nchannels, &r->fmts, f,
 			    &es->st);
 	}
+}
+
+void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
+{
+	const struct erule *r = &e->prog->events[i];
+	struct cx_ctx ctx = { &e->sc, p, -1 };
+
+	if (r->where && !cx_true(r->where, &ctx))
+		return;         /* per item, per-hop rule or not */
+	if (!r->per_hop) {
+		event_run(e, i, p, false);
+		return;
+	}
+	unsigned nh = engine_rule_hops(e, r, p);
+	for (unsigned h = 0; h < nh; h++) {
+		e->hop = (int)h;
+		if (engine_hop_is_mine(e, p, i))
+			event_run(e, i, p, true);
+	}
+	e->hop = -1;
 }

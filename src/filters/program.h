@@ -83,6 +83,7 @@ struct erule {
 	double band;            /* delta-band, 0 = off */
 	double threshold;       /* delta-threshold, < 0 = off */
 	uint64_t keepalive_ns;  /* 0 = off */
+	bool per_hop;           /* once per hop, per-hop attributes as that hop's value */
 	int *attr_slots;        /* attributes reported */
 	char **attr_names;
 	unsigned nattr;

@@ -41,6 +41,8 @@ static void *worker_new(void *rules, unsigned i, unsigned n, char *err, size_t e
 	struct isp_engine *e = isp_engine_new(r->prog, r->reg, r->channels, n > 1, err, errlen);
 	if (!e)
 		return NULL;
+	e->self = i;            /* per-hop rules: which hops are this worker's */
+	e->nworkers = n;
 	r->worker[i] = e;
 	if (i + 1 > r->n)
 		r->n = i + 1;

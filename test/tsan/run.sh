@@ -2,8 +2,8 @@
 # test/tsan/run.sh BUILD: the multi-threaded paths under ThreadSanitizer
 # (a build configured with -fsanitize=thread): the pipeline unit test,
 # capture files read as shares by several workers, the UDP listener and
-# DPDK queues on several workers. Any report of a data race fails the
-# case.
+# DPDK queues on several workers, per-hop rules on 2 and 4 workers. Any
+# report of a data race fails the case.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 bld=$(cd "${1:?usage: run.sh BUILD}" && pwd)
@@ -26,5 +26,6 @@ case_ pipeline "$bld/test/unit/check_pipeline"
 case_ workers sh "$top/test/inputs/workers.sh"
 case_ udp sh "$top/test/inputs/udp.sh"
 case_ dpdk sh "$top/test/inputs/dpdk.sh"
+case_ perhop sh "$top/test/rules/perhop/run.sh"
 echo "tsan: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
