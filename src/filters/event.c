@@ -211,11 +211,26 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 	const int *const attr_slots = r->attr_slots;
 	const struct rec_jkey *const attr_keys = es->attr_keys;
 	struct slot_cache *const sc = &e->sc;
-	const bool hops = e->hop >= 0;
+	if (e->hop >= 0) {
+		/* a per-hop rule: each value as the hop has it */
+		if (event_slot >= 0)
+			f[nf++] = (struct rec_field){ &es->event_key,
+						      engine_get_in(e, p, event_slot, true) };
+		for (unsigned i = 0; i < nattr; i++) {
+			if (attr_slots[i] == event_slot && skip_event)
+				continue;
+			if (nf == sizeof(f) / sizeof(f[0])) {
+				rec_fields(rec, f, nf);
+				nf = 0;
+			}
+			f[nf++] = (struct rec_field){ &attr_keys[i],
+						      engine_get_in(e, p, attr_slots[i], true) };
+		}
+		rec_fields(rec, f, nf);
+		return;
+	}
 	if (event_slot >= 0)
-		f[nf++] = (struct rec_field){ &es->event_key, hops ?
-					      engine_get_in(e, p, event_slot, true) :
-					      slot_get(sc, p, (unsigned)event_slot) };
+		f[nf++] = (struct rec_field){ &es->event_key, slot_get(sc, p, (unsigned)event_slot) };
 	for (unsigned i = 0; i < nattr; i++) {
 		if (attr_slots[i] == event_slot && skip_event)
 			continue;       /* already written, once is enough */
@@ -223,9 +238,7 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 			rec_fields(rec, f, nf);
 			nf = 0;
 		}
-		f[nf++] = (struct rec_field){ &attr_keys[i], hops ?
-					      engine_get_in(e, p, attr_slots[i], true) :
-					      slot_get(sc, p, (unsigned)attr_slots[i]) };
+		f[nf++] = (struct rec_field){ &attr_keys[i], slot_get(sc, p, (unsigned)attr_slots[i]) };
 	}
 	rec_fields(rec, f, nf);
 }
