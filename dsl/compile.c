@@ -511,7 +511,7 @@ static bool compile_event(struct compiler *c, const struct cfg_section *s)
 	static const char *const keys[] = {
 		"enable", "event", "delta-cond", "attributes", "output-channel", "output-format",
 		"where", "delta-key", "delta-band", "delta-threshold", "keepalive-ms", "max-keys",
-		"per-hop", NULL
+		"per-hop", "idle-timeout-ms", NULL
 	};
 	struct isp_program *p = c->prog;
 	bool ok = check_keys(c, s, keys, "an event-report");
@@ -553,6 +553,13 @@ static bool compile_event(struct compiler *c, const struct cfg_section *s)
 		r.max_keys = (unsigned)d;
 	if ((kv = find_kv(s, "per-hop")))
 		ok &= get_bool(c, kv, &r.per_hop);
+	if ((kv = find_kv(s, "idle-timeout-ms")) && (ok &= get_number(c, kv, 1, 1e12, &d)))
+		r.idle_ns = (uint64_t)(d * 1e6);
+	if (r.idle_ns && r.ndelta == 0 && ok) {
+		dsl_error(c->d, &find_kv(s, "idle-timeout-ms")->loc,
+			  "idle-timeout-ms expires the keys of a delta-cond: give one");
+		ok = false;
+	}
 	if (r.threshold >= 0 && r.ndelta > 8) {
 		dsl_error(c->d, &s->loc, "delta-threshold compares at most 8 delta-cond attributes");
 		ok = false;

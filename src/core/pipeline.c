@@ -149,6 +149,7 @@ static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ct
 	struct worker *me = &pl->w[0];
 	struct isp_packet *p = &me->own;
 	struct isp_stats *st = &me->st;
+	uint64_t next_tick = 0;         /* 0 before the first packet */
 	int rc = 0;
 
 	while (!atomic_load_explicit(&pl->broken, memory_order_relaxed) &&
@@ -169,6 +170,17 @@ static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ct
 		if (got < 0) {
 			rc = 1;
 			break;
+		}
+		/* ticks on packet time, where the batches of several workers
+		 * place them (batches.c): rules that act on time alone (key
+		 * expiry) see the same points of the input */
+		if (pl->ops.tick) {
+			if (next_tick == 0) {
+				next_tick = window_end(pl, p->ts_ns);
+			} else if (p->ts_ns >= next_tick) {
+				pl->ops.tick(me->ctx, p->ts_ns);
+				next_tick = window_end(pl, p->ts_ns);
+			}
 		}
 		p->index = st->packets + 1;
 		isp_dissect(pl->reg, p, pl->first, st);

@@ -310,6 +310,9 @@ void isp_engine_tick(struct isp_engine *e, uint64_t now_ns)
 {
 	for (unsigned i = 0; i < e->prog->nqueries; i++)
 		query_advance(e, i, now_ns);
+	for (unsigned i = 0; i < e->prog->nevents; i++)
+		if (e->prog->events[i].idle_ns && now_ns != UINT64_MAX)
+			event_expire(e, i, now_ns);     /* the end of the input is not idleness */
 	isp_engine_flush(e);
 }
 
@@ -337,6 +340,13 @@ uint64_t isp_engine_window_end(const struct isp_program *prog, uint64_t t)
 		if (end < next)
 			next = end;
 	}
+	/* idle-timeout-ms: a sweep every quarter of it, so a key expires
+	 * between 1 and 1.25 idle-timeouts after its last packet */
+	for (unsigned i = 0; i < prog->nevents; i++) {
+		uint64_t p = event_sweep_period(&prog->events[i]);
+		if (p && (t / p + 1) * p < next)
+			next = (t / p + 1) * p;
+	}
 	return next;
 }
 
@@ -352,12 +362,16 @@ void isp_engine_print_stats_sum(const struct isp_engine *const *es, unsigned n, 
 			s.matched += t->matched;
 			s.records += t->records;
 			s.dropped += t->dropped;
+			s.expired += t->expired;
 			evicted += es[k]->ev[i].keys.evictions;
 		}
+		char idle[48] = "";
+		if (prog->events[i].idle_ns)
+			snprintf(idle, sizeof(idle), ", %llu keys expired", (unsigned long long)s.expired);
 		fprintf(out, "intspect: event-report %s: %llu matched, %llu records, %llu dropped, "
-			"%llu keys evicted\n", prog->events[i].name,
+			"%llu keys evicted%s\n", prog->events[i].name,
 			(unsigned long long)s.matched, (unsigned long long)s.records,
-			(unsigned long long)s.dropped, (unsigned long long)evicted);
+			(unsigned long long)s.dropped, (unsigned long long)evicted, idle);
 	}
 	for (unsigned i = 0; i < prog->nqueries; i++) {
 		struct rule_stats s = { 0 };
@@ -389,6 +403,9 @@ void isp_engine_free(struct isp_engine *e)
 		for (unsigned k = 0; e->ev[i].attr_keys && k < r->nattr; k++)
 			rec_jkey_free(&e->ev[i].attr_keys[k]);
 		free(e->ev[i].attr_keys);
+		for (unsigned k = 0; e->ev[i].key_keys && k < r->nkey; k++)
+			rec_jkey_free(&e->ev[i].key_keys[k]);
+		free(e->ev[i].key_keys);
 	}
 	for (unsigned i = 0; e->q && i < e->prog->nqueries; i++) {
 		const struct qrule *r = &e->prog->queries[i];
@@ -495,6 +512,58 @@ void engine_text_append(char *out, size_t cap, size_t *len, const char *text,
 			*len = cap - 1;
 	}
 	out[*len] = 0;
+}
+
+/* Rebuild a group-by value from its key bytes (see engine_key, or
+ * group_key when the rule's keys are `fixed`). */
+const uint8_t *engine_key_value(const uint8_t *k, const uint8_t *end, uint8_t type,
+				 bool per_hop, bool fixed, struct isp_value *v, bool *present)
+{
+	memset(v, 0, offsetof(struct isp_value, v) + 16);
+	v->type = type;
+	if (k >= end)
+		return end;
+	uint8_t flag = *k++;
+	*present = flag & 1;
+	if (!*present)
+		return k;
+	if (fixed) {
+		size_t n = type == ISP_T_IPV6 || type == ISP_T_MAC ? 16 : 8;
+		if ((size_t)(end - k) < n)
+			return end;
+		memcpy(n == 16 ? (void *)v->v.ip6 : (void *)&v->v.u, k, n);
+		v->missing = flag >> 1 & 1;
+		return k + n;
+	}
+	if (per_hop) {
+		if (end - k < 5)
+			return end;
+		v->is_array = 1;
+		v->count = *k++;
+		memcpy(&v->missing, k, 4);
+		k += 4;
+		size_t n = v->count * 8u;
+		if ((size_t)(end - k) < n || v->count > ISP_MAX_HOPS)
+			return end;
+		memcpy(v->v.arr, k, n);
+		return k + n;
+	}
+	if (type == ISP_T_STRING) {
+		const uint8_t *z = memchr(k, 0, (size_t)(end - k));
+		if (!z)
+			return end;
+		memcpy(v->v.str, k, (size_t)(z - k) + 1);
+		return z + 1;
+	}
+	if (end - k < 16)
+		return end;
+	if (type == ISP_T_IPV6 || type == ISP_T_MAC) {
+		memcpy(v->v.ip6, k, 16);
+	} else {
+		memcpy(&v->v.u, k, 8);
+		v->missing = k[8] & 1;
+	}
+	return k + 16;
 }
 
 size_t engine_key_text(struct isp_engine *e, const struct isp_packet *p, const int *slots,

@@ -20,12 +20,14 @@ struct rule_stats {
 	uint64_t evictions;     /* event keys evicted (max-keys) */
 	uint64_t overflows;     /* query groups not created (max-groups) */
 	uint64_t windows;       /* query windows flushed */
+	uint64_t expired;       /* event keys idle for idle-timeout-ms (also records) */
 };
 
 struct event_state {
 	struct table keys;
 	struct rec_jkey event_key;      /* JSON keys escaped once */
 	struct rec_jkey *attr_keys;
+	struct rec_jkey *key_keys;      /* the delta-key's, for expiry records */
 	struct rule_stats st;
 };
 
@@ -159,6 +161,14 @@ void engine_emit(struct isp_engine *e, const char *report, const char *key, size
 		 unsigned which, struct rule_stats *st);
 int event_init(struct isp_engine *e, unsigned i);
 void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p);
+/* idle-timeout-ms: how often keys are swept (0: never), and the sweep at
+ * packet time now: a record for each key idle since now - idle, removed. */
+uint64_t event_sweep_period(const struct erule *r);
+void event_expire(struct isp_engine *e, unsigned i, uint64_t now);
+/* A value back from its key bytes (engine_key's; fixed: query.c's
+ * compact keys). */
+const uint8_t *engine_key_value(const uint8_t *k, const uint8_t *end, uint8_t type,
+				 bool per_hop, bool fixed, struct isp_value *v, bool *present);
 int query_init(struct isp_engine *e, unsigned i);
 void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p);
 void query_flush(struct isp_engine *e, unsigned i);

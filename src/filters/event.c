@@ -70,6 +70,14 @@ int event_init(struct isp_engine *e, unsigned i)
 	}
 	if (r->event_slot >= 0)
 		es->event_key.mmt_quoted = slot_is_text(e, r->event_slot);
+	if (r->idle_ns) {
+		es->key_keys = calloc(r->nkey ? r->nkey : 1, sizeof(*es->key_keys));
+		if (!es->key_keys)
+			return -1;
+		for (unsigned k = 0; k < r->nkey; k++)
+			if (rec_jkey_make(&es->key_keys[k], e->prog->slot_names[r->key_slots[k]]) != 0)
+				return -1;
+	}
 	return 0;
 }
 
@@ -336,4 +344,81 @@ void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 			event_run(e, i, p, true);
 	}
 	e->hop = -1;
+}
+
+uint64_t event_sweep_period(const struct erule *r)
+{
+	if (!r->idle_ns)
+		return 0;
+	return r->idle_ns / 4 > 1000000 ? r->idle_ns / 4 : 1000000;
+}
+
+/* An expired key's record: the rule's name, type "expired", the sweep's
+ * time, the delta-key's values and the key's last packet time (line
+ * protocol: the values as tags, fields expired=1i and last_seen). */
+static void write_expired(struct isp_engine *e, unsigned i, struct tentry *te, uint64_t now,
+			  enum rec_format format)
+{
+	const struct erule *r = &e->prog->events[i];
+	struct event_state *es = &e->ev[i];
+	struct rec *rec = &e->rec;
+	const struct isp_program *prog = e->prog;
+	const uint8_t *kb = tentry_key(&es->keys, te), *kend = kb + te->keylen;
+	struct isp_value v;
+
+	if (format == FMT_INFLUX)
+		rec_influx_begin(rec, r->name, now);
+	else
+		rec_begin(rec, rec_style_of(format == FMT_TEMPLATE ? FMT_JSON : format), r->name,
+			  "expired", 1001, prog->probe_id, prog->source_name, now);
+	for (unsigned k = 0; k < r->nkey; k++) {
+		const struct isp_attr_desc *a = isp_attr_desc_of(e->sc.reg, &prog->slots[r->key_slots[k]]);
+		bool present = false;
+		/* a per-hop rule keys by each hop's value, a scalar */
+		kb = engine_key_value(kb, kend, a->type, a->per_hop && !r->per_hop, false, &v, &present);
+		if (format == FMT_INFLUX) {
+			rec_influx_tag(rec, prog->slot_names[r->key_slots[k]], present ? &v : NULL);
+		} else if (rec->mmt) {
+			rec_mmt_field(rec, &es->key_keys[k], present ? &v : NULL);
+		} else {
+			rec_key_prepared(rec, &es->key_keys[k]);
+			if (present)
+				rec_value(rec, &v);
+			else
+				rec_null(rec);
+		}
+	}
+	if (format == FMT_INFLUX) {
+		struct isp_value one = { .type = ISP_T_U8 }, last = { .type = ISP_T_TIMESTAMP };
+		one.v.u = 1;
+		last.v.u = te->last_seen;
+		rec_influx_field(rec, "expired", &one);
+		rec_influx_field(rec, "last_seen", &last);
+	} else {
+		rec_time(rec, "last_seen", te->last_seen);
+	}
+}
+
+void event_expire(struct isp_engine *e, unsigned i, uint64_t now)
+{
+	const struct erule *r = &e->prog->events[i];
+	struct event_state *es = &e->ev[i];
+	struct table *t = &es->keys;
+
+	if (now < r->idle_ns)
+		return;
+	/* from the end: a removal moves the last entry into the hole */
+	for (uint32_t k = t->count; k-- > 0;) {
+		struct tentry *te = t->order[k];
+		if (te->last_seen > now - r->idle_ns)
+			continue;
+		e->keytext[0] = 0;
+		for (unsigned f = 0, nf = rule_nformats(&r->fmts); f < nf; f++) {
+			write_expired(e, i, te, now, rule_format_at(&r->fmts, r->format, f));
+			engine_emit(e, r->name, e->keytext, 0, r->channels, r->nchannels, &r->fmts, f,
+				    &es->st);
+		}
+		es->st.expired++;
+		table_remove(t, te);
+	}
 }

@@ -84,6 +84,7 @@ struct erule {
 	double threshold;       /* delta-threshold, < 0 = off */
 	uint64_t keepalive_ns;  /* 0 = off */
 	bool per_hop;           /* once per hop, per-hop attributes as that hop's value */
+	uint64_t idle_ns;       /* idle-timeout-ms: a key without packets expires; 0 = off */
 	int *attr_slots;        /* attributes reported */
 	char **attr_names;
 	unsigned nattr;

@@ -390,7 +390,7 @@ static void update_expr(struct isp_engine *e, struct query_state *qs, const stru
  * present, 3 present but unavailable), then 16 bytes for an IPv6 or MAC
  * address, 8 for anything else. Half the bytes of engine_key's layout (a
  * million groups keep them), so less to build, hash and compare. Other
- * rules use engine_key's. Only this file reads either (key_value).
+ * rules use engine_key's. engine_key_value reads both back.
  */
 static size_t group_key(struct isp_engine *e, const struct isp_packet *p, const struct qrule *r,
 			const struct qplan *pl)
@@ -515,57 +515,6 @@ void query_advance(struct isp_engine *e, unsigned i, uint64_t now)
 		query_flush(e, i);
 }
 
-/* Rebuild a group-by value from its key bytes (see engine_key, or
- * group_key when the rule's keys are `fixed`). */
-static const uint8_t *key_value(const uint8_t *k, const uint8_t *end, uint8_t type,
-				bool per_hop, bool fixed, struct isp_value *v, bool *present)
-{
-	memset(v, 0, offsetof(struct isp_value, v) + 16);
-	v->type = type;
-	if (k >= end)
-		return end;
-	uint8_t flag = *k++;
-	*present = flag & 1;
-	if (!*present)
-		return k;
-	if (fixed) {
-		size_t n = type == ISP_T_IPV6 || type == ISP_T_MAC ? 16 : 8;
-		if ((size_t)(end - k) < n)
-			return end;
-		memcpy(n == 16 ? (void *)v->v.ip6 : (void *)&v->v.u, k, n);
-		v->missing = flag >> 1 & 1;
-		return k + n;
-	}
-	if (per_hop) {
-		if (end - k < 5)
-			return end;
-		v->is_array = 1;
-		v->count = *k++;
-		memcpy(&v->missing, k, 4);
-		k += 4;
-		size_t n = v->count * 8u;
-		if ((size_t)(end - k) < n || v->count > ISP_MAX_HOPS)
-			return end;
-		memcpy(v->v.arr, k, n);
-		return k + n;
-	}
-	if (type == ISP_T_STRING) {
-		const uint8_t *z = memchr(k, 0, (size_t)(end - k));
-		if (!z)
-			return end;
-		memcpy(v->v.str, k, (size_t)(z - k) + 1);
-		return z + 1;
-	}
-	if (end - k < 16)
-		return end;
-	if (type == ISP_T_IPV6 || type == ISP_T_MAC) {
-		memcpy(v->v.ip6, k, 16);
-	} else {
-		memcpy(&v->v.u, k, 8);
-		v->missing = k[8] & 1;
-	}
-	return k + 16;
-}
 
 static void write_result(struct rec *rec, const struct qitem *it, const uint8_t *kept,
 			 size_t size, double window_s)
@@ -711,7 +660,7 @@ static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 	for (unsigned j = 0; j < ng; j++) {
 		const struct isp_attr_desc *a = isp_attr_desc_of(e->sc.reg, &prog->slots[r->group_slots[j]]);
 		present[j] = false;
-		kb = key_value(kb, kend, a->type, a->per_hop, qs->plan->key_fixed, &vals[j],
+		kb = engine_key_value(kb, kend, a->type, a->per_hop, qs->plan->key_fixed, &vals[j],
 			       &present[j]);
 		if (j)
 			engine_text_append(e->keytext, sizeof(e->keytext), &kl, "|", NULL);

@@ -111,6 +111,7 @@ void table_clear(struct table *t)
 	if (t->count)
 		memset(t->slot, 0, ((size_t)t->mask + 1) * sizeof(*t->slot));
 	t->count = 0;
+	t->free = NULL;
 	arena_reset(&t->mem);
 }
 
@@ -157,6 +158,21 @@ static struct tentry *evict_one(struct table *t, uint64_t hash)
 	return e;
 }
 
+void table_remove(struct table *t, struct tentry *e)
+{
+	uint32_t i = (uint32_t)e->hash & t->mask;
+
+	while (t->slot[i] != e)
+		i = (i + 1) & t->mask;
+	remove_at(t, i);
+	uint32_t at = e->order;
+	t->order[at] = t->order[--t->count];
+	t->order[at]->order = at;
+	/* the next free entry is kept where the entry's hash was */
+	memcpy(&e->hash, &t->free, sizeof(t->free));
+	t->free = e;
+}
+
 /* table_get and table_get_hashed, inlined in both: the hot path of every
  * rule with keys pays for no extra call. */
 static inline __attribute__((always_inline)) struct tentry *
@@ -185,6 +201,9 @@ get(struct table *t, const void *key, size_t len, uint64_t h, uint64_t now, bool
 		i = (uint32_t)h & t->mask;
 		while (t->slot[i])
 			i = (i + 1) & t->mask;
+	} else if (t->free) {
+		e = t->free;    /* removed: entry_size, as every entry of its table */
+		memcpy(&t->free, &e->hash, sizeof(t->free));
 	} else {
 		e = arena_alloc(&t->mem, t->evicts ? t->entry_size :
 				sizeof(struct tentry) + t->state_size + len);

@@ -43,6 +43,7 @@ struct table {
 	bool evicts;            /* table_get may evict: entries of entry_size */
 	struct tentry **order;  /* insertion order (for deterministic output) */
 	struct arena mem;       /* entries (an evicted entry is reused in place) */
+	struct tentry *free;    /* removed entries, for the next insertions */
 	uint64_t evictions, overflows;
 };
 
@@ -75,6 +76,10 @@ struct tentry *table_get(struct table *t, const void *key, size_t len, uint64_t 
 struct tentry *table_get_hashed(struct table *t, const void *key, size_t len, uint64_t h,
 				uint64_t now, bool evict_lru, bool *created);
 
+/* Remove one entry of an evicting table (its memory serves the next
+ * insertion). The entry last in insertion order takes its place there, so
+ * a caller walking `order` while removing walks it from the end. */
+void table_remove(struct table *t, struct tentry *e);
 /* Remove every entry (the memory is kept). */
 void table_clear(struct table *t);
 
