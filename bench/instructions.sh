@@ -19,8 +19,9 @@ command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; exit 2
 # instructions of the main (packet) thread of one run
 count() {
 	rm -f "$tmp"/cg.out*
+	# its exit status is not the count's business (a channel's drops)
 	valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$tmp/cg.out" \
-		"$bld/intspect" "$@" -q >/dev/null 2>&1
+		"$bld/intspect" "$@" -q >/dev/null 2>&1 || true
 	sed -n 's/^summary: //p; s/^totals: //p' "$tmp/cg.out-01" | head -1
 }
 

@@ -109,6 +109,20 @@ check "rule counters at exit" grep -q 'query-report flow-telemetry: 12 matched' 
 "$bin" -C "$src/conf/examples/readme.conf" -r "$src/test/data/gen-rules-8.pcap" >"$tmp/readme.out" 2>/dev/null
 grep '^{"report":' "$src/README.md" >"$tmp/readme.want"
 check "README records are real" sh -c "grep -v -x -F -f '$tmp/readme.out' '$tmp/readme.want' | grep -q . && exit 1 || exit 0"
+# every rule block of the README (a ``` block with a -report or -output
+# section) is a configuration intspect -T accepts
+awk -v dir="$tmp" '
+/^```/ { if (on) { close(out); on = 0; next } n++; out = dir "/readme-block" n ".conf"; on = 1; printf "" >out; next }
+on { print >out }
+' "$src/README.md"
+nb=0
+for f in "$tmp"/readme-block*.conf; do
+	grep -q -E '^[a-z]+-(report|output)( [A-Za-z0-9_-]+)? \{' "$f" || continue
+	grep -q -E '^(\$|\./|intspect |sh |cd |redis-cli|kcat|influx |systemctl|editor|journalctl)' "$f" && continue
+	nb=$((nb + 1))
+	check "README configuration block $(basename "$f" .conf) passes -T" "$bin" -T "$f"
+done
+check "README configuration blocks found ($nb)" test "$nb" -ge 4
 
 # -c takes a packet count, nothing else
 for c in -5 0 abc 3x ""; do
