@@ -66,20 +66,6 @@ void ifx_say(const struct ifx_out *o, const char *fmt, ...)
 	fprintf(stderr, "intspect: channel %s: influxdb %s: %s\n", o->name, o->where, msg);
 }
 
-int ifx_buf_room(struct ifx_buf *b, size_t n)
-{
-	if (b->len + n <= b->cap)
-		return 0;
-
-	size_t cap = (b->len + n) * 2;
-	char *p = realloc(b->p, cap);
-
-	if (!p)
-		return -1;
-	b->p = p;
-	b->cap = cap;
-	return 0;
-}
 
 /* ---- states: up, down ---------------------------------------------------------- */
 
@@ -161,11 +147,11 @@ static bool db_not_found(const struct ifx_resp *r)
 /* CREATE DATABASE "db": 0, or -1 with why. */
 static int create_database(struct ifx_out *o, char *why, size_t whylen)
 {
-	struct ifx_buf q = { 0 }, path = { 0 };
+	struct isp_bytes q = { 0 }, path = { 0 };
 	struct ifx_resp r;
 	int rc = -1;
 
-	if (ifx_buf_room(&q, strlen(o->db) * 2 + 32) == 0) {
+	if (isp_bytes_room(&q, strlen(o->db) * 2 + 32) == 0) {
 		q.len = (size_t)sprintf(q.p, "CREATE DATABASE \"");
 		for (const char *s = o->db; *s; s++) {
 			if (*s == '"' || *s == '\\')
@@ -174,7 +160,7 @@ static int create_database(struct ifx_out *o, char *why, size_t whylen)
 		}
 		q.p[q.len++] = '"';
 		q.p[q.len] = '\0';
-		if (ifx_buf_room(&path, 12) == 0) {
+		if (isp_bytes_room(&path, 12) == 0) {
 			path.len = (size_t)sprintf(path.p, "/query?q=");
 			if (ifx_urlencode(&path, q.p) == 0)
 				rc = 0;
@@ -292,7 +278,7 @@ static size_t http_write(struct ifx_out *o, const struct isp_record *recs, size_
 			}
 			if (o->body.len && o->body.len + 1 + r->len > o->max_body)
 				break;
-			if (ifx_buf_room(&o->body, r->len + 2) != 0)
+			if (isp_bytes_room(&o->body, r->len + 2) != 0)
 				break;          /* out of memory: what is there */
 			if (o->body.len)
 				o->body.p[o->body.len++] = '\n';
@@ -311,7 +297,7 @@ static size_t http_write(struct ifx_out *o, const struct isp_record *recs, size_
 	/* a record far above max-body must not pin its memory */
 	if (o->body.cap > 2 * o->max_body + 65536) {
 		free(o->body.p);
-		o->body = (struct ifx_buf){ 0 };
+		o->body = (struct isp_bytes){ 0 };
 	}
 	return done;
 }

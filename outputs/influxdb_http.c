@@ -39,30 +39,12 @@
 
 /* ---- helpers ---------------------------------------------------------------- */
 
-/* poll() for `events` until the CLOCK_MONOTONIC time `deadline`: revents,
- * or 0 once the time is up. */
-static int wait_fd(int fd, short events, int64_t deadline)
-{
-	for (;;) {
-		int64_t left = deadline - isp_now_ns();
-		struct pollfd p = { .fd = fd, .events = events };
 
-		if (left <= 0)
-			return 0;
-		int r = poll(&p, 1, (int)((left + 999999) / 1000000));
-
-		if (r > 0)
-			return p.revents;
-		if (r == 0 || errno != EINTR)
-			return 0;
-	}
-}
-
-int ifx_urlencode(struct ifx_buf *b, const char *s)
+int ifx_urlencode(struct isp_bytes *b, const char *s)
 {
 	static const char hex[] = "0123456789ABCDEF";
 
-	if (ifx_buf_room(b, strlen(s) * 3 + 1) != 0)
+	if (isp_bytes_room(b, strlen(s) * 3 + 1) != 0)
 		return -1;
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
@@ -146,7 +128,7 @@ int ifx_connect(struct ifx_out *o, int type, char *why, size_t whylen)
 			break;
 		e = errno;
 		if (e == EINPROGRESS || e == EINTR) {
-			if (!wait_fd(fd, POLLOUT, deadline))
+			if (!isp_wait_fd(fd, POLLOUT, deadline))
 				e = ETIMEDOUT;
 			else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &e, &elen) != 0)
 				e = errno;
@@ -389,7 +371,7 @@ static int build_head(struct ifx_out *o, const char *method, const char *path, s
 			o->head.len = (size_t)n;
 			return 0;
 		}
-		if (ifx_buf_room(&o->head, (size_t)n + 1) != 0)
+		if (isp_bytes_room(&o->head, (size_t)n + 1) != 0)
 			return -1;
 	}
 	return -1;
@@ -435,7 +417,7 @@ static int exchange(struct ifx_out *o, const char *method, const char *path,
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			if (!wait_fd(o->fd, POLLOUT, deadline)) {
+			if (!isp_wait_fd(o->fd, POLLOUT, deadline)) {
 				snprintf(why, whylen, "request not sent within %u ms", o->timeout_ms);
 				*nothing = false;
 				return -1;
@@ -474,7 +456,7 @@ static int exchange(struct ifx_out *o, const char *method, const char *path,
 			*nothing = false;
 			return -1;
 		}
-		if (ifx_buf_room(&o->in, 16384 + 1) != 0) {
+		if (isp_bytes_room(&o->in, 16384 + 1) != 0) {
 			snprintf(why, whylen, "out of memory");
 			*nothing = false;
 			return -1;
@@ -492,7 +474,7 @@ static int exchange(struct ifx_out *o, const char *method, const char *path,
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			if (!wait_fd(o->fd, POLLIN, deadline)) {
+			if (!isp_wait_fd(o->fd, POLLIN, deadline)) {
 				snprintf(why, whylen, "no response within %u ms", o->timeout_ms);
 				*nothing = false;
 				return -1;

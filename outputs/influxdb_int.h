@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bytes.h"
 #include "channel.h"
 #include "kv.h"
 
@@ -19,10 +20,6 @@ enum ifx_transport { IFX_HTTP, IFX_UDP };
 #define IFX_UDP_MAX 65507               /* 65535 - 20 (IPv4) - 8 (UDP) */
 
 /* A growable byte string. */
-struct ifx_buf {
-	char *p;
-	size_t len, cap;
-};
 
 /* An HTTP response, as far as the channel needs it. */
 struct ifx_resp {
@@ -57,7 +54,7 @@ struct ifx_out {
 	int64_t next_probe_ns;          /* flush: no probe before */
 	char last_err[300];             /* why the last attempt failed */
 
-	struct ifx_buf head, body, in;  /* request head, request body, response */
+	struct isp_bytes head, body, in;  /* request head, request body, response */
 
 	/* records refused (by the server, or not sendable): returned as done
 	 * by write_batch, reported lost at the next call */
@@ -71,7 +68,6 @@ struct ifx_out {
 
 /* influxdb.c */
 void ifx_say(const struct ifx_out *o, const char *fmt, ...) ISP_KV_PRINTF(2, 3);
-int ifx_buf_room(struct ifx_buf *b, size_t n);
 /* The server answered a request (or, over UDP, a socket is ready): the
  * channel reached its service (isp_channel_note_up). */
 void ifx_reached(struct ifx_out *o);
@@ -102,7 +98,7 @@ void ifx_disconnect(struct ifx_out *o);
 /* An idle kept-alive connection the server closed: close it. */
 void ifx_http_check_idle(struct ifx_out *o);
 /* Percent-encode s (a query-string value) onto b; -1: out of memory. */
-int ifx_urlencode(struct ifx_buf *b, const char *s);
+int ifx_urlencode(struct isp_bytes *b, const char *s);
 /* "Basic " + base64(user:password), malloc'd. */
 char *ifx_basic_auth(const char *user, const char *password);
 

@@ -77,12 +77,12 @@ static char *dup_or_null(const char *s, bool *oom)
 /* /write?db=DB&precision=ns[&rp=RP], malloc'd; NULL: out of memory. */
 static char *write_path(const char *db, const char *rp)
 {
-	struct ifx_buf b = { 0 };
+	struct isp_bytes b = { 0 };
 
-	if (ifx_buf_room(&b, 64) != 0)
+	if (isp_bytes_room(&b, 64) != 0)
 		return NULL;
 	b.len = (size_t)sprintf(b.p, "/write?db=");
-	if (ifx_urlencode(&b, db) != 0 || ifx_buf_room(&b, 24) != 0)
+	if (ifx_urlencode(&b, db) != 0 || isp_bytes_room(&b, 24) != 0)
 		goto oom;
 	b.len += (size_t)sprintf(b.p + b.len, "&precision=ns%s", rp ? "&rp=" : "");
 	if (rp && ifx_urlencode(&b, rp) != 0)
@@ -279,7 +279,7 @@ int ifx_open(void **state, const struct isp_channel_cfg *cfg,
 	}
 	if (o->transport == IFX_UDP) {
 		/* the largest datagram: one line alone */
-		if (ifx_buf_room(&o->body, IFX_UDP_MAX + 1) != 0) {
+		if (isp_bytes_room(&o->body, IFX_UDP_MAX + 1) != 0) {
 			ifx_free(o);
 			snprintf(err, errlen, "out of memory");
 			return -1;

@@ -86,24 +86,9 @@ int check_template(const char *t, bool *per_report, char *err, size_t errlen)
 	return 0;
 }
 
-/* Room for n more bytes; -1: out of memory. */
-static int buf_room(struct buf *b, size_t n)
-{
-	if (b->len + n <= b->cap)
-		return 0;
-
-	size_t cap = (b->len + n) * 2;
-	char *p = realloc(b->p, cap);
-
-	if (!p)
-		return -1;
-	b->p = p;
-	b->cap = cap;
-	return 0;
-}
 
 /* Append, room already made. */
-static void buf_put(struct buf *b, const void *s, size_t n)
+static void buf_put(struct isp_bytes *b, const void *s, size_t n)
 {
 	memcpy(b->p + b->len, s, n);
 	b->len += n;
@@ -111,7 +96,7 @@ static void buf_put(struct buf *b, const void *s, size_t n)
 
 /* Append "<c><decimal n>\r\n" (a RESP array or bulk length), room made
  * for 24 bytes. */
-static void buf_len(struct buf *b, char c, size_t n)
+static void buf_len(struct isp_bytes *b, char c, size_t n)
 {
 	char tmp[24];
 	int i = (int)sizeof(tmp);
@@ -126,9 +111,9 @@ static void buf_len(struct buf *b, char c, size_t n)
 }
 
 /* Append a RESP bulk string; -1: out of memory. */
-static int buf_bulk(struct buf *b, const char *s, size_t n)
+static int buf_bulk(struct isp_bytes *b, const char *s, size_t n)
 {
-	if (buf_room(b, n + 26) != 0)
+	if (isp_bytes_room(b, n + 26) != 0)
 		return -1;
 	buf_len(b, '$', n);
 	buf_put(b, s, n);
@@ -144,11 +129,11 @@ static int build_head(struct redis_out *o)
 {
 	static const char *const cmd[] = { "PUBLISH", "LPUSH", "RPUSH", "XADD" };
 	int argc = o->mode != MODE_XADD ? 3 : o->maxlen[0] ? 8 : 5;
-	struct buf *h = &o->head;
+	struct isp_bytes *h = &o->head;
 	int rc;
 
 	h->len = 0;
-	if (buf_room(h, 24) != 0)
+	if (isp_bytes_room(h, 24) != 0)
 		return -1;
 	buf_len(h, '*', (size_t)argc);
 	rc = buf_bulk(h, cmd[o->mode], strlen(cmd[o->mode]));
@@ -178,7 +163,7 @@ static int key_for(struct redis_out *o, const char *report)
 	if (!(o->key_report = strdup(report)))
 		return -1;
 	o->key.len = 0;
-	if (buf_room(&o->key, 1) != 0)
+	if (isp_bytes_room(&o->key, 1) != 0)
 		goto oom;
 	for (const char *t = o->tmpl; *t; t++) {
 		const char *s = t;
@@ -188,7 +173,7 @@ static int key_for(struct redis_out *o, const char *report)
 			s = report;
 			n = strlen(report);
 		}
-		if (buf_room(&o->key, n) != 0)
+		if (isp_bytes_room(&o->key, n) != 0)
 			goto oom;
 		buf_put(&o->key, s, n);
 		t += t[0] == '%';
@@ -463,7 +448,7 @@ static uint64_t text_hash(const struct isp_record *r)
 static int append_record(struct redis_out *o, const struct isp_record *r)
 {
 	if (key_for(o, r->report) != 0 ||
-	    buf_room(&o->out, o->head.len + r->len + 26) != 0)
+	    isp_bytes_room(&o->out, o->head.len + r->len + 26) != 0)
 		return -1;
 	buf_put(&o->out, o->head.p, o->head.len);
 	buf_len(&o->out, '$', r->len);
@@ -586,7 +571,7 @@ static size_t redis_write(void *state, const struct isp_record *recs, size_t n)
 	/* A batch is not kept around: a burst must not pin its memory. */
 	if (o->out.cap > (1u << 20)) {
 		free(o->out.p);
-		o->out = (struct buf){ 0 };
+		o->out = (struct isp_bytes){ 0 };
 	}
 	if (sent && pump(o, sent, isp_now_ns() + (int64_t)o->command_ms * 1000000,
 			 on_record_reply, &b, why, sizeof(why)) != 0)

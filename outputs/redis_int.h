@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bytes.h"
 #include "channel.h"
 #include "kv.h"
 
@@ -28,10 +29,6 @@ enum rec_state {
 };
 
 /* A growable byte string. */
-struct buf {
-	char *p;
-	size_t len, cap;
-};
 
 struct redis_out {
 	char *name;                     /* channel name, for messages */
@@ -51,7 +48,7 @@ struct redis_out {
 	 * the batch's commands, handed to hiredis in one piece. */
 	char *tmpl;
 	bool per_report;
-	struct buf key, head, out;
+	struct isp_bytes key, head, out;
 	char *key_report;               /* report name key was expanded for */
 
 	redisContext *c;                /* NULL: not connected */

@@ -55,6 +55,7 @@
 #include <unistd.h>
 
 #include "builtin.h"
+#include "bytes.h"
 #include "queue.h"
 #include "socket_int.h"
 
@@ -65,24 +66,6 @@
 
 /* ---- waiting and connecting ------------------------------------------------ */
 
-/* poll() for `events` until the CLOCK_MONOTONIC time `deadline`; revents,
- * or 0 once the time is up. */
-static int wait_until(int fd, short events, int64_t deadline)
-{
-	for (;;) {
-		int64_t left = deadline - isp_now_ns();
-		struct pollfd p = { .fd = fd, .events = events };
-
-		if (left <= 0)
-			return 0;
-		int r = poll(&p, 1, (int)((left + 999999) / 1000000));
-
-		if (r > 0)
-			return p.revents;
-		if (r == 0 || errno != EINTR)
-			return 0;
-	}
-}
 
 static void set_err(struct sock_conn *c, const char *what, int e)
 {
@@ -117,7 +100,7 @@ static int connect_addr(const struct sock_out *o, const struct sock_conn *c,
 		return fd;
 	*e = errno;
 	if (*e == EINPROGRESS || *e == EINTR) {
-		if (!wait_until(fd, POLLOUT, deadline))
+		if (!isp_wait_fd(fd, POLLOUT, deadline))
 			*e = ETIMEDOUT;
 		else if (getsockopt(fd, SOL_SOCKET, SO_ERROR, e, &elen) != 0)
 			*e = errno;
@@ -275,7 +258,7 @@ static size_t stream_write(struct sock_conn *c, const struct isp_record *recs,
 				continue;
 			if (errno == EAGAIN || errno == EWOULDBLOCK) {
 				/* Room or an error: the next send tells. */
-				if (!wait_until(c->fd, POLLOUT, deadline))
+				if (!isp_wait_fd(c->fd, POLLOUT, deadline))
 					return done;    /* resumes at c->partial */
 				continue;
 			}
@@ -368,7 +351,7 @@ static size_t dgram_write(struct sock_out *o, struct sock_conn *c,
 		if (w == 0 || errno == EINTR)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			if (!wait_until(c->fd, POLLOUT, deadline))
+			if (!isp_wait_fd(c->fd, POLLOUT, deadline))
 				return done;
 			continue;
 		}
