@@ -78,16 +78,7 @@ start() {
 	exit 1
 }
 
-# gone PID TENTHS: 0 once PID has exited
-gone() {
-	i=0
-	while kill -0 "$1" 2>/dev/null; do
-		[ "$i" -ge "$2" ] && return 1
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 0
-}
+. "$(dirname "$0")/lib.sh"      # gone
 
 stop() {
 	dir=$1

@@ -15,4 +15,4 @@ test_outputs_redis_check_redis_LDADD = libispout.la $(HIREDIS_LIBS) -lpthread
 TESTS += test/outputs/redis/run.sh
 endif
 EXTRA_DIST += test/outputs/redis/run.sh test/outputs/redis/slowcat.py \
-	test/services/redis.sh bench/redis.sh
+	test/services/redis.sh test/services/lib.sh bench/redis.sh
