@@ -327,7 +327,7 @@ static void undefined_channel(struct compiler *c, const struct cfg_value *item)
 
 /* output-channel = {redis, file}: names of output sections, or a type
  * whose section has no name; stdout needs no section. */
-static bool channel_list(struct compiler *c, const struct cfg_kv *kv, int **out, unsigned *n)
+bool channel_list(struct compiler *c, const struct cfg_kv *kv, int **out, unsigned *n)
 {
 	struct isp_program *p = c->prog;
 	const struct cfg_value *const *items;
@@ -464,7 +464,24 @@ static bool compile_template(struct compiler *c, const struct cfg_kv *kv, struct
 
 /* ---- reports ---- */
 
-static void free_erule(struct erule *r)
+/* The record key of an event without delta-key (Kafka partitioning): the
+ * flow's addresses. */
+void event_flow_slots(struct compiler *c, struct erule *r, const struct dsl_loc *loc)
+{
+	static const char *const flow_attrs[] = { "ip.src", "ip.dst", "ipv6.src", "ipv6.dst" };
+
+	for (unsigned k = 0; k < 4; k++) {
+		struct isp_attr_ref ref;
+		char err[200];
+		if (isp_attr_lookup(c->reg, flow_attrs[k], &ref, err, sizeof(err)) == 0) {
+			int slot = compile_slot(c, flow_attrs[k], loc, NULL, NULL);
+			if (slot >= 0)
+				r->flow_slots[r->nflow++] = slot;
+		}
+	}
+}
+
+void free_erule(struct erule *r)
 {
 	free(r->fmts.of);
 	free(r->name);
@@ -481,7 +498,7 @@ static void free_erule(struct erule *r)
 	free(r->channels);
 }
 
-static bool section_enabled(struct compiler *c, const struct cfg_section *s, bool *enabled)
+bool section_enabled(struct compiler *c, const struct cfg_section *s, bool *enabled)
 {
 	const struct cfg_kv *kv = find_kv(s, "enable");
 
@@ -564,17 +581,7 @@ static bool compile_event(struct compiler *c, const struct cfg_section *s)
 		dsl_error(c->d, &s->loc, "delta-threshold compares at most 8 delta-cond attributes");
 		ok = false;
 	}
-	/* the record key (Kafka partitioning): delta-key, else the flow */
-	static const char *const flow_attrs[] = { "ip.src", "ip.dst", "ipv6.src", "ipv6.dst" };
-	for (unsigned k = 0; k < 4; k++) {
-		struct isp_attr_ref ref;
-		char err[200];
-		if (isp_attr_lookup(c->reg, flow_attrs[k], &ref, err, sizeof(err)) == 0) {
-			int slot = compile_slot(c, flow_attrs[k], &s->loc, NULL, NULL);
-			if (slot >= 0)
-				r.flow_slots[r.nflow++] = slot;
-		}
-	}
+	event_flow_slots(c, &r, &s->loc);
 	if ((r.band > 0 || r.threshold >= 0) && r.ndelta == 0) {
 		const struct cfg_kv *at = find_kv(s, r.band > 0 ? "delta-band" : "delta-threshold");
 		dsl_error(c->d, at ? &at->loc : &s->loc, "delta-band and delta-threshold need a delta-cond");
@@ -735,13 +742,15 @@ static struct isp_program *compile_tree(struct dsl_diags *d, const struct isp_re
 		char type[64];
 		if (strcmp(s->type, "event-report") == 0) {
 			ok &= compile_event(&c, s);
+		} else if (strcmp(s->type, "metrics") == 0) {
+			ok &= compile_metrics(&c, s);
 		} else if (strcmp(s->type, "query-report") == 0) {
 			ok &= compile_query(&c, s);
 		} else if (strcmp(s->type, "global") && strcmp(s->type, "input") &&
 			   strcmp(s->type, "output") && !is_output_section(s, type, sizeof(type)) &&
 			   !is_ignored_type(s->type)) {
 			static const char *const known[] = {
-				"event-report", "query-report", "input", "output", "file-output",
+				"event-report", "query-report", "metrics", "input", "output", "file-output",
 				"redis-output", "kafka-output", "socket-output", "stdout-output",
 				"influxdb-output", NULL
 			};

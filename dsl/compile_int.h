@@ -66,4 +66,12 @@ const struct cfg_kv *file_cache_period(const struct compiler *c, const struct cf
 /* Suggest the closest of `known` to `word` (edit distance <= 3), or NULL. */
 const char *closest_word(const char *word, const char *const *known);
 
+/* compile.c, for metrics.c: a rule's channels; an erule's memory; enable */
+bool channel_list(struct compiler *c, const struct cfg_kv *kv, int **out, unsigned *n);
+void free_erule(struct erule *r);
+bool section_enabled(struct compiler *c, const struct cfg_section *s, bool *enabled);
+void event_flow_slots(struct compiler *c, struct erule *r, const struct dsl_loc *loc);
+/* metrics.c: a metrics { ... } section, as the event reports it stands for */
+bool compile_metrics(struct compiler *c, const struct cfg_section *s);
+
 #endif

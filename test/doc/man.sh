@@ -118,7 +118,7 @@ tags() {
 	}
 	/^\.SH[ \t]/ { sh = $0; sub(/^\.SH[ \t]+/, "", sh); sh = tolower(clean(sh)); ss = ""; next }
 	/^\.SS[ \t]/ { ss = $0; sub(/^\.SS[ \t]+/, "", ss); ss = tolower(clean(ss)); next }
-	/^\.TP/ { want = 1; next }
+	/^\.T[PQ]/ { want = 1; next }     # .TQ: one more tag for the same text
 	want { want = 0; t = $0; sub(/^\.[A-Z]+[ \t]*/, "", t); print sh "\t" ss "\t" t }
 	' "$1"
 }
@@ -211,7 +211,7 @@ if [ -f "$conf" ]; then
 
 	# keys of the global settings, input, output and report sections
 	# (dsl/compile.c check_keys)
-	for s in "global settings" input output event-report query-report; do
+	for s in "global settings" input output event-report query-report metrics; do
 		case $s in
 		"global settings") printf 'zz-no-such-key = 1\n' ;;
 		*-report) printf '%s t { zz-no-such-key = 1 }\n' "$s" ;;
