@@ -10,8 +10,9 @@
 libispout_la_SOURCES += outputs/influxdb.c outputs/influxdb_http.c \
 	outputs/influxdb_open.c outputs/influxdb_int.h
 
-TESTS += test/outputs/influxdb/run.sh
+TESTS += test/outputs/influxdb/run.sh test/outputs/influxdb/grafana.sh
 EXTRA_DIST += test/outputs/influxdb/run.sh test/outputs/influxdb/compare.py \
+	test/outputs/influxdb/grafana.sh \
 	test/services/influxdb.sh
 
 if HAVE_CHECK
