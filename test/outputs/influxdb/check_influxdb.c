@@ -278,6 +278,16 @@ static size_t nrequests(void)
 	return n;
 }
 
+/* Wait (at most 10 s) until the server has read n requests: a write that
+ * must go alone is under way before the next records are queued, however
+ * slow a loaded machine makes the channel's thread. */
+static void wait_requests(size_t n)
+{
+	for (int i = 0; i < 1000 && nrequests() < n; i++)
+		sleep_ms(10);
+	ck_assert_uint_ge(nrequests(), n);
+}
+
 /* ---- channels, records, stderr ---------------------------------------------- */
 
 /* A channel "t" of type influxdb on the test's server with "key=value"s. */
@@ -482,7 +492,7 @@ START_TEST(refused_400_batch)
 	cap_start();
 	ch = must_open(srv.port, kv);
 	put_n(ch, 0, 1);
-	sleep_ms(100);
+	wait_requests(2);       /* the empty write at open, then record 0's */
 	put_n(ch, 1, 11);
 	isp_channel_drain(ch);
 	st = stats(ch);
@@ -773,7 +783,7 @@ START_TEST(split_at_max_body)
 		put(ch, rec);
 		off += (size_t)snprintf(want + off, (1 << 16) - off, "%s\n", rec);
 		if (i == 0)
-			sleep_ms(100);
+			wait_requests(2);       /* the open's, then this record's */
 	}
 	isp_channel_drain(ch);
 	st = stats(ch);
