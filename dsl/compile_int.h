@@ -66,8 +66,15 @@ const struct cfg_kv *file_cache_period(const struct compiler *c, const struct cf
 /* Suggest the closest of `known` to `word` (edit distance <= 3), or NULL. */
 const char *closest_word(const char *word, const char *const *known);
 
-/* compile.c, for metrics.c: a rule's channels; an erule's memory; enable */
+/* channels.c: output sections and the channels rules name */
+bool is_output_section(const struct cfg_section *s, char *type, size_t len);
+bool is_ignored_type(const char *type);
+bool add_channel(struct compiler *c, const struct cfg_section *s, const char *type,
+		 const char *file);
 bool channel_list(struct compiler *c, const struct cfg_kv *kv, int **out, unsigned *n);
+/* compile.c: a value's items (a list, or the value alone) */
+size_t list_items(const struct cfg_value *v, const struct cfg_value *const **items);
+/* compile.c, for metrics.c: an erule's memory; enable */
 void free_erule(struct erule *r);
 bool section_enabled(struct compiler *c, const struct cfg_section *s, bool *enabled);
 void event_flow_slots(struct compiler *c, struct erule *r, const struct dsl_loc *loc);
