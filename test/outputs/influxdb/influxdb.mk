@@ -19,6 +19,7 @@ if HAVE_CHECK
 check_PROGRAMS += test/outputs/influxdb/check_influxdb
 TESTS += test/outputs/influxdb/check_influxdb
 test_outputs_influxdb_check_influxdb_SOURCES = test/outputs/influxdb/check_influxdb.c \
+	test/outputs/influxdb/ifxtest.c test/outputs/influxdb/ifxtest.h \
 	test/outputs/tcfg.c test/outputs/tcfg.h
 test_outputs_influxdb_check_influxdb_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
 test_outputs_influxdb_check_influxdb_LDADD = libispout.la $(CHECK_LIBS) -lpthread
