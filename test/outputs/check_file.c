@@ -693,31 +693,6 @@ START_TEST(mmt_key_errors)
 }
 END_TEST
 
-/* isp_channel_check of "key=value" strings (the positions of tcfg.h). */
-static int check_only(const char *const *kvs)
-{
-	struct isp_kv kv[16];
-	char buf[16][256];
-	size_t n = 0;
-
-	for (; kvs[n]; n++) {
-		snprintf(buf[n], sizeof(buf[n]), "%s", kvs[n]);
-		char *eq = strchr(buf[n], '=');
-
-		ck_assert_ptr_nonnull(eq);
-		*eq = '\0';
-		kv[n] = (struct isp_kv){ buf[n], eq + 1, (int)n + 2, 3 };
-	}
-
-	struct isp_channel_cfg cfg = {
-		.name = "t", .type = "file", .kv = kv, .nkv = n,
-		.file = "test.conf", .line = 1, .col = 1,
-	};
-
-	err[0] = '\0';
-	return isp_channel_check(&cfg, err, sizeof(err));
-}
-
 START_TEST(check_mode_creates_nothing)
 {
 	const char *mmt[] = { kv_dir, "output-file=data.csv", "retain-files=1",
@@ -728,12 +703,12 @@ START_TEST(check_mode_creates_nothing)
 
 	touch("1000000000.000000_0_data.csv.sem");      /* retention would go */
 	touch("1000000001.000000_0_data.csv.sem");
-	ck_assert_msg(check_only(mmt) == 0, "%s", err);
-	ck_assert_msg(check_only(plain) == 0, "%s", err);
-	ck_assert_int_eq(check_only(missing), -1);
+	ck_assert_msg(tcfg_check("file", mmt, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(tcfg_check("file", plain, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(tcfg_check("file", missing, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "test.conf:2:3: output-dir '/nonexistent-intspect-dir': "
 			 "No such file or directory");
-	ck_assert_int_eq(check_only(bad), -1);
+	ck_assert_int_eq(tcfg_check("file", bad, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "test.conf:4:3: bad value 'x' for retain-files: expected "
 			 "an integer from 0 to 65535");
 	ck_assert_int_eq(entries(), 2);         /* nothing created, nothing pruned */

@@ -9,8 +9,10 @@
 
 #define MAXKV 16
 
-struct isp_channel *tcfg_open(const char *type, const char *const *kvs,
-			      char *err, size_t errlen)
+/* The section of "key=value" strings, then what `use` does with it. */
+static void *with_section(const char *type, const char *const *kvs,
+			  void *(*use)(const struct isp_channel_cfg *, char *, size_t),
+			  char *err, size_t errlen)
 {
 	struct isp_kv kv[MAXKV];
 	char buf[MAXKV][512];
@@ -35,5 +37,29 @@ struct isp_channel *tcfg_open(const char *type, const char *const *kvs,
 	};
 
 	err[0] = '\0';
-	return isp_channel_open(&cfg, err, errlen);
+	return use(&cfg, err, errlen);
+}
+
+static void *open_use(const struct isp_channel_cfg *cfg, char *err, size_t errlen)
+{
+	return isp_channel_open(cfg, err, errlen);
+}
+
+/* isp_channel_check's 0 or -1, carried as a pointer */
+static char checked_ok;
+
+static void *check_use(const struct isp_channel_cfg *cfg, char *err, size_t errlen)
+{
+	return isp_channel_check(cfg, err, errlen) == 0 ? &checked_ok : NULL;
+}
+
+struct isp_channel *tcfg_open(const char *type, const char *const *kvs,
+			      char *err, size_t errlen)
+{
+	return with_section(type, kvs, open_use, err, errlen);
+}
+
+int tcfg_check(const char *type, const char *const *kvs, char *err, size_t errlen)
+{
+	return with_section(type, kvs, check_use, err, errlen) ? 0 : -1;
 }

@@ -15,5 +15,7 @@
  * (NULL-terminated "key=value"; at most 16). */
 struct isp_channel *tcfg_open(const char *type, const char *const *kvs,
 			      char *err, size_t errlen);
+/* isp_channel_check of the same section: 0, or -1 with the message. */
+int tcfg_check(const char *type, const char *const *kvs, char *err, size_t errlen);
 
 #endif

@@ -601,25 +601,6 @@ START_TEST(key_errors)
 }
 END_TEST
 
-/* isp_channel_check over a section: the same keys as tcfg_open. */
-static int check_section(const char *const *kvs)
-{
-	struct isp_kv kv[16];
-	char buf[16][256];
-	size_t n = 0;
-
-	for (; kvs[n]; n++) {
-		snprintf(buf[n], sizeof(buf[n]), "%s", kvs[n]);
-		*strchr(buf[n], '=') = '\0';
-		kv[n] = (struct isp_kv){ buf[n], strchr(kvs[n], '=') + 1, (int)n + 2, 3 };
-	}
-	struct isp_channel_cfg cfg = {
-		.name = "t", .type = "influxdb", .kv = kv, .nkv = n,
-		.file = "test.conf", .line = 1, .col = 1,
-	};
-	return isp_channel_check(&cfg, err, sizeof(err));
-}
-
 /* Check mode validates and connects to nothing: not to a server that
  * would answer (no connection accepted), nor fails for one that is down. */
 START_TEST(check_mode_connects_nothing)
@@ -632,17 +613,17 @@ START_TEST(check_mode_connects_nothing)
 
 	server_start(NULL, 0, A204);
 	snprintf(kv_port, sizeof(kv_port), "port=%d", srv.port);
-	ck_assert_int_eq(check_section(ok), 0);
-	ck_assert_int_eq(check_section(bad), -1);
+	ck_assert_int_eq(tcfg_check("influxdb", ok, err, sizeof(err)), 0);
+	ck_assert_int_eq(tcfg_check("influxdb", bad, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "test.conf:4:3: bad value 'x' for timeout-ms: expected an "
 			 "integer from 1 to 600000");
-	ck_assert_int_eq(check_section(udp), 0);
+	ck_assert_int_eq(tcfg_check("influxdb", udp, err, sizeof(err)), 0);
 	sleep_ms(150);
 	ck_assert_int_eq(srv.conns, 0);
 	ck_assert_uint_eq(nrequests(), 0);
 	server_stop();
 	snprintf(kv_port, sizeof(kv_port), "port=%d", dead_port());
-	ck_assert_int_eq(check_section(ok), 0);
+	ck_assert_int_eq(tcfg_check("influxdb", ok, err, sizeof(err)), 0);
 }
 END_TEST
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../../../outputs/channel.h"
+#include "../tcfg.h"
 #include "sockutil.h"
 
 /* ---- BOTH: a Unix stream socket and TCP, every record on both ------------------ */
@@ -207,31 +208,6 @@ START_TEST(type_names_any_case)
 }
 END_TEST
 
-/* isp_channel_check: every key checked, nothing connected. */
-static int check_only(const char *const *kvs)
-{
-	struct isp_kv kv[16];
-	char buf[16][256];
-	size_t n = 0;
-
-	for (; kvs[n]; n++) {
-		snprintf(buf[n], sizeof(buf[n]), "%s", kvs[n]);
-		char *eq = strchr(buf[n], '=');
-
-		ck_assert_ptr_nonnull(eq);
-		*eq = '\0';
-		kv[n] = (struct isp_kv){ buf[n], eq + 1, (int)n + 2, 3 };
-	}
-
-	struct isp_channel_cfg cfg = {
-		.name = "t", .type = "socket", .kv = kv, .nkv = n,
-		.file = "test.conf", .line = 1, .col = 1,
-	};
-
-	err[0] = '\0';
-	return isp_channel_check(&cfg, err, sizeof(err));
-}
-
 START_TEST(check_mode_connects_nothing)
 {
 	int port, tl = tcp_listener(&port), ul = unix_socket(SOCK_STREAM, true);
@@ -243,8 +219,8 @@ START_TEST(check_mode_connects_nothing)
 
 	snprintf(kv_port, sizeof(kv_port), "port=%d", port);
 	snprintf(kv_desc, sizeof(kv_desc), "descriptor=%s", sock_path);
-	ck_assert_msg(check_only(ok) == 0, "%s", err);
-	ck_assert_int_eq(check_only(twice), -1);
+	ck_assert_msg(tcfg_check("socket", ok, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(tcfg_check("socket", twice, err, sizeof(err)), -1);
 	ck_assert_str_eq(err, "test.conf:5:3: 'hostname' and 'server-address' are the same "
 			 "setting (server-address is MMT-Probe's name); give one");
 	ck_assert_int_eq(poll(p, 2, 100), 0);   /* nobody connected */
