@@ -93,6 +93,32 @@ for p in $pages; do
 	fi
 done
 
+# The installation's directories are substituted into the pages (a long
+# one in `make distcheck`, whatever --prefix a user chose): groff must
+# still be able to set every line, under prefixes of every length from 1
+# to 140 characters (cut from a path made of segments of usual lengths).
+long=/check/work/main/build/rel/intspect-0.1.0/_inst/usr/local/opt/x86_64-linux-gnu/share/a/bb/ccc/dddd/eeeee/ffffff/ggggggg/hhhhhhhh/iiiiiiiii/j
+for p in $pages; do
+	: >"$tmp/prefix.err"
+	n=1
+	while [ $n -le 140 ]; do
+		pre=$(printf %s "$long" | cut -c1-$n | sed 's|/*$||')
+		sh "$src/doc/man/subst.sh" "$pre/etc" "$pre/lib/intspect" "$pre/share/doc/intspect" 0.0 \
+			"$src/doc/man/$p.in" >"$tmp/page" &&
+		groff -ww -man -Tutf8 "$tmp/page" >/dev/null 2>"$tmp/groff" || echo "groff failed" >>"$tmp/groff"
+		if [ -s "$tmp/groff" ]; then
+			echo "prefix $pre:" >>"$tmp/prefix.err"
+			sed 's/^/  /' "$tmp/groff" >>"$tmp/prefix.err"
+		fi
+		n=$((n + 1))
+	done
+	if [ -s "$tmp/prefix.err" ]; then
+		bad "$p: groff -ww under installation prefixes of 1 to 140 characters" "$tmp/prefix.err"
+	else
+		ok "$p: groff -ww under installation prefixes of 1 to 140 characters"
+	fi
+done
+
 # ---- helpers ----
 
 # Roff source to plain words: font escapes and quotes out, \- to -.
