@@ -505,21 +505,24 @@ static const struct isp_pipeline_ops dump_ops = {
 };
 
 /* SIGUSR1: one worker's counters are read between its packets; several
- * workers' are theirs until they stop, so the packets read and the
- * channels. */
+ * workers publish theirs when asked (isp_pipeline_sample), the rules'
+ * with them. */
 static void progress(void *ctx, uint64_t packets)
 {
 	const struct run *r = ctx;
+	struct isp_stats st = { 0 };
 
+	(void)packets;
 	if (isp_pipeline_workers(g_pipeline) == 1) {
-		struct isp_stats st = { 0 };
 		isp_pipeline_stats(g_pipeline, &st);
 		print_summary(r->reg, &st, now_sec() - r->t0, true);
 		if (r->rules)
-			isp_rules_print_stats(r->rules, stderr);
+			isp_rules_print_stats(r->rules, false, stderr);
 	} else {
-		fprintf(stderr, "intspect: %llu packets so far, %.3f s\n",
-			(unsigned long long)packets, now_sec() - r->t0);
+		isp_pipeline_sample(g_pipeline, &st, 100);
+		print_summary(r->reg, &st, now_sec() - r->t0, true);
+		if (r->rules)
+			isp_rules_print_stats(r->rules, true, stderr);
 	}
 	print_channels(r->prog, r->channels);
 }
@@ -627,7 +630,7 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 	isp_pipeline_report(g_pipeline, stderr);
 	print_summary(reg, &st, secs, c->quiet);
 	if (r.rules)
-		isp_rules_print_stats(r.rules, stderr);
+		isp_rules_print_stats(r.rules, false, stderr);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	isp_pipeline_close(g_pipeline);

@@ -138,6 +138,7 @@ static void *worker_main(void *arg)
 		pl_run_ordered(me);
 	else
 		pl_run_live(me);
+	pl_publish(me);         /* its final counters */
 	atomic_store_explicit(&me->finished, true, memory_order_release);
 	return NULL;
 }
@@ -154,6 +155,7 @@ static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ct
 
 	while (!atomic_load_explicit(&pl->broken, memory_order_relaxed) &&
 	       (!pl->count || st->packets < pl->count)) {
+		pl_maybe_publish(me);
 		if (ctl && ctl->print_stats && *ctl->print_stats) {
 			*ctl->print_stats = 0;
 			ctl->progress(ctl->ctx, st->packets);
@@ -194,6 +196,8 @@ static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ct
 	me->local = st->packets;
 	if (pl->ops.tick)
 		pl->ops.tick(me->ctx, UINT64_MAX);      /* every window */
+	pl_publish(me);         /* its final counters */
+	atomic_store_explicit(&me->finished, true, memory_order_release);
 	return rc;
 }
 
@@ -317,6 +321,9 @@ struct isp_pipeline *isp_pipeline_open(struct isp_registry *reg, const struct is
 		return NULL;
 	}
 	memset(pl, 0, sizeof(*pl) + n * sizeof(pl->w[0]));
+	pthread_mutex_init(&pl->sample_mu, NULL);
+	for (unsigned i = 0; i < n; i++)
+		pthread_mutex_init(&pl->w[i].snap_mu, NULL);
 	pl->reg = reg;
 	pl->n = n;
 	pl->count = o->count;
@@ -432,6 +439,53 @@ void isp_pipeline_stats(const struct isp_pipeline *pl, struct isp_stats *st)
 		isp_stats_add(st, &pl->w[i].st);
 }
 
+void pl_publish(struct worker *me)
+{
+	uint64_t req = atomic_load_explicit(&me->pl->snap_req, memory_order_acquire);
+
+	pthread_mutex_lock(&me->snap_mu);
+	me->snap = me->st;
+	pthread_mutex_unlock(&me->snap_mu);
+	if (me->pl->ops.publish)
+		me->pl->ops.publish(me->ctx);
+	me->snap_seen = req;
+	atomic_store_explicit(&me->snap_done, req, memory_order_release);
+}
+
+static bool answered(const struct worker *w, uint64_t req)
+{
+	return atomic_load_explicit(&w->snap_done, memory_order_acquire) >= req ||
+	       atomic_load_explicit(&w->finished, memory_order_acquire);
+}
+
+unsigned isp_pipeline_sample(struct isp_pipeline *pl, struct isp_stats *st, unsigned wait_ms)
+{
+	unsigned ok = 0;
+
+	pthread_mutex_lock(&pl->sample_mu);
+	uint64_t req = atomic_fetch_add_explicit(&pl->snap_req, 1, memory_order_acq_rel) + 1;
+	for (unsigned waited = 0;; waited++) {
+		ok = 0;
+		for (unsigned i = 0; i < pl->n; i++)
+			ok += answered(&pl->w[i], req);
+		if (ok == pl->n || waited >= wait_ms)
+			break;
+		nap_1ms();
+	}
+	for (unsigned i = 0; i < pl->n; i++) {
+		pthread_mutex_lock(&pl->w[i].snap_mu);
+		isp_stats_add(st, &pl->w[i].snap);
+		pthread_mutex_unlock(&pl->w[i].snap_mu);
+	}
+	pthread_mutex_unlock(&pl->sample_mu);
+	return ok;
+}
+
+uint64_t isp_pipeline_dropped(const struct isp_pipeline *pl)
+{
+	return atomic_load_explicit(&pl->dropped, memory_order_relaxed);
+}
+
 void isp_pipeline_report(const struct isp_pipeline *pl, FILE *out)
 {
 	uint64_t dropped = atomic_load_explicit(&pl->dropped, memory_order_relaxed);
@@ -474,7 +528,9 @@ void isp_pipeline_close(struct isp_pipeline *pl)
 		for (unsigned k = 0; k < AHEAD; k++)
 			isp_batch_free(&pl->w[i].batch[k]);
 		isp_fifo_free(&pl->w[i].defer);
+		pthread_mutex_destroy(&pl->w[i].snap_mu);
 	}
+	pthread_mutex_destroy(&pl->sample_mu);
 	isp_mesh_free(pl->mesh);
 	isp_batches_free(pl->batches);
 	/* in reverse: a DPDK port belongs to share 0 */

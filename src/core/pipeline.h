@@ -54,6 +54,9 @@ struct isp_pipeline_ops {
 	void (*merge)(void *rules, void *const *workers, unsigned n);
 	/* the first time after t at which a window ends; UINT64_MAX: none */
 	uint64_t (*window_end)(void *rules, uint64_t t);
+	/* on the worker's own thread, when isp_pipeline_sample asks: copy
+	 * its counters where another thread may read them (optional) */
+	void (*publish)(void *w);
 };
 
 struct isp_pipeline_opts {
@@ -94,6 +97,14 @@ unsigned isp_pipeline_ts_digits(const struct isp_pipeline *pl);
 uint64_t isp_pipeline_packets(const struct isp_pipeline *pl);
 /* Dissection counters over every worker (once run returned). */
 void isp_pipeline_stats(const struct isp_pipeline *pl, struct isp_stats *st);
+/* The same while it runs, from any thread: every worker is asked to
+ * publish its counters (and its ops->publish) at its next batch, and the
+ * published ones are summed into st. A worker that does not answer within
+ * wait_ms (waiting at a tick) counts with what it published last, so the
+ * sums never go back. Returns how many workers answered in time. */
+unsigned isp_pipeline_sample(struct isp_pipeline *pl, struct isp_stats *st, unsigned wait_ms);
+/* Items dropped on the way to their worker (a full ring), any thread. */
+uint64_t isp_pipeline_dropped(const struct isp_pipeline *pl);
 /* How the input was shared, what the mesh spilled or dropped, and the
  * kernel's or the port's counters, one line each. */
 void isp_pipeline_report(const struct isp_pipeline *pl, FILE *out);

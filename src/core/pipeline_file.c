@@ -202,6 +202,7 @@ void pl_run_ordered(struct worker *me)
 	unsigned spins = 0;
 
 	while (o.next < o.end) {
+		pl_maybe_publish(me);
 		if (o.next % pl->n == me->id) {
 			if (o.ahead == 0) {
 				if (o.dis == o.read && o.read < o.eof)

@@ -32,6 +32,12 @@ struct worker {
 	struct isp_fifo defer;          /* their items, handled after earlier batches */
 	uint64_t dest[ISP_MAX_WORKERS];
 	char err[256];
+	/* counters published for isp_pipeline_sample: copied by the worker
+	 * itself when asked (pl_publish), read by any thread under snap_mu */
+	pthread_mutex_t snap_mu;
+	struct isp_stats snap;
+	uint64_t snap_seen;             /* the last request it answered (its own view) */
+	_Atomic uint64_t snap_done;     /* the same, for the sampler */
 	_Alignas(64) _Atomic uint64_t packets;
 	_Atomic uint64_t ticks_done;
 	_Atomic bool live;              /* still reading its share */
@@ -68,6 +74,9 @@ struct isp_pipeline {
 	_Atomic bool broken;
 	_Atomic int go;                 /* 1: every worker started; -1: not all */
 	_Atomic uint64_t dropped;
+	/* isp_pipeline_sample: requests, one sampler at a time */
+	_Atomic uint64_t snap_req;
+	pthread_mutex_t sample_mu;
 	uint64_t ticks;                 /* asked (controller's side) */
 	struct worker w[];
 };
@@ -80,6 +89,14 @@ void pl_dispatch(struct worker *me, const struct isp_packet *p, bool in_place, b
 void pl_wait_step(void *ctx, unsigned *spins);
 /* Close windows at ts; the last worker to arrive merges them all. */
 void pl_barrier(struct worker *me, uint64_t ts);
+/* Publish the worker's counters (on its own thread) for a sampler. */
+void pl_publish(struct worker *me);
+/* ... when a sampler asked since the last time: one relaxed load. */
+static inline void pl_maybe_publish(struct worker *me)
+{
+	if (atomic_load_explicit(&me->pl->snap_req, memory_order_relaxed) != me->snap_seen)
+		pl_publish(me);
+}
 /* A worker's life on a capture file, on a live share. */
 void pl_run_ordered(struct worker *me);
 void pl_run_live(struct worker *me);

@@ -116,6 +116,7 @@ void pl_run_live(struct worker *me)
 	bool staged = false;
 
 	for (;;) {
+		pl_maybe_publish(me);
 		uint64_t req = atomic_load_explicit(&pl->tick_req, memory_order_acquire);
 		if (req > ticks) {
 			ticks = req;

@@ -74,6 +74,7 @@ struct isp_engine *isp_engine_new(const struct isp_program *prog, const struct i
 
 	if (!e)
 		goto oom;
+	pthread_mutex_init(&e->pub_mu, NULL);
 	e->prog = prog;
 	e->channels = channels;
 	e->partial = partial;
@@ -88,6 +89,8 @@ struct isp_engine *isp_engine_new(const struct isp_program *prog, const struct i
 			goto oom;
 	}
 	if (slot_cache_init(&e->sc, reg, prog->slots, prog->nslots) != 0)
+		goto oom;
+	if (!(e->pub = calloc(prog->nevents + prog->nqueries + 1, sizeof(*e->pub))))
 		goto oom;
 	e->ev = calloc(prog->nevents ? prog->nevents : 1, sizeof(*e->ev));
 	e->q = calloc(prog->nqueries ? prog->nqueries : 1, sizeof(*e->q));
@@ -350,52 +353,12 @@ uint64_t isp_engine_window_end(const struct isp_program *prog, uint64_t t)
 	return next;
 }
 
-void isp_engine_print_stats_sum(const struct isp_engine *const *es, unsigned n, FILE *out)
-{
-	const struct isp_program *prog = es[0]->prog;
-
-	for (unsigned i = 0; i < prog->nevents; i++) {
-		struct rule_stats s = { 0 };
-		uint64_t evicted = 0;
-		for (unsigned k = 0; k < n; k++) {
-			const struct rule_stats *t = &es[k]->ev[i].st;
-			s.matched += t->matched;
-			s.records += t->records;
-			s.dropped += t->dropped;
-			s.expired += t->expired;
-			evicted += es[k]->ev[i].keys.evictions;
-		}
-		char idle[48] = "";
-		if (prog->events[i].idle_ns)
-			snprintf(idle, sizeof(idle), ", %llu keys expired", (unsigned long long)s.expired);
-		fprintf(out, "intspect: event-report %s: %llu matched, %llu records, %llu dropped, "
-			"%llu keys evicted%s\n", prog->events[i].name,
-			(unsigned long long)s.matched, (unsigned long long)s.records,
-			(unsigned long long)s.dropped, (unsigned long long)evicted, idle);
-	}
-	for (unsigned i = 0; i < prog->nqueries; i++) {
-		struct rule_stats s = { 0 };
-		uint64_t overflows = 0;
-		for (unsigned k = 0; k < n; k++) {
-			const struct rule_stats *t = &es[k]->q[i].st;
-			s.matched += t->matched;
-			s.records += t->records;
-			s.dropped += t->dropped;
-			s.windows = s.windows > t->windows ? s.windows : t->windows;
-			overflows += es[k]->q[i].groups.overflows;
-		}
-		fprintf(out, "intspect: query-report %s: %llu matched, %llu windows, %llu records, "
-			"%llu dropped, %llu packets beyond max-groups\n", prog->queries[i].name,
-			(unsigned long long)s.matched, (unsigned long long)s.windows,
-			(unsigned long long)s.records, (unsigned long long)s.dropped,
-			(unsigned long long)overflows);
-	}
-}
-
 void isp_engine_free(struct isp_engine *e)
 {
 	if (!e)
 		return;
+	free(e->pub);
+	pthread_mutex_destroy(&e->pub_mu);
 	for (unsigned i = 0; e->ev && i < e->prog->nevents; i++) {
 		const struct erule *r = &e->prog->events[i];
 		table_free(&e->ev[i].keys);

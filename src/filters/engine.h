@@ -36,8 +36,30 @@ struct isp_rules *isp_rules_new(const struct isp_program *prog, const struct isp
 /* What the pipeline calls; the rules pointer is the pipeline's `rules`. */
 extern const struct isp_pipeline_ops isp_rules_ops;
 
-/* One line per rule: matched, records, dropped, ... over every worker. */
-void isp_rules_print_stats(const struct isp_rules *r, FILE *out);
+/* One line per rule: matched, records, dropped, ... over every worker:
+ * the counters now (on the rules' one thread, or once the pipeline
+ * stopped), or as last published (any thread; see isp_rules_counts). */
+void isp_rules_print_stats(const struct isp_rules *r, bool published, FILE *out);
+
+/* A rule's counters over every worker. */
+struct isp_rule_count {
+	const char *kind;       /* "event" or "query" */
+	const char *name;
+	uint64_t matched;       /* packets that passed where/event */
+	uint64_t records;       /* records produced */
+	uint64_t dropped;       /* records a channel refused, or too large */
+	uint64_t evicted;       /* event keys evicted (max-keys) */
+	uint64_t expired;       /* event keys expired (idle-timeout-ms) */
+	uint64_t overflows;     /* query packets beyond max-groups */
+	uint64_t windows;       /* query windows closed */
+	bool expires;           /* the event has idle-timeout-ms */
+};
+
+/* The counters as the workers last published them (isp_pipeline_sample
+ * asks them to), from any thread while the pipeline runs: one per rule,
+ * event reports then query reports, up to max in out. Returns the number
+ * of rules. */
+unsigned isp_rules_counts(const struct isp_rules *r, struct isp_rule_count *out, unsigned max);
 
 void isp_rules_free(struct isp_rules *r);
 

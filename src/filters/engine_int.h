@@ -6,6 +6,7 @@
 #ifndef ISP_FILTERS_ENGINE_INT_H
 #define ISP_FILTERS_ENGINE_INT_H
 
+#include <pthread.h>
 #include <stdio.h>
 
 #include "../../outputs/channel.h"
@@ -85,6 +86,11 @@ struct isp_engine {
 	int hop;
 	struct isp_value *hopval;
 	unsigned self, nworkers;        /* this worker among nworkers */
+	struct isp_engine *merger;      /* several workers: the one that merges */
+	/* counters as last published (rules.c: publish, isp_rules_counts):
+	 * per event report, then per query report; under pub_mu */
+	pthread_mutex_t pub_mu;
+	struct rule_stats *pub;
 	uint8_t keybuf[16 * (6 + 8 * ISP_MAX_HOPS) + ISP_STR_MAX * 16];
 	char keytext[1024];
 };
@@ -110,7 +116,6 @@ void isp_engine_merge_windows(struct isp_engine *merger, struct isp_engine *cons
 			      unsigned n);
 /* The first time after t at which a query window ends; UINT64_MAX: none. */
 uint64_t isp_engine_window_end(const struct isp_program *prog, uint64_t t);
-void isp_engine_print_stats_sum(const struct isp_engine *const *es, unsigned n, FILE *out);
 void isp_engine_free(struct isp_engine *e);
 
 /* internal, shared by event.c and query.c */

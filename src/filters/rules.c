@@ -3,6 +3,7 @@
  * engine per worker and, with several, one more that merges their windows.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "engine.h"
 #include "engine_int.h"
@@ -43,6 +44,7 @@ static void *worker_new(void *rules, unsigned i, unsigned n, char *err, size_t e
 		return NULL;
 	e->self = i;            /* per-hop rules: which hops are this worker's */
 	e->nworkers = n;
+	e->merger = r->merger;
 	r->worker[i] = e;
 	if (i + 1 > r->n)
 		r->n = i + 1;
@@ -86,6 +88,41 @@ static uint64_t window_end(void *rules, uint64_t t)
 	return isp_engine_window_end(((struct isp_rules *)rules)->prog, t);
 }
 
+/* An engine's counters now, per rule (events, then queries): only its
+ * own thread, or anyone once the workers stopped. */
+static void engine_counts(const struct isp_engine *e, struct rule_stats *out)
+{
+	unsigned ne = e->prog->nevents;
+
+	for (unsigned i = 0; i < ne; i++) {
+		out[i] = e->ev[i].st;
+		out[i].evictions = e->ev[i].keys.evictions;
+	}
+	for (unsigned i = 0; i < e->prog->nqueries; i++) {
+		out[ne + i] = e->q[i].st;
+		out[ne + i].overflows = e->q[i].groups.overflows;
+	}
+}
+
+static void publish_engine(struct isp_engine *e)
+{
+	pthread_mutex_lock(&e->pub_mu);
+	engine_counts(e, e->pub);
+	pthread_mutex_unlock(&e->pub_mu);
+}
+
+/* On a worker's thread (isp_pipeline_sample): its engine, and the merger,
+ * which only the worker that merges writes, with every other worker
+ * waiting at the barrier, so none is publishing it then. */
+static void publish(void *w)
+{
+	struct isp_engine *e = w;
+
+	publish_engine(e);
+	if (e->merger)
+		publish_engine(e->merger);
+}
+
 const struct isp_pipeline_ops isp_rules_ops = {
 	.worker_new = worker_new,
 	.worker_free = worker_free,
@@ -95,20 +132,109 @@ const struct isp_pipeline_ops isp_rules_ops = {
 	.flush = flush,
 	.merge = merge,
 	.window_end = window_end,
+	.publish = publish,
 };
 
-void isp_rules_print_stats(const struct isp_rules *r, FILE *out)
+static void add_counts(struct rule_stats *to, const struct rule_stats *from, unsigned n)
 {
-	const struct isp_engine *all[ISP_MAX_WORKERS + 1];
+	for (unsigned i = 0; i < n; i++) {
+		to[i].matched += from[i].matched;
+		to[i].records += from[i].records;
+		to[i].dropped += from[i].dropped;
+		to[i].evictions += from[i].evictions;
+		to[i].overflows += from[i].overflows;
+		to[i].expired += from[i].expired;
+		/* every worker closes the same windows */
+		if (from[i].windows > to[i].windows)
+			to[i].windows = from[i].windows;
+	}
+}
+
+/* Sum over the merger and every worker: published or live counters. */
+static void sum_counts(const struct isp_rules *r, bool published, struct rule_stats *sum,
+		       struct rule_stats *tmp)
+{
+	unsigned n = r->prog->nevents + r->prog->nqueries;
+	struct isp_engine *all[ISP_MAX_WORKERS + 1];
 	unsigned k = 0;
 
+	memset(sum, 0, n * sizeof(*sum));
 	if (r->merger)
 		all[k++] = r->merger;
 	for (unsigned i = 0; i < r->n; i++)
 		if (r->worker[i])
 			all[k++] = r->worker[i];
-	if (k)
-		isp_engine_print_stats_sum(all, k, out);
+	for (unsigned i = 0; i < k; i++) {
+		if (published) {
+			pthread_mutex_lock(&all[i]->pub_mu);
+			add_counts(sum, all[i]->pub, n);
+			pthread_mutex_unlock(&all[i]->pub_mu);
+		} else {
+			engine_counts(all[i], tmp);
+			add_counts(sum, tmp, n);
+		}
+	}
+}
+
+static unsigned counts(const struct isp_rules *r, bool published, struct isp_rule_count *out,
+		       unsigned max)
+{
+	unsigned ne = r->prog->nevents, n = ne + r->prog->nqueries;
+	struct rule_stats *sum = calloc(2 * n + 1, sizeof(*sum));
+
+	if (!sum)
+		return 0;
+	sum_counts(r, published, sum, sum + n);
+	for (unsigned i = 0; i < n && i < max; i++) {
+		const struct rule_stats *s = &sum[i];
+		out[i] = (struct isp_rule_count){
+			.kind = i < ne ? "event" : "query",
+			.name = i < ne ? r->prog->events[i].name : r->prog->queries[i - ne].name,
+			.matched = s->matched, .records = s->records, .dropped = s->dropped,
+			.evicted = s->evictions, .expired = s->expired,
+			.overflows = s->overflows, .windows = s->windows,
+			.expires = i < ne && r->prog->events[i].idle_ns != 0,
+		};
+	}
+	free(sum);
+	return n;
+}
+
+unsigned isp_rules_counts(const struct isp_rules *r, struct isp_rule_count *out, unsigned max)
+{
+	return counts(r, true, out, max);
+}
+
+void isp_rules_print_stats(const struct isp_rules *r, bool published, FILE *out)
+{
+	unsigned n = r->prog->nevents + r->prog->nqueries;
+	struct isp_rule_count *c;
+
+	if (!r->merger && !r->n)        /* never ran */
+		return;
+	if (!(c = calloc(n + 1, sizeof(*c))))
+		return;
+	counts(r, published, c, n);
+	for (unsigned i = 0; i < n; i++) {
+		if (c[i].kind[0] == 'e') {
+			char idle[48] = "";
+			if (c[i].expires)
+				snprintf(idle, sizeof(idle), ", %llu keys expired",
+					 (unsigned long long)c[i].expired);
+			fprintf(out, "intspect: event-report %s: %llu matched, %llu records, "
+				"%llu dropped, %llu keys evicted%s\n", c[i].name,
+				(unsigned long long)c[i].matched, (unsigned long long)c[i].records,
+				(unsigned long long)c[i].dropped, (unsigned long long)c[i].evicted,
+				idle);
+		} else {
+			fprintf(out, "intspect: query-report %s: %llu matched, %llu windows, "
+				"%llu records, %llu dropped, %llu packets beyond max-groups\n",
+				c[i].name, (unsigned long long)c[i].matched,
+				(unsigned long long)c[i].windows, (unsigned long long)c[i].records,
+				(unsigned long long)c[i].dropped, (unsigned long long)c[i].overflows);
+		}
+	}
+	free(c);
 }
 
 void isp_rules_free(struct isp_rules *r)

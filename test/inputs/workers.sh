@@ -158,12 +158,19 @@ head -c 200000 "$tmp/inline.pcap" >&3
 sleep 1
 kill -USR1 "$pid"
 i=0
-while ! grep -q "packets so far" "$tmp/sig.err" && [ "$i" -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+while ! grep -q "packets/s" "$tmp/sig.err" && [ "$i" -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 0.2
+cp "$tmp/sig.err" "$tmp/usr1.err"
 kill -INT "$pid"
 tail -c +200001 "$tmp/inline.pcap" >&3 2>/dev/null
 exec 3>&-
 wait "$pid"; rc=$?
-grep -q "packets so far" "$tmp/sig.err" && ok "SIGUSR1 with 2 workers prints progress" || bad "SIGUSR1: no progress"
+# the counters as the workers published them, and the rules' (the final
+# summary has no packets/s line without -q)
+grep -q "^intspect: [0-9]* packets (" "$tmp/usr1.err" && grep -q "packets/s" "$tmp/usr1.err" &&
+	grep -q "^intspect: query-report flows: [0-9]* matched" "$tmp/usr1.err" &&
+	ok "SIGUSR1 with 2 workers prints the counters and the rules' while running" ||
+	{ bad "SIGUSR1: no counters"; cat "$tmp/usr1.err"; }
 [ "$rc" -eq 0 ] && grep -q "^intspect: [0-9]* packets (" "$tmp/sig.err" && grep -q '"type":"query"' "$tmp/sig.out" &&
 	ok "SIGINT with 2 workers: clean stop, summary, windows written" ||
 	{ bad "SIGINT with 2 workers (exit $rc)"; tail -3 "$tmp/sig.err"; }
