@@ -13,7 +13,7 @@
 /* ---- channels ---- */
 
 static const char *const channel_types[] = { "stdout", "file", "redis", "kafka", "socket", "influxdb",
-					      NULL };
+					      "prometheus", NULL };
 
 bool is_output_section(const struct cfg_section *s, char *type, size_t len)
 {

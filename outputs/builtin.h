@@ -13,5 +13,6 @@ extern const struct isp_channel_ops isp_kafka_ops;     /* kafka.c (HAVE_RDKAFKA)
 extern const struct isp_channel_ops isp_socket_ops;    /* socket.c */
 extern const struct isp_channel_ops isp_redis_ops;     /* redis.c (HAVE_HIREDIS) */
 extern const struct isp_channel_ops isp_influxdb_ops;  /* influxdb.c */
+extern const struct isp_channel_ops isp_prometheus_ops;        /* prometheus.c */
 
 #endif

@@ -93,6 +93,7 @@ static void register_builtins(void)
 #endif
 	isp_channel_register_type(&isp_socket_ops);
 	isp_channel_register_type(&isp_influxdb_ops);
+	isp_channel_register_type(&isp_prometheus_ops);
 }
 
 void isp_channels_init(void)
@@ -104,6 +105,7 @@ void isp_channels_describe(FILE *out)
 {
 	fprintf(out, "  outputs: stdout, file, socket (unix, tcp, udp)\n");
 	fprintf(out, "  influxdb output: line protocol over HTTP/1.1 or UDP (InfluxDB 1.x /write)\n");
+	fprintf(out, "  prometheus output: an HTTP endpoint, text exposition format 0.0.4\n");
 #ifdef HAVE_HIREDIS
 	fprintf(out, "  redis output: hiredis %d.%d.%d\n", HIREDIS_MAJOR, HIREDIS_MINOR, HIREDIS_PATCH);
 #else
@@ -493,7 +495,7 @@ bool isp_channel_uses_key(const struct isp_channel *ch)
 	/* Only Kafka (key = group) and types registered from outside (tests,
 	 * plugins) may route by the key. */
 	if (o == &isp_stdout_ops || o == &isp_file_ops || o == &isp_socket_ops ||
-	    o == &isp_influxdb_ops)
+	    o == &isp_influxdb_ops || o == &isp_prometheus_ops)
 		return false;
 #ifdef HAVE_HIREDIS
 	if (o == &isp_redis_ops)

@@ -23,6 +23,8 @@
 #include "../filters/engine.h"
 #include "../../dsl/compile.h"
 #include "../../outputs/channel.h"
+#include "../../outputs/prometheus.h"
+#include "selfmetrics.h"
 #include "service.h"
 
 #define MAX_OPTIONS 64
@@ -519,7 +521,7 @@ static void progress(void *ctx, uint64_t packets)
 		if (r->rules)
 			isp_rules_print_stats(r->rules, false, stderr);
 	} else {
-		isp_pipeline_sample(g_pipeline, &st, 100);
+		isp_pipeline_sample(g_pipeline, &st, NULL, 100);
 		print_summary(r->reg, &st, now_sec() - r->t0, true);
 		if (r->rules)
 			isp_rules_print_stats(r->rules, true, stderr);
@@ -619,6 +621,14 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 	r.t0 = now_sec();
 	struct isp_pipeline_ctl ctl = { &g_print_stats, progress, &r };
+	/* Prometheus scrapes read the counters while the pipeline runs */
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	static struct self_metrics self;
+	self = (struct self_metrics){ reg, g_pipeline, r.rules, r.channels,
+				      prog ? prog->nchannels : 0,
+				      (double)now.tv_sec + now.tv_nsec / 1e9 };
+	isp_prom_set_self(self_metrics_write, &self);
 	if (isp_pipeline_run(g_pipeline, &ctl) != 0) {
 		fprintf(stderr, "intspect: %s\n", isp_pipeline_error(g_pipeline));
 		rc = 1;
@@ -633,6 +643,7 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 		isp_rules_print_stats(r.rules, false, stderr);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	isp_prom_set_self(NULL, NULL);
 	isp_pipeline_close(g_pipeline);
 	g_pipeline = NULL;
 	isp_rules_free(r.rules);

@@ -458,7 +458,8 @@ static bool answered(const struct worker *w, uint64_t req)
 	       atomic_load_explicit(&w->finished, memory_order_acquire);
 }
 
-unsigned isp_pipeline_sample(struct isp_pipeline *pl, struct isp_stats *st, unsigned wait_ms)
+unsigned isp_pipeline_sample(struct isp_pipeline *pl, struct isp_stats *st,
+			     uint64_t *worker_packets, unsigned wait_ms)
 {
 	unsigned ok = 0;
 
@@ -475,6 +476,8 @@ unsigned isp_pipeline_sample(struct isp_pipeline *pl, struct isp_stats *st, unsi
 	for (unsigned i = 0; i < pl->n; i++) {
 		pthread_mutex_lock(&pl->w[i].snap_mu);
 		isp_stats_add(st, &pl->w[i].snap);
+		if (worker_packets)
+			worker_packets[i] = pl->w[i].snap.packets;
 		pthread_mutex_unlock(&pl->w[i].snap_mu);
 	}
 	pthread_mutex_unlock(&pl->sample_mu);

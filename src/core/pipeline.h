@@ -102,7 +102,8 @@ void isp_pipeline_stats(const struct isp_pipeline *pl, struct isp_stats *st);
  * published ones are summed into st. A worker that does not answer within
  * wait_ms (waiting at a tick) counts with what it published last, so the
  * sums never go back. Returns how many workers answered in time. */
-unsigned isp_pipeline_sample(struct isp_pipeline *pl, struct isp_stats *st, unsigned wait_ms);
+unsigned isp_pipeline_sample(struct isp_pipeline *pl, struct isp_stats *st,
+			     uint64_t *worker_packets, unsigned wait_ms);
 /* Items dropped on the way to their worker (a full ring), any thread. */
 uint64_t isp_pipeline_dropped(const struct isp_pipeline *pl);
 /* How the input was shared, what the mesh spilled or dropped, and the
