@@ -23,7 +23,7 @@ libxxhash-dev libhiredis-dev librdkafka-dev"
 # valgrind, the services they start (Redis, a Kafka broker on Java with its
 # jars from Maven Central), network tools, and DPDK for the DPDK input.
 TEST_PACKAGES="check clang python3 valgrind tcpreplay iproute2 procps socat openjdk-17-jre-headless \
-maven kcat redis-server redis-tools influxdb influxdb-client libdpdk-dev strace systemd mandoc groff-base man-db \
+maven kcat redis-server redis-tools influxdb influxdb-client prometheus libdpdk-dev strace systemd mandoc groff-base man-db \
 debhelper dpkg-dev fakeroot lintian"
 
 # What `make distcheck` runs in the tarball's tree: the suite without

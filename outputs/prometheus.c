@@ -367,7 +367,7 @@ static int prom_open(void **state, const struct isp_channel_cfg *cfg, int *bad_k
 		prom_free(o);
 		return -1;
 	}
-	fprintf(stderr, "intspect: %s: serving http://%s%s\n", o->name, o->where, o->path);
+	fprintf(stderr, "intspect: channel %s: serving http://%s%s\n", o->name, o->where, o->path);
 	*state = o;
 	return 0;
 }

@@ -11,7 +11,8 @@ libispout_la_SOURCES += outputs/prometheus.c outputs/prometheus_series.c \
 	outputs/prometheus_http.c outputs/prometheus.h outputs/prometheus_int.h
 
 TESTS += test/outputs/prometheus/run.sh
-EXTRA_DIST += test/outputs/prometheus/run.sh test/services/prometheus.sh
+EXTRA_DIST += test/outputs/prometheus/run.sh test/outputs/prometheus/expect.py \
+	test/services/prometheus.sh
 
 if HAVE_CHECK
 check_PROGRAMS += test/outputs/prometheus/check_prometheus
