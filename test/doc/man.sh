@@ -260,7 +260,11 @@ if [ -f "$conf" ]; then
 	page_keys "keys of every output section" >"$tmp/page.generic"
 	compare "intspect.conf.5: keys of every output section (stdout-output's)" \
 		"$tmp/page.generic" "$tmp/generic"
-	for t in file redis kafka socket influxdb stdout; do
+	# every type the compiler knows (dsl/channels.c channel_types[])
+	types=$(awk '/channel_types\[\] = \{/ { on = 1 } on { print } on && /};/ { on = 0 }' \
+		"$src/dsl/channels.c" | grep -o '"[a-z]*"' | tr -d '"')
+	[ -n "$types" ] || bad "intspect.conf.5: no channel_types[] found in dsl/channels.c"
+	for t in $types; do
 		printf '%s-output { zz-no-such-key = 1 }\n' "$t" >"$tmp/k.conf"
 		known_of "$tmp/k.conf" >"$tmp/prog"
 		if [ ! -s "$tmp/prog" ]; then

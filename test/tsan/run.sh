@@ -2,7 +2,8 @@
 # test/tsan/run.sh BUILD: the multi-threaded paths under ThreadSanitizer
 # (a build configured with -fsanitize=thread): the pipeline unit test,
 # capture files read as shares by several workers, the UDP listener and
-# DPDK queues on several workers, per-hop rules on 2 and 4 workers. Any
+# DPDK queues on several workers, per-hop rules on 2 and 4 workers, a
+# Prometheus server scraping the counters of 2 workers while they run. Any
 # report of a data race fails the case.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -27,5 +28,6 @@ case_ workers sh "$top/test/inputs/workers.sh"
 case_ udp sh "$top/test/inputs/udp.sh"
 case_ dpdk sh "$top/test/inputs/dpdk.sh"
 case_ perhop sh "$top/test/rules/perhop/run.sh"
+case_ prometheus sh "$top/test/outputs/prometheus/run.sh"
 echo "tsan: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
