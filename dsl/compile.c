@@ -259,6 +259,35 @@ void event_flow_slots(struct compiler *c, struct erule *r, const struct dsl_loc 
 	}
 }
 
+/* timestamp = capture | report | ingress | egress: the attribute whose
+ * value stamps a rule's records (event.c record_time). */
+bool compile_timestamp(struct compiler *c, const struct cfg_kv *kv, struct erule *r)
+{
+	static const char *const words[] = { "capture", "report", "ingress", "egress", NULL };
+	static const char *const attrs[] = { NULL, "int_report.ingress_time",
+					     "int.hop_ingress_times", "int.hop_egress_times" };
+	const char *w;
+
+	r->time_slot = -1;
+	if (!kv)
+		return true;
+	if (!get_string(c, kv, &w))
+		return false;
+	for (unsigned i = 0; words[i]; i++) {
+		if (strcmp(w, words[i]) != 0)
+			continue;
+		if (attrs[i])
+			r->time_slot = compile_slot(c, attrs[i], &kv->value->loc, NULL, NULL);
+		r->time_last = i == 3;
+		return !attrs[i] || r->time_slot >= 0;
+	}
+	const char *hint = closest_word(w, words);
+	dsl_error(c->d, &kv->value->loc, "timestamp: unknown '%s'%s%s%s; known: capture, report, "
+		  "ingress, egress", w, hint ? " (did you mean '" : "", hint ? hint : "",
+		  hint ? "'?)" : "");
+	return false;
+}
+
 void free_erule(struct erule *r)
 {
 	free(r->fmts.of);
@@ -306,7 +335,7 @@ static bool compile_event(struct compiler *c, const struct cfg_section *s)
 	static const char *const keys[] = {
 		"enable", "event", "delta-cond", "attributes", "output-channel", "output-format",
 		"where", "delta-key", "delta-band", "delta-threshold", "keepalive-ms", "max-keys",
-		"per-hop", "idle-timeout-ms", NULL
+		"per-hop", "idle-timeout-ms", "timestamp", NULL
 	};
 	struct isp_program *p = c->prog;
 	bool ok = check_keys(c, s, keys, "an event-report");
@@ -350,6 +379,7 @@ static bool compile_event(struct compiler *c, const struct cfg_section *s)
 		ok &= get_bool(c, kv, &r.per_hop);
 	if ((kv = find_kv(s, "idle-timeout-ms")) && (ok &= get_number(c, kv, 1, 1e12, &d)))
 		r.idle_ns = (uint64_t)(d * 1e6);
+	ok &= compile_timestamp(c, find_kv(s, "timestamp"), &r);
 	if (r.idle_ns && r.ndelta == 0 && ok) {
 		dsl_error(c->d, &find_kv(s, "idle-timeout-ms")->loc,
 			  "idle-timeout-ms expires the keys of a delta-cond: give one");

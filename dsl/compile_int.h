@@ -78,6 +78,7 @@ size_t list_items(const struct cfg_value *v, const struct cfg_value *const **ite
 void free_erule(struct erule *r);
 bool section_enabled(struct compiler *c, const struct cfg_section *s, bool *enabled);
 void event_flow_slots(struct compiler *c, struct erule *r, const struct dsl_loc *loc);
+bool compile_timestamp(struct compiler *c, const struct cfg_kv *kv, struct erule *r);
 /* metrics.c: a metrics { ... } section, as the event reports it stands for */
 bool compile_metrics(struct compiler *c, const struct cfg_section *s);
 

@@ -51,7 +51,7 @@ static const char *const metric_keys[] = {
 	"latency-band", "latency-threshold", "hop-latency-band", "hop-latency-threshold",
 	"tx-utilization-band", "tx-utilization-threshold", "queue-occupancy-band",
 	"queue-occupancy-threshold", "queue-congestion-band", "queue-congestion-threshold",
-	"l4s-band", "l4s-threshold", NULL
+	"l4s-band", "l4s-threshold", "timestamp", NULL
 };
 
 /* Slots of a NULL-ended list of names, appended to *slots. */
@@ -170,6 +170,7 @@ bool compile_metrics(struct compiler *c, const struct cfg_section *s)
 				ok = false;
 			}
 		}
+		ok &= compile_timestamp(c, find_kv(s, "timestamp"), &r);
 		event_flow_slots(c, &r, &s->loc);
 		ok &= channel_list(c, find_kv(s, "output-channel"), &r.channels, &r.nchannels);
 		if (!ok || !enabled) {

@@ -153,6 +153,45 @@ static bool beyond_threshold(const struct erule *r, const struct ev_vals *old,
 	return false;
 }
 
+/* A 32-bit timestamp (v0.5 and v1.0 carry 4 bytes) into the capture
+ * time's epoch: the time nearest to `now` with those low 32 bits. */
+static uint64_t widen32(uint64_t t, uint64_t now)
+{
+	const uint64_t wrap = UINT64_C(1) << 32;
+
+	if (t >= wrap)
+		return t;
+	uint64_t w = (now & ~(wrap - 1)) | t;
+	if (w > now && w - now > wrap / 2 && w >= wrap)
+		w -= wrap;
+	else if (w < now && now - w > wrap / 2)
+		w += wrap;
+	return w;
+}
+
+/* What stamps a record of r: the capture time, or its `timestamp`
+ * attribute (a per-hop rule: the hop's value; else hop 0's, or the last
+ * hop's for egress); the capture time when that is absent. */
+static uint64_t record_time(struct isp_engine *e, const struct erule *r, const struct isp_packet *p)
+{
+	if (r->time_slot < 0)
+		return p->ts_ns;
+	const struct isp_value *v = engine_get(e, p, r->time_slot);
+	uint64_t t;
+
+	if (!v)
+		return p->ts_ns;
+	if (v->is_array) {
+		unsigned k = r->time_last && v->count ? v->count - 1u : 0;
+		if (!v->count || (v->missing & (UINT32_C(1) << k)))
+			return p->ts_ns;
+		t = v->v.arr[k];
+	} else {
+		t = v->v.u;
+	}
+	return widen32(t, p->ts_ns);
+}
+
 /* Line protocol: the delta-key's values are the tags, the event and the
  * attributes the fields (an attribute that is a tag is not repeated). */
 static void write_influx(struct isp_engine *e, const struct erule *r, const struct isp_packet *p)
@@ -160,7 +199,7 @@ static void write_influx(struct isp_engine *e, const struct erule *r, const stru
 	struct rec *rec = &e->rec;
 	char *const *names = e->prog->slot_names;
 
-	rec_influx_begin(rec, r->name, p->ts_ns);
+	rec_influx_begin(rec, r->name, record_time(e, r, p));
 	for (unsigned k = 0; k < r->nkey; k++)
 		rec_influx_tag(rec, names[r->key_slots[k]], engine_get(e, p, r->key_slots[k]));
 	for (int i = -1; i < (int)r->nattr; i++) {
@@ -206,7 +245,7 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 		return;
 	}
 	rec_begin(rec, rec_style_of(format), r->name, "event", 1000, prog->probe_id,
-		  prog->source_name, p->ts_ns);
+		  prog->source_name, record_time(e, r, p));
 	/* MMT-Probe writes every attribute listed, the event's too */
 	const bool skip_event = !rec->mmt;
 	/* the fields are gathered, then written in one go (rec_fields) */

@@ -85,6 +85,8 @@ struct erule {
 	uint64_t keepalive_ns;  /* 0 = off */
 	bool per_hop;           /* once per hop, per-hop attributes as that hop's value */
 	uint64_t idle_ns;       /* idle-timeout-ms: a key without packets expires; 0 = off */
+	int time_slot;          /* timestamp: what stamps a record; -1: the capture time */
+	bool time_last;         /* ... its last hop (egress: the sink's), unless per-hop */
 	int *attr_slots;        /* attributes reported */
 	char **attr_names;
 	unsigned nattr;
