@@ -361,8 +361,9 @@ static int build_head(struct ifx_out *o, const char *method, const char *path, s
 			     "%s %s HTTP/1.1\r\nHost: %s\r\nUser-Agent: intspect/%s\r\n"
 			     "Accept: application/json\r\n"
 			     "Content-Type: text/plain; charset=utf-8\r\n"
-			     "Content-Length: %zu\r\n%s%s%s\r\n",
+			     "Content-Length: %zu\r\n%s%s%s%s\r\n",
 			     method, path, o->host_hdr, PACKAGE_VERSION, len,
+			     o->gz_now ? "Content-Encoding: gzip\r\n" : "",
 			     o->auth ? "Authorization: " : "", o->auth ? o->auth : "",
 			     o->auth ? "\r\n" : "");
 		if (n < 0)

@@ -21,6 +21,10 @@ enum ifx_transport { IFX_HTTP, IFX_UDP };
 
 /* A growable byte string. */
 
+struct ifx_out;
+/* Compress o->body into o->zbody (gzip); -1: out of memory or zlib. */
+int ifx_gzip(struct ifx_out *o);
+
 /* An HTTP response, as far as the channel needs it. */
 struct ifx_resp {
 	int status;
@@ -38,6 +42,11 @@ struct ifx_out {
 	char *auth;                     /* "Basic ..." or NULL */
 	unsigned timeout_ms;
 	bool create_db;
+	bool gzip;                      /* bodies sent gzip-compressed */
+	bool gz_now;                    /* the request being built is */
+	void *zs;                       /* its z_stream, reset per request */
+	struct isp_bytes zbody;         /* the compressed body */
+	uint64_t raw_bytes, gz_bytes;   /* line protocol, and what went out for it */
 	size_t max_body, udp_payload;
 	struct isp_channel *ch;
 	char where[300];                /* "127.0.0.1:8086", for messages */

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "influxdb_int.h"
 #include "kv.h"
@@ -37,6 +38,11 @@ static void ifx_free(struct ifx_out *o)
 	free(o->head.p);
 	free(o->body.p);
 	free(o->in.p);
+	free(o->zbody.p);
+	if (o->zs) {
+		deflateEnd(o->zs);
+		free(o->zs);
+	}
 	free(o);
 }
 
@@ -55,6 +61,10 @@ void ifx_close(void *state)
 			(unsigned long long)o->udp_refused);
 	if (!o->reached && o->last_err[0])
 		ifx_say(o, "never connected: %s", o->last_err);
+	if (o->gzip && o->raw_bytes)
+		ifx_say(o, "gzip: %llu bytes of line protocol sent as %llu (%.1f%%)",
+			(unsigned long long)o->raw_bytes, (unsigned long long)o->gz_bytes,
+			100.0 * (double)o->gz_bytes / (double)o->raw_bytes);
 	ifx_free(o);
 }
 
@@ -100,7 +110,7 @@ static int parse_keys(struct ifx_out *o, const struct isp_channel_cfg *cfg,
 	static const char *const transports[] = { "http", "udp", NULL };
 	static const char *const http_only[] = {
 		"database", "retention-policy", "user", "password", "create-database",
-		"max-body", NULL
+		"max-body", "gzip", NULL
 	};
 	const char *host = "127.0.0.1", *db = NULL, *rp = NULL, *user = NULL, *pass = NULL;
 	uint64_t v, port = 0;
@@ -149,6 +159,9 @@ static int parse_keys(struct ifx_out *o, const struct isp_channel_cfg *cfg,
 		} else if (!strcmp(k, "create-database")) {
 			rc = isp_kv_bool(kv, &b, err, errlen);
 			o->create_db = b;
+		} else if (!strcmp(k, "gzip")) {
+			rc = isp_kv_bool(kv, &b, err, errlen);
+			o->gzip = b;
 		} else if (!strcmp(k, "max-body")) {
 			rc = isp_kv_size(kv, 1024, 1ull << 30, &v, err, errlen);
 			o->max_body = (size_t)v;
@@ -234,7 +247,7 @@ int ifx_open(void **state, const struct isp_channel_cfg *cfg,
 	static const char *const known[] = {
 		"host", "port", "database", "retention-policy", "user", "password",
 		"transport", "timeout-ms", "create-database", "max-body", "udp-payload",
-		NULL
+		"gzip", NULL
 	};
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_flags = AI_NUMERICSERV };
 	struct addrinfo *ai = NULL;

@@ -10,8 +10,8 @@ libispout_la_SOURCES = \
 	outputs/fdlines.c outputs/fdlines.h \
 	outputs/builtin.h \
 	outputs/stdout.c outputs/file.c
-libispout_la_CFLAGS = $(AM_CFLAGS) -pthread
-libispout_la_LIBADD = -lpthread
+libispout_la_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) -pthread
+libispout_la_LIBADD = $(ZLIB_LIBS) -lpthread
 EXTRA_DIST += outputs/README.md
 
 if HAVE_CHECK

@@ -25,11 +25,78 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "../tcfg.h"
 #include "ifxtest.h"
 
 /* ---- HTTP ------------------------------------------------------------------------ */
+
+/* gunzip a request body (zlib, gzip wrapper); malloc'd, NUL-terminated. */
+static char *gunzip(const char *p, size_t n, size_t *out_len)
+{
+	z_stream z = { 0 };
+	size_t cap = 1 << 20;
+	char *out = malloc(cap);
+
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_eq(inflateInit2(&z, 15 + 16), Z_OK);
+	z.next_in = (Bytef *)p;
+	z.avail_in = (uInt)n;
+	z.next_out = (Bytef *)out;
+	z.avail_out = (uInt)(cap - 1);
+	ck_assert_int_eq(inflate(&z, Z_FINISH), Z_STREAM_END);
+	*out_len = cap - 1 - z.avail_out;
+	out[*out_len] = 0;
+	inflateEnd(&z);
+	return out;
+}
+
+START_TEST(gzip_bodies)
+{
+	const char *kv[] = { "database=db", "gzip=true", NULL };
+	struct isp_channel *ch;
+	struct isp_channel_stats st;
+	size_t raw = 0, sent = 0;
+	char all[1 << 16] = "";
+
+	server_start(NULL, 0, A204);
+	ch = must_open(srv.port, kv);
+	put_n(ch, 0, 500);
+	cap_start();
+	isp_channel_drain(ch);
+	st = stats(ch);
+	ck_assert_uint_eq(st.delivered, 500);
+	ck_assert_uint_eq(st.dropped, 0);
+	isp_channel_close(ch);
+	char *said = cap_end();
+	/* every write with a body is gzip, and gunzips to the lines sent */
+	for (size_t i = 0; i < srv.nreq; i++) {
+		if (!srv.req[i].body_len)
+			continue;
+		ck_assert_ptr_nonnull(srv.req[i].encoding);
+		ck_assert_str_eq(srv.req[i].encoding, "gzip");
+		size_t n;
+		char *text = gunzip(srv.req[i].body, srv.req[i].body_len, &n);
+		ck_assert_uint_lt(strlen(all) + n + 2, sizeof(all));
+		strcat(all, text);
+		strcat(all, "\n");
+		raw += n;
+		sent += srv.req[i].body_len;
+		free(text);
+	}
+	ck_assert_str_eq(all, expect_n(0, 500));
+	ck_assert_uint_lt(sent, raw / 2);       /* repetitive lines: well under half */
+	/* the close says what was saved */
+	ck_assert_msg(strstr(said, "gzip: ") && strstr(said, "bytes of line protocol sent as"), "%s",
+		      said);
+	free(said);
+	/* the empty write of open has no body, so no encoding */
+	ck_assert_uint_eq(srv.req[0].body_len, 0);
+	ck_assert_ptr_null(srv.req[0].encoding);
+	server_stop();
+}
+END_TEST
 
 START_TEST(delivered_204)
 {
@@ -562,12 +629,14 @@ START_TEST(key_errors)
 	const char *twice[] = { "database=x", "database=y", NULL };
 	const char *cdb[] = { "database=x", "create-database=maybe", NULL };
 	const char *nohost[] = { "database=x", "host=no-such-host.invalid", NULL };
+	const char *gzudp[] = { "transport=udp", "gzip=true", NULL };
+	const char *gzbad[] = { "database=x", "gzip=yes please", NULL };
 
 	open_fails(typo, "test.conf:2:3: unknown key 'databse' for an influxdb output (did "
 		   "you mean 'database'?); known: enable, queue-records, queue-bytes, "
 		   "drop-policy, batch, flush-ms, shutdown-ms, format, host, port, database, "
 		   "retention-policy, user, password, transport, timeout-ms, create-database, "
-		   "max-body, udp-payload");
+		   "max-body, udp-payload, gzip");
 	open_fails(nodb, "test.conf:1:1: an influxdb output needs 'database' (the database "
 		   "records are written into)");
 	open_fails(udpdb, "test.conf:3:3: database applies to transport = http only (a UDP "
@@ -587,6 +656,8 @@ START_TEST(key_errors)
 	open_fails(twice, "test.conf:3:3: duplicate key 'database' (first at line 2)");
 	open_fails(cdb, "test.conf:3:3: bad value 'maybe' for create-database: expected "
 		   "true or false");
+	open_fails(gzudp, "test.conf:3:3: gzip applies to transport = http only");
+	open_fails(gzbad, "test.conf:3:3: bad value 'yes please' for gzip: expected true or false");
 	/* (where the resolver answers: without one, the name is not known
 	 * not to exist) */
 	struct addrinfo *ai = NULL;
@@ -636,6 +707,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, delivered_204);
+	tcase_add_test(tc, gzip_bodies);
 	tcase_add_test(tc, refused_400);
 	tcase_add_test(tc, refused_400_batch);
 	tcase_add_test(tc, database_not_found);

@@ -76,8 +76,14 @@ static bool read_request(int fd, struct request *rq)
 	rq->path = strndup(p + 1, strcspn(p + 1, " "));
 	p = strcasestr(b, "\r\nauthorization: ");
 	rq->auth = p ? strndup(p + 17, strcspn(p + 17, "\r")) : NULL;
+	p = strcasestr(b, "\r\ncontent-encoding: ");
+	rq->encoding = p ? strndup(p + 20, strcspn(p + 20, "\r")) : NULL;
 	rq->body_len = need - (size_t)(he - b) - 4;
-	rq->body = strndup(he + 4, rq->body_len);
+	/* binary (gzip) bodies too: copied whole, NUL added */
+	if ((rq->body = malloc(rq->body_len + 1))) {
+		memcpy(rq->body, he + 4, rq->body_len);
+		rq->body[rq->body_len] = '\0';
+	}
 	free(b);
 	return true;
 gone:
@@ -202,6 +208,7 @@ void server_stop(void)
 		free(srv.req[i].path);
 		free(srv.req[i].body);
 		free(srv.req[i].auth);
+		free(srv.req[i].encoding);
 	}
 }
 

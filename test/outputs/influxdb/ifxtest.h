@@ -27,7 +27,7 @@ struct answer {
 
 struct request {
 	char method[8];
-	char *path, *body, *auth;
+	char *path, *body, *auth, *encoding;      /* encoding: Content-Encoding */
 	size_t body_len;
 	int status;             /* what it was answered */
 };

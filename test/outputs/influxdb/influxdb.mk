@@ -22,5 +22,5 @@ test_outputs_influxdb_check_influxdb_SOURCES = test/outputs/influxdb/check_influ
 	test/outputs/influxdb/ifxtest.c test/outputs/influxdb/ifxtest.h \
 	test/outputs/tcfg.c test/outputs/tcfg.h
 test_outputs_influxdb_check_influxdb_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
-test_outputs_influxdb_check_influxdb_LDADD = libispout.la $(CHECK_LIBS) -lpthread
+test_outputs_influxdb_check_influxdb_LDADD = libispout.la $(CHECK_LIBS) $(ZLIB_LIBS) -lpthread
 endif

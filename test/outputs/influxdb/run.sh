@@ -8,7 +8,7 @@
 # and types, timestamps, and no point more or less.
 #   http: an event rule with a delta-key (tags), one without, a query rule
 #     grouped by an address and a path (tags), per-hop values;
-#   create-database: the database made by the channel;
+#   create-database: the database made by the channel, bodies gzip'd;
 #   udp: the same rules to the UDP listener (database "udpdb");
 #   outage: influxd stopped and started again while intspect takes reports
 #     on its UDP input (-u, fed at a fixed pace by send_reports.py): then
@@ -152,14 +152,19 @@ if isp http "$tmp/http.conf" -r "$cap"; then
 	compare http t_http "$tmp/http.json"
 fi
 
-# ---- create-database ----
-{ printf 'influxdb-output tsdb { port = %s; database = "t new"; create-database = true; max-body = "4k" }\n' "$P"
+# ---- create-database, gzip ----
+{ printf 'influxdb-output tsdb { port = %s; database = "t new"; create-database = true; max-body = "4k"; gzip = true }\n' "$P"
   rules tsdb "$tmp/create.json"; } >"$tmp/create.conf"
 if isp create "$tmp/create.conf" -r "$cap"; then
 	if grep -q 'intspect: channel tsdb: influxdb 127.0.0.1:[0-9]*: created database "t new"' "$tmp/create.err"; then
 		ok "create-database: said"
 	else
 		bad "create-database: not said" "$tmp/create.err"
+	fi
+	if grep -q 'intspect: channel tsdb: influxdb 127.0.0.1:[0-9]*: gzip: [0-9]* bytes of line protocol sent as [0-9]*' "$tmp/create.err"; then
+		ok "gzip: the bodies InfluxDB took were compressed ($(sed -n 's/.*gzip: .*(\(.*\))$/\1/p' "$tmp/create.err") of the line protocol)"
+	else
+		bad "gzip: not said" "$tmp/create.err"
 	fi
 	compare create "t new" "$tmp/create.json"
 fi
