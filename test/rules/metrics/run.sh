@@ -69,10 +69,12 @@ for cap in a b c; do
 		{ diff "$tmp/h.out" "$tmp/m.out" | head; cat "$tmp/m.err"; } >"$tmp/d"
 		bad "capture $cap: metrics and the reports by hand differ (exit $rc, $n records)" "$tmp/d"
 	fi
-	"$bld/intspect" -C "$tmp/m.conf" -r "$tmp/$cap.pcap" -w 2 2>/dev/null | sort >"$tmp/m2.out"
-	sort "$tmp/m.out" | cmp -s - "$tmp/m2.out" && [ -s "$tmp/m2.out" ] &&
-		ok "capture $cap: 2 workers, the same records" ||
-		bad "capture $cap: 2 workers differ"
+	for w in 2 4; do
+		"$bld/intspect" -C "$tmp/m.conf" -r "$tmp/$cap.pcap" -w $w 2>/dev/null | sort >"$tmp/m$w.out"
+		sort "$tmp/m.out" | cmp -s - "$tmp/m$w.out" && [ -s "$tmp/m$w.out" ] &&
+			ok "capture $cap: $w workers, the same records" ||
+			bad "capture $cap: $w workers differ"
+	done
 done
 for want in flow_path flow_latency flow_hop_latency egress_tx queue_occupancy; do
 	"$bld/intspect" -C "$tmp/m.conf" -r "$tmp/a.pcap" 2>/dev/null | grep -q "\"report\":\"net_$want\"" ||
