@@ -10,7 +10,9 @@
 #     matched report, or hop, of every table): the reduction event
 #     detection gives, with the bands below;
 #   - with influxd installed: points per second delivered to a real
-#     InfluxDB over HTTP (test/services/influxdb.sh on loopback).
+#     InfluxDB over HTTP (test/services/influxdb.sh on loopback), every
+#     point (drop-policy = block, no shutdown deadline), bodies plain and
+#     gzip'd.
 #
 #   ./setup.sh build && bench/metrics.sh [PACKETS [RUNS]]
 set -eu
@@ -65,12 +67,16 @@ if command -v influxd >/dev/null 2>&1; then
 	trap 'sh "$svc" stop "$tmp/influxd" >/dev/null 2>&1' EXIT
 	rm -rf "$tmp/influxd"
 	ports=$(sh "$svc" start "$tmp/influxd")
-	metrics_conf "$tmp/metrics-influx.conf" "influxdb-output out { port = ${ports% *}; database = \"int\"; create-database = true; batch = 5000; queue-records = 4000000; queue-bytes = 1073741824 }"
-	/usr/bin/time -f "%e" -o "$tmp/influx.time" \
-		"$bld/intspect" -C "$tmp/metrics-influx.conf" -r "$cap" -q 2>"$tmp/influx.err" >/dev/null || true
-	d=$(sed -n 's/.*channel out: [0-9]* records queued, \([0-9]*\) delivered.*/\1/p' "$tmp/influx.err")
-	awk -v d="$d" -v el="$(cat "$tmp/influx.time")" 'BEGIN {
-		printf "  InfluxDB (HTTP, loopback, batches of 5000): %d points delivered in %.2f s, %.0f points/s\n", d, el, d / el }'
+	for gz in false true; do
+		metrics_conf "$tmp/metrics-influx.conf" "influxdb-output out { port = ${ports% *}; database = \"int_$gz\"; create-database = true; gzip = $gz; batch = 5000; queue-records = 4000000; queue-bytes = 1073741824; drop-policy = block; shutdown-ms = 600000 }"
+		/usr/bin/time -f "%e" -o "$tmp/influx.time" \
+			"$bld/intspect" -C "$tmp/metrics-influx.conf" -r "$cap" -q 2>"$tmp/influx.err" >/dev/null || true
+		d=$(sed -n 's/.*channel out: [0-9]* records queued, \([0-9]*\) delivered.*/\1/p' "$tmp/influx.err")
+		ratio=$(sed -n 's/.*gzip: .*(\(.*\))$/, bodies gzip'"'"'d to \1/p' "$tmp/influx.err")
+		# (time writes "Command exited with non-zero status N" first then)
+		awk -v d="$d" -v el="$(tail -n 1 "$tmp/influx.time")" -v gz="$gz" -v ratio="$ratio" 'BEGIN {
+			printf "  InfluxDB (HTTP, loopback, batches of 5000, gzip = %s): %d points delivered in %.2f s, %.0f points/s%s\n", gz, d, el, d / el, ratio }'
+	done
 else
 	echo "  InfluxDB: influxd not installed, not measured"
 fi

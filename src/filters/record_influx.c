@@ -20,32 +20,56 @@
 #include "../core/value.h"
 #include "record.h"
 
-/* Text with the characters of esc escaped by a backslash (in names and
- * tag values: comma, space and equals sign, which would end the element;
- * in a string field: the quote and the backslash); a line break, which
- * would end the line whatever its escape, becomes a space. */
-#define ESC_MEASUREMENT ", "
-#define ESC_NAME ", ="
-#define ESC_STRING "\"\\"
+/* Text with the characters of its class escaped by a backslash (in
+ * names and tag values: comma, space and equals sign, which would end the
+ * element; in a measurement: comma and space; in a string field: the
+ * quote and the backslash); a line break, which would end the line
+ * whatever its escape, becomes a space (escaped where a space is). Runs of
+ * plain characters go out in one copy: names rarely need an escape. */
+enum { ESC_MEASUREMENT = 1, ESC_NAME = 2, ESC_STRING = 4, ESC_BREAK = 8 };
 
-static void put_escaped(struct rec *r, const char *s, size_t n, const char *esc)
+static const uint8_t esc_class[256] = {
+	[','] = ESC_MEASUREMENT | ESC_NAME,
+	[' '] = ESC_MEASUREMENT | ESC_NAME,
+	['='] = ESC_NAME,
+	['"'] = ESC_STRING,
+	['\\'] = ESC_STRING,
+	['\n'] = ESC_BREAK,
+	['\r'] = ESC_BREAK,
+};
+
+static void put_escaped(struct rec *r, const char *s, size_t n, unsigned cls)
 {
-	char b[256];
-	size_t k = 0;
+	const unsigned stop = cls | ESC_BREAK;
+	size_t i = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (k + 2 > sizeof(b)) {
-			jsonw_raw(&r->w, b, k);
-			k = 0;
-		}
-		if (c == '\n' || c == '\r')
-			c = ' ';
-		if (c && strchr(esc, c))
-			b[k++] = '\\';
-		b[k++] = c;
+	while (i < n) {
+		size_t j = i;
+		while (j < n && !(esc_class[(uint8_t)s[j]] & stop))
+			j++;
+		if (j > i)
+			jsonw_raw(&r->w, s + i, j - i);
+		if (j == n)
+			return;
+		char e[2];
+		size_t k = 0;
+		char c = s[j] == '\n' || s[j] == '\r' ? ' ' : s[j];
+		if (esc_class[(uint8_t)c] & cls)
+			e[k++] = '\\';
+		e[k++] = c;
+		jsonw_raw(&r->w, e, k);
+		i = j + 1;
 	}
-	jsonw_raw(&r->w, b, k);
+}
+
+/* An unsigned integer field value, InfluxDB's `i` suffix. */
+static void put_int(struct rec *r, uint64_t u)
+{
+	char b[24];
+	size_t n = jsonw_utoa(u, b);
+
+	b[n++] = 'i';
+	jsonw_raw(&r->w, b, n);
 }
 
 static void put_quoted(struct rec *r, const char *s, size_t n)
@@ -79,8 +103,13 @@ static void field_key(struct rec *r, const char *name, int hop)
 
 	field_sep(r);
 	put_escaped(r, name, strlen(name), ESC_NAME);
-	if (hop >= 0)
-		jsonw_raw(&r->w, b, (size_t)snprintf(b, sizeof(b), ".%d", hop));
+	if (hop >= 0) {
+		b[0] = '.';
+		size_t n = 1 + jsonw_utoa((uint64_t)hop, b + 1);
+		b[n++] = '=';
+		jsonw_raw(&r->w, b, n);
+		return;
+	}
 	jsonw_raw(&r->w, "=", 1);
 }
 
@@ -97,11 +126,12 @@ static void put_elem(struct rec *r, const struct isp_value *v, uint64_t u)
 	case ISP_T_U64:
 	case ISP_T_TIMESTAMP:
 		/* InfluxDB's integers are signed 64-bit: beyond, a float */
-		if (u > INT64_MAX)
+		if (u > INT64_MAX) {
 			n = (size_t)snprintf(b, sizeof(b), "%.17g", (double)u);
-		else
-			n = (size_t)snprintf(b, sizeof(b), "%" PRIu64 "i", u);
-		jsonw_raw(&r->w, b, n);
+			jsonw_raw(&r->w, b, n);
+		} else {
+			put_int(r, u);
+		}
 		return;
 	default:
 		n = isp_value_text(v, u, b, sizeof(b));
@@ -152,7 +182,12 @@ void rec_influx_xfield(struct rec *r, const char *name, int hop, const struct xv
 		return;
 	case XK_INT:
 		field_key(r, name, hop);
-		jsonw_raw(&r->w, b, (size_t)snprintf(b, sizeof(b), "%lldi", (long long)v->u.i));
+		if (v->u.i < 0) {
+			jsonw_raw(&r->w, "-", 1);
+			put_int(r, 0 - (uint64_t)v->u.i);
+		} else {
+			put_int(r, (uint64_t)v->u.i);
+		}
 		return;
 	case XK_FLOAT:
 		if (!isfinite(v->u.f))
@@ -227,7 +262,8 @@ size_t rec_influx_end(struct rec *r)
 	r->influx = false;
 	if (r->influx_fields == 0 || r->w.overflow)
 		return 0;
-	jsonw_raw(&r->w, b, (size_t)snprintf(b, sizeof(b), " %" PRIu64, r->influx_ts));
+	b[0] = ' ';
+	jsonw_raw(&r->w, b, 1 + jsonw_utoa(r->influx_ts, b + 1));
 	if (r->w.overflow)
 		return 0;
 	r->buf[r->w.len] = 0;
