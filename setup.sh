@@ -23,7 +23,7 @@ libxxhash-dev zlib1g-dev libhiredis-dev librdkafka-dev"
 # valgrind, the services they start (Redis, a Kafka broker on Java with its
 # jars from Maven Central), network tools, and DPDK for the DPDK input.
 TEST_PACKAGES="check clang python3 valgrind tcpreplay iproute2 procps socat openjdk-17-jre-headless \
-maven kcat redis-server redis-tools influxdb influxdb-client prometheus libdpdk-dev strace systemd mandoc groff-base man-db \
+maven kcat redis-server redis-tools influxdb influxdb-client prometheus libclang-rt-14-dev cppcheck libdpdk-dev strace systemd mandoc groff-base man-db \
 debhelper dpkg-dev fakeroot lintian"
 
 # What `make distcheck` runs in the tarball's tree: the suite without
@@ -99,6 +99,29 @@ run_tests() {
 		CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS=-fsanitize=thread
 	sh test/tsan/run.sh build/tsan >build/tsan/tsan.out 2>&1 || status=1
 	cat build/tsan/tsan.out
+	# every libFuzzer target (clang, ASan + UBSan) briefly from its corpus;
+	# the campaign is bench/fuzz.sh with its defaults
+	FUZZ_BUILD=$top/build/fuzz FUZZ_OUT=$top/build/fuzz/smoke sh bench/fuzz.sh 20 0 3 \
+		>build/fuzz-smoke.log 2>&1
+	fz=$?
+	{
+		for row in build/fuzz/smoke/*.row; do
+			[ -f "$row" ] || continue
+			set -- $(cat "$row")
+			if [ "$7" = 0 ]; then
+				echo "ok fuzz $1: $3 executions in $2, no finding"
+			else
+				echo "FAIL fuzz $1: $7 finding(s) in build/fuzz/smoke/$1/findings"
+			fi
+		done
+		[ "$fz" -ne 0 ] && [ "$fz" -ne 1 ] && echo "FAIL fuzz: bench/fuzz.sh exit $fz (build/fuzz-smoke.log)"
+	} >build/fuzz-smoke.out
+	[ "$fz" -eq 77 ] && echo "skip fuzz: no clang" >build/fuzz-smoke.out
+	n_ok=$(grep -c '^ok ' build/fuzz-smoke.out)
+	n_bad=$(grep -c '^FAIL ' build/fuzz-smoke.out)
+	echo "fuzz: $n_ok passed, $n_bad failed" >>build/fuzz-smoke.out
+	[ "$n_bad" -eq 0 ] || status=1
+	cat build/fuzz-smoke.out
 	# the release tarball: builds and tests out of tree (a smoke subset,
 	# the whole suite ran above), installs, installchecks, uninstalls
 	if make -C build/rel distcheck TESTS="$DISTCHECK_TESTS" >build/rel/distcheck.log 2>&1; then
@@ -119,7 +142,7 @@ run_tests() {
 	grep -E '^(ok|FAIL|package:|skip)' build/rel/package.out
 	# one closing line over every test case: script cases and Check tests
 	counts=$(cat $(find build/asan/test -name '*.log' ! -name test-suite.log) build/rel/alloc.out \
-		build/tsan/tsan.out build/rel/distcheck.out build/rel/package.out 2>/dev/null |
+		build/tsan/tsan.out build/fuzz-smoke.out build/rel/distcheck.out build/rel/package.out 2>/dev/null |
 		awk '/^[0-9]+%: Checks:/ { gsub(",", ""); p += $3 - $5 - $7; f += $5 + $7 }
 		     / passed, [0-9]+ failed$/ { p += $(NF-3); f += $(NF-1) }
 		     END { printf "%d %d", p, f }')

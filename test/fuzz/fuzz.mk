@@ -25,7 +25,7 @@ noinst_PROGRAMS += test/fuzz/fuzz_dissect
 test_fuzz_fuzz_dissect_SOURCES = test/fuzz/fuzz_dissect.c $(CORE_SOURCES) $(PLUGIN_SOURCES)
 test_fuzz_fuzz_dissect_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer-no-link
 test_fuzz_fuzz_dissect_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
-test_fuzz_fuzz_dissect_LDADD = $(PCAP_LIBS)
+test_fuzz_fuzz_dissect_LDADD = $(DPDK_LIB) $(PCAP_LIBS) $(XXHASH_LIBS) -lm -lpthread
 else
 check_PROGRAMS += test/fuzz/fuzz_dissect
 test_fuzz_fuzz_dissect_SOURCES = $(FUZZ_REPLAY_SOURCES)
@@ -36,3 +36,26 @@ endif
 
 .PHONY: fuzz
 fuzz: test/fuzz/fuzz_dissect
+
+# test/fuzz/fuzz_pcap: the capture-file readers (pcapmap.c, libpcap through
+# source.c) on whole files, each packet dissected. The replay runs over
+# corpus/pcap in `make check`; `make fuzz` builds the libFuzzer binary.
+check_PROGRAMS += test/fuzz/fuzz_pcap_replay
+test_fuzz_fuzz_pcap_replay_SOURCES = test/fuzz/fuzz_pcap.c test/fuzz/fuzz_main.c
+test_fuzz_fuzz_pcap_replay_LDADD = libispcore.la $(PCAP_LIBS)
+TESTS += test/fuzz/replay_pcap.sh
+EXTRA_DIST += test/fuzz/replay_pcap.sh
+
+if HAVE_LIBFUZZER
+noinst_PROGRAMS += test/fuzz/fuzz_pcap
+test_fuzz_fuzz_pcap_SOURCES = test/fuzz/fuzz_pcap.c $(CORE_SOURCES) $(PLUGIN_SOURCES)
+test_fuzz_fuzz_pcap_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer-no-link
+test_fuzz_fuzz_pcap_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+test_fuzz_fuzz_pcap_LDADD = $(DPDK_LIB) $(PCAP_LIBS) $(XXHASH_LIBS) -lm -lpthread
+else
+check_PROGRAMS += test/fuzz/fuzz_pcap
+test_fuzz_fuzz_pcap_SOURCES = test/fuzz/fuzz_pcap.c test/fuzz/fuzz_main.c
+test_fuzz_fuzz_pcap_LDADD = libispcore.la $(PCAP_LIBS)
+endif
+
+fuzz: test/fuzz/fuzz_pcap
