@@ -55,6 +55,8 @@ test_fuzz_fuzz_pcap_LDADD = $(DPDK_LIB) $(PCAP_LIBS) $(XXHASH_LIBS) -lm -lpthrea
 else
 check_PROGRAMS += test/fuzz/fuzz_pcap
 test_fuzz_fuzz_pcap_SOURCES = test/fuzz/fuzz_pcap.c test/fuzz/fuzz_main.c
+test_fuzz_fuzz_pcap_CFLAGS = $(AM_CFLAGS)
+test_fuzz_fuzz_pcap_LDFLAGS = $(AM_LDFLAGS)
 test_fuzz_fuzz_pcap_LDADD = libispcore.la $(PCAP_LIBS)
 endif
 
