@@ -93,7 +93,8 @@ void isp_prom_sample(struct isp_prom_text *t, const char *name, uint64_t v,
 	va_start(ap, nlabels);
 	put_labels(t, nlabels, ap);
 	va_end(ap);
-	text_put(t, num, (size_t)snprintf(num, sizeof(num), " %llu\n", (unsigned long long)v));
+	int n = snprintf(num, sizeof(num), " %llu\n", (unsigned long long)v);
+	text_put(t, num, (size_t)n);
 }
 
 void isp_prom_sample_real(struct isp_prom_text *t, const char *name, double v,
@@ -110,8 +111,10 @@ void isp_prom_sample_real(struct isp_prom_text *t, const char *name, double v,
 		text_puts(t, " NaN\n");
 	else if (isinf(v))
 		text_puts(t, v > 0 ? " +Inf\n" : " -Inf\n");
-	else
-		text_put(t, num, (size_t)snprintf(num, sizeof(num), " %.17g\n", v));
+	else {
+		int n = snprintf(num, sizeof(num), " %.17g\n", v);
+		text_put(t, num, (size_t)n);
+	}
 }
 
 /* ---- the program's counters ---- */

@@ -210,7 +210,8 @@ const struct isp_value *engine_hop_value(struct isp_engine *e, const struct isp_
 {
 	unsigned h = (unsigned)e->hop;
 
-	if (h >= v->count || h >= ISP_MAX_HOPS || (h < 32 && (v->missing >> h & 1)))
+	_Static_assert(ISP_MAX_HOPS <= 32, "one missing bit per hop");
+	if (h >= v->count || h >= ISP_MAX_HOPS || (v->missing >> h & 1))
 		return NULL;
 	struct isp_value *o = &e->hopval[slot];
 	o->type = v->type;

@@ -163,8 +163,10 @@ void rec_influx_field(struct rec *r, const char *name, const struct isp_value *v
 		put_elem(r, v, v->v.u);
 		return;
 	}
+	/* ISP_MAX_HOPS <= 32: a hop's bit is in `missing` */
+	_Static_assert(ISP_MAX_HOPS <= 32, "one missing bit per hop");
 	for (unsigned h = 0; h < v->count && h < ISP_MAX_HOPS; h++) {
-		if (h < 32 && (v->missing >> h & 1))
+		if (v->missing >> h & 1)
 			continue;
 		field_key(r, name, (int)h);
 		put_elem(r, v, v->v.arr[h]);

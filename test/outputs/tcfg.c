@@ -37,6 +37,8 @@ static void *with_section(const char *type, const char *const *kvs,
 	};
 
 	err[0] = '\0';
+	/* what use returns (a channel, or a flag), not cfg */
+	// cppcheck-suppress returnDanglingLifetime
 	return use(&cfg, err, errlen);
 }
 

@@ -49,8 +49,11 @@ static char *http(unsigned port, const char *request)
 	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
 	ck_assert_int_eq(send(fd, request, strlen(request), 0), (ssize_t)strlen(request));
 	for (;;) {
-		if (n + 1 == cap)
-			ck_assert_ptr_nonnull(buf = realloc(buf, cap *= 2));
+		if (n + 1 == cap) {
+			char *more = realloc(buf, cap *= 2);
+			ck_assert_ptr_nonnull(more);
+			buf = more;
+		}
 		ssize_t r = recv(fd, buf + n, cap - 1 - n, 0);
 		if (r <= 0)
 			break;
