@@ -68,6 +68,7 @@ struct file_out {
 	int64_t sample_ns;              /* cache-period */
 	unsigned retain;                /* retain-files; 0 keeps all */
 	char *chname;                   /* for messages */
+	int failing;                    /* the errno of an outage said, 0: none */
 };
 
 /* The output-dir layout: the next file's name, from the wall clock (the
@@ -113,10 +114,31 @@ static void close_fd(struct file_out *o)
 	o->fd = -1;
 }
 
+/* A write or an open failed with e: said once an outage (a full disk
+ * fails every retry), with what happens to the records. */
+static void outage(struct file_out *o, const char *what, int e)
+{
+	if (o->failing)
+		return;
+	o->failing = e ? e : EIO;
+	fprintf(stderr, "intspect: channel %s: cannot %s '%s': %s; records wait in the queue, "
+		"retrying\n", o->chname, what, o->path, strerror(o->failing));
+}
+
+static void recovered(struct file_out *o)
+{
+	if (!o->failing)
+		return;
+	o->failing = 0;
+	fprintf(stderr, "intspect: channel %s: writing '%s' again\n", o->chname, o->path);
+}
+
 static int reopen(struct file_out *o)
 {
-	if (open_path(o) != 0)
+	if (open_path(o) != 0) {
+		outage(o, "open", errno);
 		return -1;
+	}
 	if (o->ch)
 		isp_channel_add_reconnects(o->ch, 1);
 	return 0;
@@ -551,9 +573,12 @@ static size_t file_write(void *state, const struct isp_record *recs, size_t n)
 
 		o->size += wrote;
 		i += k;
-		if (e)
+		if (e) {
+			outage(o, "write", e);
 			return i;
+		}
 	}
+	recovered(o);
 	return n;
 }
 

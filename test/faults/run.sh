@@ -1,0 +1,149 @@
+#!/bin/sh
+# test/faults/run.sh - faults of the host under a running intspect (the UDP
+# report listener fed by a paced sender, records to a file channel):
+#   disk full: the file's filesystem (a 256 KiB tmpfs in a mount namespace
+#     of its own) fills mid-run, then space comes back: writing resumes;
+#     what could not wait is dropped and counted; at exit queued =
+#     delivered + dropped, the file holds exactly the delivered records,
+#     every line whole JSON (a write cut by ENOSPC is completed, not left
+#     half);
+#   file removed: the file is deleted while written (a hard link keeps its
+#     lines): the channel opens a new one, and the two hold the delivered
+#     records exactly, none lost;
+#   files removed under rotation: rotated files deleted as they appear
+#     (rotate-mb = 1, keep = 2): no error, counters reconcile, every kept
+#     line whole.
+# The disk-full case needs root and unshare(1) (skipped otherwise; the
+# scenario is full.sh, run inside the namespace).
+# Prints ok NAME / FAIL NAME, then "faults: N passed, M failed".
+set -u
+src=${top_srcdir:-.}
+bld=$(cd "${top_builddir:-.}" && pwd)
+tmp=$(mktemp -d)
+pid=""
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+. "$src/test/tools/checks.sh"
+send=$(cd "$src/test/inputs" && pwd)/send_reports.py
+
+free_udp() {
+	python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# counters ERR: "queued delivered dropped retried reconnects" of channel out
+counters() {
+	sed -n 's/^intspect: channel out: \([0-9]*\) records queued, \([0-9]*\) delivered, \([0-9]*\) dropped, \([0-9]*\) retried, \([0-9]*\) reconnects.*/\1 \2 \3 \4 \5/p' "$1"
+}
+
+# whole FILE...: every line a JSON object ended by a newline; prints how many
+whole() {
+	python3 - "$@" <<'PY'
+import json, sys
+n = 0
+for f in sys.argv[1:]:
+    for i, line in enumerate(open(f, 'rb')):
+        assert line.endswith(b'\n'), '%s:%d: no newline' % (f, i + 1)
+        json.loads(line)
+        n += 1
+print(n)
+PY
+}
+
+"$bld/intgen" -o "$tmp/r.pcap" -n 1000 --seed 3 --format report --report-version 2.0 --hops 3 \
+	>/dev/null 2>&1 || { bad "intgen"; summary faults; exit 1; }
+rules() {       # FILE-OUTPUT-KEYS
+	printf 'file-output out { %s }\n' "$1"
+	printf 'event-report each {\n  event = "int_report.seq_num"\n'
+	printf '  attributes = {"ip.src", "ip.dst", "int.hop_switch_ids", "int.hop_latencies", "int.hop_queue_occups"}\n'
+	printf '  output-channel = {out}\n}\n'
+}
+
+# ---- disk full, then space again ----
+if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null 2>&1 && unshare -m true 2>/dev/null; then
+	port=$(free_udp)
+	mkdir "$tmp/disk"
+	rules "path = \"$tmp/disk/out.json\"; flush-ms = 10; queue-records = 400" >"$tmp/full.conf"
+	unshare -m sh "$src/test/faults/full.sh" "$tmp" "$bld/intspect" "$send" "$port"
+	rc=$(cat "$tmp/full.rc" 2>/dev/null || echo "?")
+	set -- $(counters "$tmp/full.err") x x x x x
+	q=$1 d=$2 x=$3 r=$4
+	lines=$(whole "$tmp/full.json" 2>"$tmp/whole.err") || lines="bad"
+	avail=$(awk '{ print $4 }' "$tmp/full.df" 2>/dev/null)
+	if [ "$q" = 2000 ] && [ "$lines" = "$d" ] && [ "$q" -eq $((d + x)) ] 2>/dev/null &&
+	   [ "$x" -gt 0 ] && [ "$r" -gt 0 ] && [ "$avail" = 0 ] && [ "$d" -gt 400 ] &&
+	   { [ "$rc" = 3 ] || [ "$rc" = 0 ]; }; then
+		ok "disk full mid-run: $d of 2000 records written, $x dropped and counted, $r retried; the file holds exactly the $d, every line whole (exit $rc)"
+	else
+		{ echo "exit $rc, counters: queued $q delivered $d dropped $x retried $r; lines: $lines; df: $(cat "$tmp/full.df" 2>/dev/null)"
+		  cat "$tmp/whole.err" "$tmp/full.err"; } >"$tmp/full.why" 2>&1
+		bad "disk full mid-run" "$tmp/full.why"
+	fi
+	grep -q "^intspect: channel out: cannot write '.*/out.json': No space left on device; records wait in the queue, retrying$" "$tmp/full.err" &&
+		grep -q "^intspect: channel out: writing '.*/out.json' again$" "$tmp/full.err" &&
+		[ "$(grep -c 'No space left' "$tmp/full.err")" -eq 1 ] &&
+		ok "disk full: said once (No space left on device), and its end" ||
+		bad "disk full: not said as expected" "$tmp/full.err"
+else
+	echo "skip disk full: needs root and unshare -m"
+fi
+
+# ---- the file removed while written ----
+port=$(free_udp)
+rules "path = \"$tmp/rm.json\"; flush-ms = 10" >"$tmp/rm.conf"
+"$bld/intspect" -C "$tmp/rm.conf" -u "127.0.0.1:$port" -q >/dev/null 2>"$tmp/rm.err" &
+pid=$!
+sleep 0.5
+python3 "$send" "$tmp/r.pcap" 127.0.0.1 "$port" 50 0.01 >/dev/null
+sleep 0.3
+ln "$tmp/rm.json" "$tmp/rm.kept" && rm "$tmp/rm.json"
+sleep 0.3
+python3 "$send" "$tmp/r.pcap" 127.0.0.1 "$port" 50 0.01 >/dev/null
+sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+pid=""
+set -- $(counters "$tmp/rm.err") x x x x x
+q=$1 d=$2 x=$3 c=$5
+kept=$(whole "$tmp/rm.kept" 2>&1) || kept=bad
+new=$(whole "$tmp/rm.json" 2>&1) || new=bad
+if [ "$rc" -eq 0 ] && [ "$q" = 2000 ] && [ "$d" = 2000 ] && [ "$x" = 0 ] && [ "$c" -ge 1 ] &&
+   [ "$kept" -ge 1000 ] 2>/dev/null && [ $((kept + new)) -eq 2000 ] 2>/dev/null; then
+	ok "file removed while written: a new one opened ($c reopen); $kept + $new lines = the 2000 records"
+else
+	echo "exit $rc; queued $q delivered $d dropped $x reconnects $c; lines kept $kept, new $new" >"$tmp/rm.why"
+	cat "$tmp/rm.err" >>"$tmp/rm.why"
+	bad "file removed while written" "$tmp/rm.why"
+fi
+
+# ---- rotated files removed as they appear ----
+port=$(free_udp)
+mkdir "$tmp/rot"
+rules "path = \"$tmp/rot/out.json\"; flush-ms = 10; rotate-mb = 1; keep = 2" >"$tmp/rot.conf"
+"$bld/intspect" -C "$tmp/rot.conf" -u "127.0.0.1:$port" -q >/dev/null 2>"$tmp/rot.err" &
+pid=$!
+( i=0; while [ "$i" -lt 200 ]; do rm -f "$tmp/rot/out.json.2"; sleep 0.05; i=$((i + 1)); done ) &
+cleaner=$!
+sleep 0.5
+for k in 1 2 3 4 5 6 7 8; do
+	python3 "$send" "$tmp/r.pcap" 127.0.0.1 "$port" 100 0.005 >/dev/null
+done
+sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+pid=""
+kill "$cleaner" 2>/dev/null
+wait "$cleaner" 2>/dev/null
+set -- $(counters "$tmp/rot.err") x x x x x
+q=$1 d=$2 x=$3
+lines=$(whole "$tmp"/rot/out.json* 2>&1) || lines=bad
+nfiles=$(ls "$tmp/rot" | wc -l)
+if [ "$rc" -eq 0 ] && [ "$q" = 8000 ] && [ "$d" = 8000 ] && [ "$x" = 0 ] && [ "$lines" != bad ] &&
+   [ "$lines" -le 8000 ] && [ "$nfiles" -ge 2 ]; then
+	ok "rotated files removed as they appear: 8000 records delivered, none dropped, $lines whole lines in the $nfiles files left"
+else
+	echo "exit $rc; queued $q delivered $d dropped $x; lines $lines; files: $(ls "$tmp/rot")" >"$tmp/rot.why"
+	cat "$tmp/rot.err" >>"$tmp/rot.why"
+	bad "rotated files removed as they appear" "$tmp/rot.why"
+fi
+summary faults
