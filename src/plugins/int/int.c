@@ -47,8 +47,11 @@ static bool int_detect(const struct isp_dissect *d, const struct isp_layer *pare
 	    isp_be64(p->data + payload) == int_cfg.probe_marker)
 		return true;
 	/* Inside a telemetry report the payload is INT by construction when
-	 * its shim is well formed; DSCP there is whatever the sink saw. */
-	if (d->in_report && int_cfg.structural_in_reports && payload + 12 <= parent->end) {
+	 * its shim is well formed; DSCP there is whatever the sink saw. A
+	 * capture cut inside the shim and header (12 bytes) still shows its
+	 * type byte: INT, counted truncated, not passed over in silence. */
+	if (d->in_report && int_cfg.structural_in_reports && payload < parent->end &&
+	    (payload + 12 <= parent->end || p->caplen < p->wirelen)) {
 		uint8_t b0 = p->data[payload];
 		return b0 == 1 || b0 == 0x10 || b0 == 0x14 || b0 == 0x18 || b0 == 0x30;
 	}

@@ -107,16 +107,17 @@ static enum isp_verdict decode_v10(struct isp_dissect *d, struct isp_layer *l,
 	return ISP_OK;
 }
 
-/* Bytes of the individual report at b (avail bytes left), or 0 if it does
- * not fit. Report Length 0xff means "to the end of the payload". */
-static unsigned ir_size(const uint8_t *b, unsigned avail)
+/* Bytes the individual report at b says it has (avail bytes left), or 0
+ * without its first word. Report Length 0xff means "to the end of the
+ * payload". */
+static unsigned ir_declared(const uint8_t *b, unsigned avail)
 {
 	if (avail < 4)
 		return 0;
 	unsigned words = b[1];
-	unsigned n = words == 0xff ? avail : 4 + words * 4u;
-	return n <= avail ? n : 0;
+	return words == 0xff ? avail : 4 + words * 4u;
 }
+
 
 static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 				   struct rep_state *s, const uint8_t *b, unsigned avail)
@@ -130,19 +131,23 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 	 * reports one by one; a report nested in an inner packet is decoded
 	 * as a single report. */
 	bool owner = p->report_layer == 0xff || p->report_layer == p->nlayers;
+	bool cut = p->caplen < p->wirelen;      /* the snap length, not the sender */
 	unsigned off = 8, n = 0;
 	if (owner && p->report_index > 0) {
 		if (p->report_next_off < l->off + 8 || p->report_next_off - l->off >= avail)
 			return ISP_ERR_BAD_LENGTH;
 		off = p->report_next_off - l->off;
 	} else {
-		/* count the coalesced reports once, on the first pass */
+		/* count the coalesced reports once, on the first pass; a
+		 * capture cut inside one ends the count with it */
 		unsigned o = 8;
 		while (o < avail && n < 255) {
-			unsigned sz = ir_size(b + o, avail - o);
-			if (!sz)
+			unsigned sz = ir_declared(b + o, avail - o);
+			if (!sz || (sz > avail - o && !cut))
 				break;
 			n++;
+			if (sz > avail - o)
+				break;
 			o += sz;
 		}
 		if (n == 0)
@@ -152,8 +157,13 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 			p->report_layer = p->nlayers;
 		}
 	}
-	unsigned size = ir_size(b + off, avail - off);
-	if (!size)
+	/* A report the capture cut (snap length) is decoded as far as it
+	 * goes: its inner packet's own layers say what is missing. */
+	unsigned size = ir_declared(b + off, avail - off);
+	bool clamped = cut && size > avail - off;
+	if (clamped)
+		size = avail - off;
+	if (!size || size > avail - off)
 		return short_verdict(p);
 	if (owner)
 		p->report_next_off = l->off + off + size;
@@ -171,7 +181,7 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 	unsigned hdr = 4;
 	if (s->rep_type == 1) {
 		if (size < 12)
-			return ISP_ERR_BAD_LENGTH;
+			return clamped ? ISP_ERR_TRUNCATED : ISP_ERR_BAD_LENGTH;
 		/* bit 0 (node ID) is reserved: the group header has it */
 		s->md_bits = isp_be16(ir + 4) & 0x7fff;
 		hdr = 12 + s->md_words * 4u;
@@ -183,7 +193,7 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 		return ISP_ERR_UNSUPPORTED;     /* IOAM and future types */
 	}
 	if (hdr > size)
-		return ISP_ERR_BAD_LENGTH;
+		return clamped ? ISP_ERR_TRUNCATED : ISP_ERR_BAD_LENGTH;
 	s->inner_off = (uint16_t)(off + hdr);
 	s->inner_end = (uint16_t)(off + size);
 	if (s->nproto == 1) {
@@ -192,11 +202,11 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 		unsigned o = off + hdr, ntlv = 0;
 		while (o < off + size) {
 			if (off + size - o < 4)
-				return ISP_ERR_BAD_LENGTH;
+				return clamped ? ISP_ERR_TRUNCATED : ISP_ERR_BAD_LENGTH;
 			o += 4 + b[o + 1] * 4u;
 			ntlv++;
 		}
-		if (o != off + size)
+		if (o != off + size && !clamped)
 			return ISP_ERR_BAD_LENGTH;
 		s->tlv_count = (uint8_t)(ntlv > 255 ? 255 : ntlv);
 	}
