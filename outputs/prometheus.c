@@ -146,30 +146,24 @@ void prom_scrape(struct prom_out *o, struct isp_prom_text *t)
 		pthread_mutex_unlock(&self_mu);
 	}
 	/* the channel's own, by its name */
-	isp_prom_family(t, "intspect_prometheus_series", "gauge",
-			"Series the channel holds from records");
-	isp_prom_sample(t, "intspect_prometheus_series", series, 1, "channel", o->name);
-	isp_prom_family(t, "intspect_prometheus_series_refused_total", "counter",
-			"Series not created because max-series was reached");
-	isp_prom_sample(t, "intspect_prometheus_series_refused_total", refused, 1, "channel",
-			o->name);
-	isp_prom_family(t, "intspect_prometheus_series_expired_total", "counter",
-			"Series removed because their key expired (idle-timeout-ms)");
-	isp_prom_sample(t, "intspect_prometheus_series_expired_total", removed, 1, "channel",
-			o->name);
-	isp_prom_family(t, "intspect_prometheus_fields_not_numeric_total", "counter",
-			"Record fields with a string value, which make no sample");
-	isp_prom_sample(t, "intspect_prometheus_fields_not_numeric_total", strings, 1, "channel",
-			o->name);
-	isp_prom_family(t, "intspect_prometheus_records_unparsable_total", "counter",
-			"Records that were not line protocol");
-	isp_prom_sample(t, "intspect_prometheus_records_unparsable_total", unparsable, 1,
-			"channel", o->name);
-	isp_prom_family(t, "intspect_prometheus_scrapes_total", "counter",
-			"Scrapes answered, this one included");
-	isp_prom_sample(t, "intspect_prometheus_scrapes_total",
-			atomic_load_explicit(&o->scrapes, memory_order_relaxed) + 1, 1, "channel",
-			o->name);
+	const struct { const char *name, *type, *help; uint64_t v; } own[] = {
+		{ "intspect_prometheus_series", "gauge", "Series the channel holds from records",
+		  series },
+		{ "intspect_prometheus_series_refused_total", "counter",
+		  "Series not created because max-series was reached", refused },
+		{ "intspect_prometheus_series_expired_total", "counter",
+		  "Series removed because their key expired (idle-timeout-ms)", removed },
+		{ "intspect_prometheus_fields_not_numeric_total", "counter",
+		  "Record fields with a string value, which make no sample", strings },
+		{ "intspect_prometheus_records_unparsable_total", "counter",
+		  "Records that were not line protocol", unparsable },
+		{ "intspect_prometheus_scrapes_total", "counter", "Scrapes answered, this one included",
+		  atomic_load_explicit(&o->scrapes, memory_order_relaxed) + 1 },
+	};
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
+		isp_prom_family(t, own[i].name, own[i].type, own[i].help);
+		isp_prom_sample(t, own[i].name, own[i].v, 1, "channel", o->name);
+	}
 }
 
 /* ---- the channel ---- */

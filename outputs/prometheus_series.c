@@ -38,16 +38,27 @@ static uint32_t hash_bytes(const char *s, size_t n)
 	return h;
 }
 
+/* Room for element n of an array of *cap elements of `size` bytes,
+ * doubled when full (first: its first size); -1: out of memory. */
+static int grow(void *arr, uint32_t n, uint32_t *cap, size_t size, uint32_t first)
+{
+	void **a = arr;
+
+	if (n < *cap)
+		return 0;
+	uint32_t c = *cap ? 2 * *cap : first;
+	void *p = realloc(*a, (size_t)c * size);
+	if (!p)
+		return -1;
+	*a = p;
+	*cap = c;
+	return 0;
+}
+
 static int list_push(struct prom_list *l, uint32_t v)
 {
-	if (l->n == l->cap) {
-		uint32_t cap = l->cap ? 2 * l->cap : 4;
-		uint32_t *p = realloc(l->v, cap * sizeof(*p));
-		if (!p)
-			return -1;
-		l->v = p;
-		l->cap = cap;
-	}
+	if (grow(&l->v, l->n, &l->cap, sizeof(*l->v), 4) != 0)
+		return -1;
 	l->v[l->n++] = v;
 	return 0;
 }
@@ -323,14 +334,8 @@ static uint32_t add_family(struct prom_table *t, const char *name, size_t n, uin
 	struct isp_bytes help = { 0 };
 	bool oom = false;
 
-	if (t->nf == t->capf) {
-		uint32_t cap = t->capf ? 2 * t->capf : 16;
-		struct prom_family *f = realloc(t->f, cap * sizeof(*f));
-		if (!f)
-			return PROM_NONE;
-		t->f = f;
-		t->capf = cap;
-	}
+	if (grow(&t->f, t->nf, &t->capf, sizeof(*t->f), 16) != 0)
+		return PROM_NONE;
 	int r = index_room(&t->idx_f, &t->nidx_f, t->nf + 1);
 	if (r < 0)
 		return PROM_NONE;
@@ -394,15 +399,9 @@ static uint32_t add_group(struct prom_table *t, const char *key, size_t n, uint3
 	if (gi != PROM_NONE) {
 		t->free_group = t->g[gi].next;
 	} else {
-		if (t->ng == t->capg) {
-			uint32_t cap = t->capg ? 2 * t->capg : 16;
-			struct prom_group *g = realloc(t->g, cap * sizeof(*g));
-			if (!g) {
-				free(k);
-				return PROM_NONE;
-			}
-			t->g = g;
-			t->capg = cap;
+		if (grow(&t->g, t->ng, &t->capg, sizeof(*t->g), 16) != 0) {
+			free(k);
+			return PROM_NONE;
 		}
 		int r = index_room(&t->idx_g, &t->nidx_g, t->ng + 1);
 		if (r < 0) {
@@ -447,14 +446,8 @@ static uint32_t series_at(struct prom_table *t, const char *s, size_t n, uint32_
 	}
 	uint32_t si = t->free_head;
 	if (si == PROM_NONE) {
-		if (t->ns == t->caps) {
-			uint32_t cap = t->caps ? 2 * t->caps : 64;
-			struct prom_series *p = realloc(t->s, cap * sizeof(*p));
-			if (!p)
-				goto oom;
-			t->s = p;
-			t->caps = cap;
-		}
+		if (grow(&t->s, t->ns, &t->caps, sizeof(*t->s), 64) != 0)
+			goto oom;
 		int r = index_room(&t->idx_s, &t->nidx_s, t->ns + 1);
 		if (r < 0)
 			goto oom;
