@@ -10,6 +10,9 @@
 #                          topics and records.
 #   kafka.sh stop DIR      SIGTERM (controlled shutdown), wait, SIGKILL at 30 s
 #   kafka.sh addr DIR      print the bootstrap address of DIR (running or not)
+#   kafka.sh sasl-addr DIR the address of its SASL_PLAINTEXT listener
+#                          (mechanism PLAIN, user "intspect", password
+#                          "s3cret"; the same topics)
 #
 # Exit 77 (the automake "skip" status) when java is missing or the jars are
 # neither cached nor downloadable, with the reason on stderr.
@@ -58,13 +61,13 @@ fetch() {
 	mv "$tmpj" "$jars"
 }
 
-# Two free TCP ports on 127.0.0.1 (broker, controller). Asked of the kernel;
+# Three free TCP ports on 127.0.0.1 (broker, controller, SASL). Asked of the kernel;
 # another program could take them before the broker binds, which a test
 # run on a quiet machine does not meet.
 free_ports() {
 	python3 -c '
 import socket
-ss = [socket.socket() for _ in range(2)]
+ss = [socket.socket() for _ in range(3)]
 for s in ss:
     s.bind(("127.0.0.1", 0))
 print(" ".join(str(s.getsockname()[1]) for s in ss))'
@@ -80,18 +83,21 @@ cluster_id() {
 configure() {
 	dir=$1
 	set -- $(free_ports)
-	port=$1 cport=$2
+	port=$1 cport=$2 sport=$3
 	mkdir -p "$dir/data"
 	cat >"$dir/server.properties" <<EOF
 # written by test/services/kafka.sh: one node, broker and controller
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$cport
-listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport
-advertised.listeners=PLAINTEXT://127.0.0.1:$port
+listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport,SASL_PLAINTEXT://127.0.0.1:$sport
+advertised.listeners=PLAINTEXT://127.0.0.1:$port,SASL_PLAINTEXT://127.0.0.1:$sport
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT
+# SASL/PLAIN for the tests of credentials passed through to librdkafka
+sasl.enabled.mechanisms=PLAIN
+listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_intspect="s3cret";
 log.dirs=$dir/data
 # auto-created topics get 4 partitions, so keyed records spread
 num.partitions=4
@@ -119,6 +125,7 @@ log4j.logger.kafka.request.logger=WARN
 log4j.logger.state.change.logger=WARN
 EOF
 	echo "127.0.0.1:$port" >"$dir/addr"
+	echo "127.0.0.1:$sport" >"$dir/sasl_addr"
 	java -cp "$jars/*" -Dlog4j.configuration="file:$dir/log4j.properties" \
 		kafka.tools.StorageTool format --cluster-id="$(cluster_id)" \
 		-c "$dir/server.properties" >"$dir/format.log" 2>&1 ||
@@ -199,5 +206,6 @@ fetch) need_java; fetch ;;
 start) [ $# -eq 2 ] || die "usage: kafka.sh start DIR"; start "$2" ;;
 stop) [ $# -eq 2 ] || die "usage: kafka.sh stop DIR"; stop "$2" ;;
 addr) [ $# -eq 2 ] || die "usage: kafka.sh addr DIR"; cat "$2/addr" ;;
+sasl-addr) [ $# -eq 2 ] || die "usage: kafka.sh sasl-addr DIR"; cat "$2/sasl_addr" ;;
 *) echo "usage: kafka.sh fetch | start DIR | stop DIR | addr DIR" >&2; exit 2 ;;
 esac

@@ -14,6 +14,9 @@
 #   5 restart     broker stopped and restarted mid-run: nothing lost,
 #                 acked == delivered == queued, dropped 0
 #   6 late        broker down at start, up later: everything arrives
+#   7 sasl        SASL/PLAIN credentials passed through (property
+#                 "sasl.username" ...): the records arrive; a wrong password
+#                 is said (authentication failed), nothing delivered, exit 3
 #
 # Exit 77 when java or kcat is missing (or the broker's jars cannot be had).
 set -u
@@ -199,6 +202,38 @@ if clean_run late "$tmp/6.err" $?; then
 	else
 		ok late
 	fi
+fi
+
+# ---- 7 SASL/PLAIN: credentials passed through to librdkafka
+saddr=$(sh "$svc" sasl-addr "$kdir")
+sasl_rules() {  # PASSWORD [KEY]
+	plain=$addr
+	addr=$saddr
+	rules 'topic = "t7"' 'property "security.protocol" = "SASL_PLAINTEXT"' \
+		'property "sasl.mechanisms" = "PLAIN"' 'property "sasl.username" = "intspect"' \
+		"property \"sasl.password\" = \"$1\"" "${2:-}"
+	addr=$plain
+}
+sasl_rules s3cret >"$tmp/7.conf"
+"$bin" -C "$tmp/7.conf" -r "$tmp/a.pcap" >"$tmp/7.out" 2>"$tmp/7.err"
+if clean_run sasl "$tmp/7.err" $?; then
+	kcat -b "$saddr" -X security.protocol=SASL_PLAINTEXT -X sasl.mechanisms=PLAIN \
+		-X sasl.username=intspect -X sasl.password=s3cret -t t7 -C -e -q \
+		-f '%p\t%o\t%k\t%s\n' >"$tmp/7.k" 2>"$tmp/7.k.err"
+	if r=$($kc same "$tmp/7.out" "$tmp/7.k" 2>&1); then
+		echo "# $r"; ok sasl
+	else
+		bad sasl "$r"
+	fi
+fi
+sasl_rules wrong 'shutdown-ms = 3000' >"$tmp/7b.conf"
+"$bin" -C "$tmp/7b.conf" -r "$tmp/a.pcap" >/dev/null 2>"$tmp/7b.err"
+st=$?
+if [ "$st" -eq 3 ] && grep -q -i "authentication failed" "$tmp/7b.err" &&
+   grep -q "^intspect: channel k: .* 0 delivered\|^intspect: channel k: never connected" "$tmp/7b.err"; then
+	ok sasl-refused
+else
+	bad sasl-refused "exit $st: $(grep -i -m 3 'sasl\|auth\|channel k' "$tmp/7b.err")"
 fi
 
 echo "kafka: $pass passed, $fail failed"
