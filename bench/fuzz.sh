@@ -10,9 +10,9 @@
 #       executions (default 10000000; 0: no minimum), PARALLEL targets at
 #       once (default 1)
 #   FUZZ_TARGETS="dissect pcap"   a subset
-#   FUZZ_UPDATE=1                 merge what each run found into
-#                                 test/fuzz/corpus/TARGET (libFuzzer's
-#                                 -merge=1: only inputs that add coverage)
+#   FUZZ_UPDATE=1                 add to test/fuzz/corpus/TARGET what each
+#                                 run found that it does not cover
+#                                 (libFuzzer's -merge=1; nothing removed)
 #   FUZZ_BUILD=DIR                the build directory (default build/fuzz;
 #                                 configured with CC=clang
 #                                 --enable-fuzztargets --enable-sanitizers)
@@ -77,13 +77,13 @@ run() {
 	findings=$(ls "$d/findings" | wc -l)
 	units=$(ls "$d/corpus" | wc -l)
 	if [ "${FUZZ_UPDATE:-0}" = 1 ] && [ "$findings" -eq 0 ]; then
-		mkdir -p "$d/merged"
-		"$bin" -merge=1 -max_len="$(max_len "$t")" "$d/merged" "$top/test/fuzz/corpus/$t" "$d/corpus" \
-			>"$d/merge.log" 2>&1
-		# the committed corpus becomes the minimal set that covers the same
-		rm -f "$top/test/fuzz/corpus/$t/"*
-		cp "$d/merged/"* "$top/test/fuzz/corpus/$t/"
-		units="$units, $(ls "$d/merged" | wc -l) kept"
+		# what the run found that the committed corpus does not cover
+		# is added to it (libFuzzer's -merge=1 into the first directory);
+		# nothing committed is removed
+		c=$top/test/fuzz/corpus/$t
+		before=$(ls "$c" | wc -l)
+		"$bin" -merge=1 -max_len="$(max_len "$t")" "$c" "$d/corpus" >"$d/merge.log" 2>&1
+		units="$units, $(($(ls "$c" | wc -l) - before)) added to the corpus"
 	fi
 	printf '%-8s %6ss %12s %7s %8s %8s %9s  %s\n' "$t" "$((end - start))" "$execs" "${cov:-?}" \
 		"${ft:-?}" "$seeds" "$findings" "$units" >"$out/$t.row"

@@ -12,7 +12,9 @@
  *     - a cut inside its header counts it `truncated` (that protocol, that
  *       reason), and nothing else;
  *     - a cut at its first byte counts nothing, or it `truncated`;
- *     - a cut past every header counts nothing.
+ *     - a cut past every header counts nothing (right after the last
+ *       one, with nothing of what follows kept, the protocol the packet
+ *       goes to may count `truncated`: no byte says what it is).
  *  2. Encapsulation loops: IPv4 in GRE in IPv4 ... k times (k = 1 to 40):
  *     up to ISP_MAX_LAYERS layers decode with nothing counted; deeper, the
  *     packet counts `too_deep` and keeps ISP_MAX_LAYERS layers.
@@ -71,8 +73,14 @@ static void cuts(const char *what, const uint8_t *d, uint32_t n, uint16_t first,
 		const char *why = NULL;
 		bool trunc_at_x = x >= 0 && p.malformed == ISP_ERR_TRUNCATED &&
 				  p.malformed_proto == whole.layer[x].proto;
+		const struct isp_layer *last = &whole.layer[whole.nlayers - 1];
 		if (x < 0) {
-			if (p.malformed)
+			/* cut right after the last header, nothing of what
+			 * follows kept: a protocol it goes to may say truncated */
+			bool nothing_kept = c == last->off + last->len &&
+					    p.malformed == ISP_ERR_TRUNCATED &&
+					    p.nlayers == whole.nlayers;
+			if (p.malformed && !nothing_kept)
 				why = "counted although every header is whole";
 		} else {
 			for (int i = 0; i < x && !why; i++)

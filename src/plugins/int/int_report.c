@@ -206,11 +206,14 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 			o += 4 + b[o + 1] * 4u;
 			ntlv++;
 		}
-		if (o != off + size && !clamped)
+		if (clamped)
+			return ISP_ERR_TRUNCATED;       /* its own fields cut */
+		if (o != off + size)
 			return ISP_ERR_BAD_LENGTH;
 		s->tlv_count = (uint8_t)(ntlv > 255 ? 255 : ntlv);
 	}
-	l->len = off + hdr;
+	/* TLVs are the report's own fields, not an inner packet */
+	l->len = off + (s->nproto == 1 ? size : hdr);
 	d->next_off = l->off + off + hdr;
 	d->next_end = l->off + off + size;
 	static const uint32_t link[6] = { 0, 0, 0, 1, 228, 229 };
@@ -243,6 +246,10 @@ static enum isp_verdict rep_decode(struct isp_dissect *d, struct isp_layer *l)
 	enum isp_verdict v;
 
 	memset(&s, 0, sizeof(s));
+	/* what the first byte shows is no report version: not a report,
+	 * however much of it the capture kept */
+	if (isp_cur_has(&c, 1) && c.p[0] >> 4 > 2)
+		return ISP_NOT_MINE;
 	if (!isp_cur_has(&c, 12))
 		return ISP_ERR_TRUNCATED;
 	switch (c.p[0] >> 4) {
