@@ -12,9 +12,14 @@
 #     records exactly, none lost;
 #   files removed under rotation: rotated files deleted as they appear
 #     (rotate-mb = 1, keep = 2): no error, counters reconcile, every kept
-#     line whole.
-# The disk-full case needs root and unshare(1) (skipped otherwise; the
-# scenario is full.sh, run inside the namespace).
+#     line whole;
+#   a service's name the resolver never answers (an InfluxDB host; a
+#     resolver on 127.0.0.99 that takes queries and answers none, in a
+#     mount namespace whose /etc/resolv.conf names it: dns.sh): every
+#     packet read, the records counted dropped at the exit deadline, the
+#     channel said never connected, exit 3, in bounded time.
+# The disk-full and DNS cases need root and unshare(1) (skipped otherwise;
+# their scenarios are full.sh and dns.sh, run inside the namespace).
 # Prints ok NAME / FAIL NAME, then "faults: N passed, M failed".
 set -u
 src=${top_srcdir:-.}
@@ -145,5 +150,26 @@ else
 	echo "exit $rc; queued $q delivered $d dropped $x; lines $lines; files: $(ls "$tmp/rot")" >"$tmp/rot.why"
 	cat "$tmp/rot.err" >>"$tmp/rot.why"
 	bad "rotated files removed as they appear" "$tmp/rot.why"
+fi
+# ---- a broker's name that the resolver never answers ----
+if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null 2>&1 && unshare -m true 2>/dev/null; then
+	{ printf 'influxdb-output out { host = "tsdb.example.test"; database = "int"; shutdown-ms = 2000 }\n'
+	  printf 'event-report each { event = "int_report.seq_num"; attributes = {"ip.src"}; output-channel = {out} }\n'; } \
+		>"$tmp/dns.conf"
+	unshare -m sh "$src/test/faults/dns.sh" "$tmp" "$bld/intspect"
+	rc=$(cat "$tmp/dns.rc" 2>/dev/null || echo "?")
+	secs=$(cat "$tmp/dns.secs" 2>/dev/null || echo 99)
+	set -- $(counters "$tmp/dns.err") x x x x x
+	if [ "$rc" = 3 ] && [ "$1" = 1000 ] && [ "$3" = 1000 ] &&
+	   grep -q "^intspect: 1000 packets" "$tmp/dns.err" &&
+	   grep -q "^intspect: channel out: never connected" "$tmp/dns.err" &&
+	   awk -v s="$secs" 'BEGIN { exit !(s < 15) }'; then
+		ok "a name the resolver never answers: every packet read, the 1000 records counted dropped, 'never connected', exit 3, in ${secs}s"
+	else
+		{ echo "exit $rc in ${secs}s; counters: $*"; cat "$tmp/dns.err"; } >"$tmp/dns.why"
+		bad "a name the resolver never answers" "$tmp/dns.why"
+	fi
+else
+	echo "skip slow DNS: needs root and unshare -m"
 fi
 summary faults
