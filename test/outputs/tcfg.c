@@ -65,3 +65,16 @@ int tcfg_check(const char *type, const char *const *kvs, char *err, size_t errle
 {
 	return with_section(type, kvs, check_use, err, errlen) ? 0 : -1;
 }
+
+struct isp_channel *tcfg_open_with(const char *type, const char *first,
+				   const char *const *extra, char *err, size_t errlen)
+{
+	const char *kvs[MAXKV + 1];
+	size_t n = 0;
+
+	kvs[n++] = first;
+	for (; extra && *extra && n < MAXKV; extra++)
+		kvs[n++] = *extra;
+	kvs[n] = NULL;
+	return tcfg_open(type, kvs, err, errlen);
+}

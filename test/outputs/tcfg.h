@@ -15,6 +15,10 @@
  * (NULL-terminated "key=value"; at most 16). */
 struct isp_channel *tcfg_open(const char *type, const char *const *kvs,
 			      char *err, size_t errlen);
+/* The same with a first key (e.g. "port=6379") before the extra ones
+ * (NULL-terminated; at most 15). */
+struct isp_channel *tcfg_open_with(const char *type, const char *first,
+				   const char *const *extra, char *err, size_t errlen);
 /* isp_channel_check of the same section: 0, or -1 with the message. */
 int tcfg_check(const char *type, const char *const *kvs, char *err, size_t errlen);
 

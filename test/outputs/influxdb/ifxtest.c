@@ -255,15 +255,9 @@ void wait_requests(size_t n)
 struct isp_channel *open_on(int port, const char *const *extra)
 {
 	static char kv_port[32];
-	const char *kvs[17];
-	size_t n = 0;
 
 	snprintf(kv_port, sizeof(kv_port), "port=%d", port);
-	kvs[n++] = kv_port;
-	for (; extra && *extra && n < 16; extra++)
-		kvs[n++] = *extra;
-	kvs[n] = NULL;
-	return tcfg_open("influxdb", kvs, err, sizeof(err));
+	return tcfg_open_with("influxdb", kv_port, extra, err, sizeof(err));
 }
 
 struct isp_channel *must_open(int port, const char *const *extra)

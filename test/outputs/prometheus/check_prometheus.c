@@ -72,10 +72,10 @@ static char *scrape(unsigned port)
 static struct isp_channel *open_at(unsigned port, const char *extra1, const char *extra2)
 {
 	char listen[64], err[512];
-	const char *kv[] = { listen, "flush-ms=5", extra1, extra2, NULL };
+	const char *extra[] = { "flush-ms=5", extra1, extra2, NULL };
 
 	snprintf(listen, sizeof(listen), "listen=127.0.0.1:%u", port);
-	struct isp_channel *ch = tcfg_open("prometheus", kv, err, sizeof(err));
+	struct isp_channel *ch = tcfg_open_with("prometheus", listen, extra, err, sizeof(err));
 	ck_assert_msg(ch != NULL, "open: %s", err);
 	return ch;
 }

@@ -70,15 +70,9 @@ static void result(const char *name, const char *why)
 static struct isp_channel *open_ch(const char *const *extra)
 {
 	static char kv_port[32];
-	const char *kvs[17];
-	size_t n = 0;
 
 	snprintf(kv_port, sizeof(kv_port), "port=%d", port);
-	kvs[n++] = kv_port;
-	for (; extra && *extra && n < 16; extra++)
-		kvs[n++] = *extra;
-	kvs[n] = NULL;
-	return tcfg_open("redis", kvs, err, sizeof(err));
+	return tcfg_open_with("redis", kv_port, extra, err, sizeof(err));
 }
 
 static void put(struct isp_channel *ch, const char *report, const char *text, size_t len)
