@@ -199,15 +199,15 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 	if (s->nproto == 1) {
 		/* InType TLV: TLVType 4 · reserved 4 · TLVLength 8 (words of value
 		 * after this header) · template 16; they must tile the report */
+		if (clamped)
+			return ISP_ERR_TRUNCATED;       /* its own fields cut */
 		unsigned o = off + hdr, ntlv = 0;
 		while (o < off + size) {
 			if (off + size - o < 4)
-				return clamped ? ISP_ERR_TRUNCATED : ISP_ERR_BAD_LENGTH;
+				return ISP_ERR_BAD_LENGTH;
 			o += 4 + b[o + 1] * 4u;
 			ntlv++;
 		}
-		if (clamped)
-			return ISP_ERR_TRUNCATED;       /* its own fields cut */
 		if (o != off + size)
 			return ISP_ERR_BAD_LENGTH;
 		s->tlv_count = (uint8_t)(ntlv > 255 ? 255 : ntlv);
