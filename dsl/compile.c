@@ -129,8 +129,8 @@ size_t list_items(const struct cfg_value *v, const struct cfg_value *const **ite
 	return 1;
 }
 
-static bool attr_list(struct compiler *c, const struct cfg_kv *kv, int **slots,
-		      char ***names, unsigned *n, bool allow_index)
+bool attr_list(struct compiler *c, const struct cfg_kv *kv, int **slots, char ***names,
+	       unsigned *n, bool allow_index)
 {
 	const struct cfg_value *const *items;
 	size_t count = list_items(kv->value, &items);
@@ -314,7 +314,7 @@ bool section_enabled(struct compiler *c, const struct cfg_section *s, bool *enab
 }
 
 /* Report names key records and channels (%r): one rule each. */
-static bool unique_report(struct compiler *c, const struct cfg_section *s)
+bool unique_report(struct compiler *c, const struct cfg_section *s)
 {
 	const struct isp_program *p = c->prog;
 
@@ -323,6 +323,9 @@ static bool unique_report(struct compiler *c, const struct cfg_section *s)
 			goto dup;
 	for (unsigned i = 0; i < p->nqueries; i++)
 		if (strcmp(p->queries[i].name, s->name) == 0)
+			goto dup;
+	for (unsigned i = 0; i < p->nmonitors; i++)
+		if (strcmp(p->monitors[i].name, s->name) == 0)
 			goto dup;
 	return true;
 dup:
@@ -554,13 +557,15 @@ static struct isp_program *compile_tree(struct dsl_diags *d, const struct isp_re
 			ok &= compile_metrics(&c, s);
 		} else if (strcmp(s->type, "query-report") == 0) {
 			ok &= compile_query(&c, s);
+		} else if (strcmp(s->type, "flow-monitor") == 0) {
+			ok &= compile_monitor(&c, s);
 		} else if (strcmp(s->type, "global") && strcmp(s->type, "input") &&
 			   strcmp(s->type, "output") && !is_output_section(s, type, sizeof(type)) &&
 			   !is_ignored_type(s->type)) {
 			static const char *const known[] = {
-				"event-report", "query-report", "metrics", "input", "output", "file-output",
-				"redis-output", "kafka-output", "socket-output", "stdout-output",
-				"influxdb-output", NULL
+				"event-report", "query-report", "metrics", "flow-monitor", "input",
+				"output", "file-output", "redis-output", "kafka-output",
+				"socket-output", "stdout-output", "influxdb-output", NULL
 			};
 			const char *hint = closest_word(s->type, known);
 			dsl_error(d, &s->loc, "unknown section '%s'%s%s%s", s->type,
@@ -601,6 +606,9 @@ void isp_program_free(struct isp_program *p)
 	for (unsigned i = 0; i < p->nqueries; i++)
 		free_qrule(&p->queries[i]);
 	free(p->queries);
+	for (unsigned i = 0; i < p->nmonitors; i++)
+		free_mrule(&p->monitors[i]);
+	free(p->monitors);
 	for (unsigned i = 0; i < p->nchannels; i++) {
 		free((void *)p->channels[i].cfg.kv);
 		free(p->channels[i].name);

@@ -79,6 +79,14 @@ void free_erule(struct erule *r);
 bool section_enabled(struct compiler *c, const struct cfg_section *s, bool *enabled);
 void event_flow_slots(struct compiler *c, struct erule *r, const struct dsl_loc *loc);
 bool compile_timestamp(struct compiler *c, const struct cfg_kv *kv, struct erule *r);
+/* compile.c: a list of whole attributes (slots, and names when wanted);
+ * report names unique over every kind of report */
+bool attr_list(struct compiler *c, const struct cfg_kv *kv, int **slots, char ***names,
+	       unsigned *n, bool allow_index);
+bool unique_report(struct compiler *c, const struct cfg_section *s);
+/* monitor.c: a flow-monitor { ... } section; a monitor's memory */
+bool compile_monitor(struct compiler *c, const struct cfg_section *s);
+void free_mrule(struct mrule *r);
 /* metrics.c: a metrics { ... } section, as the event reports it stands for */
 bool compile_metrics(struct compiler *c, const struct cfg_section *s);
 

@@ -20,6 +20,7 @@
 #include "../core/dump.h"
 #include "../core/pipeline.h"
 #include "../core/registry.h"
+#include "../filters/bloom.h"
 #include "../filters/engine.h"
 #include "../../dsl/compile.h"
 #include "../../outputs/channel.h"
@@ -529,6 +530,20 @@ static void progress(void *ctx, uint64_t packets)
 	print_channels(r->prog, r->channels);
 }
 
+/* What -T says of a flow monitor: its sampling and the false-positive
+ * rate its filter of removed flows reaches. */
+static void print_monitor(const struct mrule *m)
+{
+	printf("flow-monitor %s: sampling %g, interval %llu ms in %u sub-intervals, at most %u "
+	       "flows per worker; filter of removed flows: %llu cells, %u hashes, %lu KiB: "
+	       "false positives %.2g%% at 1,000 removed flows, 1%% at %llu\n", m->name,
+	       m->sampling, (unsigned long long)(m->interval_ns / 1000000), m->nbuf, m->max_entries,
+	       (unsigned long long)m->bloom_cells, m->bloom_hashes,
+	       (unsigned long)(m->bloom_cells / 2 / 1024),
+	       100 * cbloom_fp_rate(m->bloom_cells, m->bloom_hashes, 1000),
+	       (unsigned long long)cbloom_capacity(m->bloom_cells, m->bloom_hashes, 0.01));
+}
+
 /* -T FILE: the compiler checks what a run checks (output sections too)
  * and opens nothing; report, exit status. */
 static int check_config(const struct isp_registry *reg, const char *path)
@@ -538,9 +553,13 @@ static int check_config(const struct isp_registry *reg, const char *path)
 	dsl_diags_init(&diags);
 	struct isp_program *prog = isp_compile_file(&diags, reg, path);
 	dsl_print_diags(&diags, stderr);
-	if (prog)
-		printf("%s: %u event reports, %u query reports, %u attributes, %u channels: ok\n",
-		       path, prog->nevents, prog->nqueries, prog->nslots, prog->nchannels);
+	if (prog) {
+		printf("%s: %u event reports, %u query reports, %u flow monitors, %u attributes, "
+		       "%u channels: ok\n", path, prog->nevents, prog->nqueries, prog->nmonitors,
+		       prog->nslots, prog->nchannels);
+		for (unsigned i = 0; i < prog->nmonitors; i++)
+			print_monitor(&prog->monitors[i]);
+	}
 	isp_program_free(prog);
 	dsl_diags_free(&diags);
 	return prog ? 0 : 2;

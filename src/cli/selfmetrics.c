@@ -70,14 +70,21 @@ static void dissection(struct isp_prom_text *t, const struct self_metrics *m)
 }
 
 /* One family of the rule counters; `kind` NULL: every rule. */
-static void rule_family(struct isp_prom_text *t, const struct isp_rule_count *c, unsigned n,
-			const char *name, const char *help, const char *kind, size_t field)
+static void rule_family_typed(struct isp_prom_text *t, const struct isp_rule_count *c,
+			      unsigned n, const char *name, const char *type, const char *help,
+			      const char *kind, size_t field)
 {
-	isp_prom_family(t, name, "counter", help);
+	isp_prom_family(t, name, type, help);
 	for (unsigned i = 0; i < n; i++)
 		if (!kind || c[i].kind[0] == kind[0])
 			isp_prom_sample(t, name, *(const uint64_t *)((const char *)&c[i] + field), 2,
 					"kind", c[i].kind, "rule", c[i].name);
+}
+
+static void rule_family(struct isp_prom_text *t, const struct isp_rule_count *c, unsigned n,
+			const char *name, const char *help, const char *kind, size_t field)
+{
+	rule_family_typed(t, c, n, name, "counter", help, kind, field);
 }
 
 static void rules(struct isp_prom_text *t, const struct self_metrics *m)
@@ -105,6 +112,25 @@ static void rules(struct isp_prom_text *t, const struct self_metrics *m)
 		    offsetof(struct isp_rule_count, windows));
 	rule_family(t, c, n, "intspect_rule_overflow_packets_total",
 		    "Query packets whose group was not created (max-groups)", "query",
+		    offsetof(struct isp_rule_count, overflows));
+	rule_family(t, c, n, "intspect_monitor_flows_total", "Flows a flow monitor started to count",
+		    "monitor", offsetof(struct isp_rule_count, flows));
+	rule_family_typed(t, c, n, "intspect_monitor_entries", "gauge",
+			  "Flows in a flow monitor's tables now", "monitor",
+			  offsetof(struct isp_rule_count, entries));
+	rule_family(t, c, n, "intspect_monitor_sampled_out_packets_total",
+		    "Packets of flows a flow monitor did not sample", "monitor",
+		    offsetof(struct isp_rule_count, sampled_out));
+	rule_family(t, c, n, "intspect_monitor_excluded_packets_total",
+		    "Packets of flows removed from a flow monitor", "monitor",
+		    offsetof(struct isp_rule_count, excluded));
+	rule_family(t, c, n, "intspect_monitor_evicted_total",
+		    "Flows evicted from a full flow monitor (max-entries)", "monitor",
+		    offsetof(struct isp_rule_count, evicted));
+	rule_family(t, c, n, "intspect_monitor_intervals_total", "Flow monitor intervals closed",
+		    "monitor", offsetof(struct isp_rule_count, windows));
+	rule_family(t, c, n, "intspect_monitor_overflows_total",
+		    "Times a flow monitor passed its overflow-threshold", "monitor",
 		    offsetof(struct isp_rule_count, overflows));
 	free(c);
 }

@@ -29,8 +29,9 @@ static int routes_init(struct isp_engine *e)
 
 	e->qbit = calloc(prog->nqueries ? prog->nqueries : 1, sizeof(*e->qbit));
 	e->ebit = calloc(prog->nevents ? prog->nevents : 1, sizeof(*e->ebit));
-	e->routes = calloc(prog->nevents + prog->nqueries + 1, sizeof(*e->routes));
-	if (!e->qbit || !e->ebit || !e->routes)
+	e->mbit = calloc(prog->nmonitors ? prog->nmonitors : 1, sizeof(*e->mbit));
+	e->routes = calloc(prog->nevents + prog->nqueries + prog->nmonitors + 1, sizeof(*e->routes));
+	if (!e->qbit || !e->ebit || !e->mbit || !e->routes)
 		return -1;
 	e->lead = -1;
 	for (unsigned i = 0; i < prog->nevents; i++) {
@@ -55,6 +56,18 @@ static int routes_init(struct isp_engine *e)
 		}
 		e->routes[n] = (struct route){ r->group_slots, r->ngroup, -1, NULL };
 		e->qbit[i] = UINT64_C(1) << n++;
+	}
+	/* a flow monitor's table is per flow of its match fields */
+	for (unsigned i = 0; i < prog->nmonitors; i++) {
+		const struct mrule *r = &prog->monitors[i];
+		wanted++;
+		if (n >= ROUTE_MAX) {
+			e->mbit[i] = ROUTE_REST;
+			e->has_rest = true;
+			continue;
+		}
+		e->routes[n] = (struct route){ r->match_slots, r->nmatch, -1, NULL };
+		e->mbit[i] = UINT64_C(1) << n++;
 	}
 	e->nroutes = n;
 	/* the rest goes with the first key that spreads (one memory for all
@@ -90,16 +103,17 @@ struct isp_engine *isp_engine_new(const struct isp_program *prog, const struct i
 	}
 	if (slot_cache_init(&e->sc, reg, prog->slots, prog->nslots) != 0)
 		goto oom;
-	if (!(e->pub = calloc(prog->nevents + prog->nqueries + 1, sizeof(*e->pub))))
+	if (!(e->pub = calloc(prog->nevents + prog->nqueries + prog->nmonitors + 1, sizeof(*e->pub))))
 		goto oom;
 	e->ev = calloc(prog->nevents ? prog->nevents : 1, sizeof(*e->ev));
 	e->q = calloc(prog->nqueries ? prog->nqueries : 1, sizeof(*e->q));
-	if (!e->ev || !e->q)
+	e->mon = calloc(prog->nmonitors ? prog->nmonitors : 1, sizeof(*e->mon));
+	if (!e->ev || !e->q || !e->mon)
 		goto oom;
 	int rc = routes_init(e);
 	if (rc == -2) {
-		snprintf(err, errlen, "more than %d rules keep per-key state (delta-cond, diff()): "
-			 "run them on one worker", ROUTE_MAX);
+		snprintf(err, errlen, "more than %d rules keep per-key state (delta-cond, diff(), "
+			 "flow monitors): run them on one worker", ROUTE_MAX);
 		isp_engine_free(e);
 		return NULL;
 	}
@@ -110,6 +124,9 @@ struct isp_engine *isp_engine_new(const struct isp_program *prog, const struct i
 			goto oom;
 	for (unsigned i = 0; i < prog->nqueries; i++)
 		if (query_init(e, i) != 0)
+			goto oom;
+	for (unsigned i = 0; i < prog->nmonitors; i++)
+		if (monitor_init(e, i) != 0)
 			goto oom;
 	/* several workers share each channel: hand records over in batches
 	 * (one lock for many), not one at a time */
@@ -181,6 +198,11 @@ void isp_program_bind_channels(struct isp_program *prog, struct isp_channel *con
 		bind_formats(&r->format, r->format_set, r->channels, r->nchannels, &r->fmts,
 			     channels);
 	}
+	for (unsigned i = 0; i < prog->nmonitors; i++) {
+		struct mrule *r = &prog->monitors[i];
+		bind_formats(&r->format, r->format_set, r->channels, r->nchannels, &r->fmts,
+			     channels);
+	}
 }
 
 void isp_engine_item(struct isp_engine *e, const struct isp_packet *p, uint64_t what)
@@ -196,6 +218,9 @@ void isp_engine_item(struct isp_engine *e, const struct isp_packet *p, uint64_t 
 	for (unsigned i = 0; i < prog->nevents; i++)
 		if (what & e->ebit[i])
 			event_packet(e, i, p);
+	for (unsigned i = 0; i < prog->nmonitors; i++)
+		if (what & e->mbit[i])
+			monitor_packet(e, i, p);
 }
 
 /* The owner among n of a key hash: its high bits, since tables index
@@ -312,6 +337,9 @@ void isp_engine_route(struct isp_engine *e, const struct isp_packet *p, unsigned
 
 void isp_engine_tick(struct isp_engine *e, uint64_t now_ns)
 {
+	e->tick_now = now_ns;
+	for (unsigned i = 0; i < e->prog->nmonitors; i++)
+		monitor_tick(e, i, now_ns);
 	for (unsigned i = 0; i < e->prog->nqueries; i++)
 		query_advance(e, i, now_ns);
 	for (unsigned i = 0; i < e->prog->nevents; i++)
@@ -330,6 +358,8 @@ void isp_engine_flush(struct isp_engine *e)
 void isp_engine_merge_windows(struct isp_engine *merger, struct isp_engine *const *workers,
 			      unsigned n)
 {
+	for (unsigned i = 0; i < merger->prog->nmonitors; i++)
+		monitor_merge(merger, i, workers, n);
 	for (unsigned i = 0; i < merger->prog->nqueries; i++)
 		query_merge(merger, i, workers, n);
 }
@@ -349,6 +379,12 @@ uint64_t isp_engine_window_end(const struct isp_program *prog, uint64_t t)
 	for (unsigned i = 0; i < prog->nevents; i++) {
 		uint64_t p = event_sweep_period(&prog->events[i]);
 		if (p && (t / p + 1) * p < next)
+			next = (t / p + 1) * p;
+	}
+	/* flow monitors: each sub-interval (buffer slots, overflow checks) */
+	for (unsigned i = 0; i < prog->nmonitors; i++) {
+		uint64_t p = prog->monitors[i].interval_ns / prog->monitors[i].nbuf;
+		if ((t / p + 1) * p < next)
 			next = (t / p + 1) * p;
 	}
 	return next;
@@ -387,6 +423,10 @@ void isp_engine_free(struct isp_engine *e)
 		free(e->q[i].cell_size);
 		free(e->q[i].plan);
 	}
+	for (unsigned i = 0; e->mon && i < e->prog->nmonitors; i++)
+		monitor_free(e, i);
+	free(e->mon);
+	free(e->mbit);
 	for (unsigned i = 0; e->stage && i < e->prog->nchannels; i++)
 		if (e->stage[i].ch)
 			isp_channel_stage_free(&e->stage[i]);

@@ -43,21 +43,26 @@ void isp_rules_print_stats(const struct isp_rules *r, bool published, FILE *out)
 
 /* A rule's counters over every worker. */
 struct isp_rule_count {
-	const char *kind;       /* "event" or "query" */
+	const char *kind;       /* "event", "query" or "monitor" */
 	const char *name;
 	uint64_t matched;       /* packets that passed where/event */
 	uint64_t records;       /* records produced */
 	uint64_t dropped;       /* records a channel refused, or too large */
 	uint64_t evicted;       /* event keys evicted (max-keys) */
 	uint64_t expired;       /* event keys expired (idle-timeout-ms) */
-	uint64_t overflows;     /* query packets beyond max-groups */
-	uint64_t windows;       /* query windows closed */
+	uint64_t overflows;     /* query packets beyond max-groups; monitor overflow records */
+	uint64_t windows;       /* query windows, monitor intervals closed */
 	bool expires;           /* the event has idle-timeout-ms */
+	/* flow monitors */
+	uint64_t flows;         /* entries created */
+	uint64_t sampled_out;   /* packets of flows not sampled */
+	uint64_t excluded;      /* packets of flows the operator removed */
+	uint64_t entries;       /* entries in the tables now */
 };
 
 /* The counters as the workers last published them (isp_pipeline_sample
  * asks them to), from any thread while the pipeline runs: one per rule,
- * event reports then query reports, up to max in out. Returns the number
+ * event reports, query reports, then flow monitors, up to max in out. Returns the number
  * of rules. */
 unsigned isp_rules_counts(const struct isp_rules *r, struct isp_rule_count *out, unsigned max);
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "../../outputs/channel.h"
+#include "bloom.h"
 #include "program.h"
 #include "record.h"
 #include "table.h"
@@ -22,6 +23,11 @@ struct rule_stats {
 	uint64_t overflows;     /* query groups not created (max-groups) */
 	uint64_t windows;       /* query windows flushed */
 	uint64_t expired;       /* event keys idle for idle-timeout-ms (also records) */
+	/* flow monitors: windows count intervals, overflows overflow records */
+	uint64_t flows;         /* entries created */
+	uint64_t sampled_out;   /* packets of flows not sampled */
+	uint64_t excluded;      /* packets of flows removed by the operator */
+	uint64_t entries;       /* entries now (a gauge) */
 };
 
 struct event_state {
@@ -50,6 +56,26 @@ struct query_state {
 	bool has_done;
 };
 
+/* A flow monitor on one engine (monitor.c): its table, the flows an
+ * operator removed, and its settings as they are now. */
+struct monitor_state {
+	struct table entries;
+	struct cbloom excluded;
+	uint64_t sample_below;  /* a new flow is sampled when its mixed hash is below */
+	double sampling;
+	uint64_t interval_ns, sub_ns, overflow;
+	uint64_t cur_q;         /* the open interval (its index); MON_NONE before a packet */
+	uint64_t done_q;        /* partial: the interval closed for the merger */
+	bool has_done;
+	bool over;              /* above overflow-threshold (one record a crossing) */
+	size_t nvals;           /* u64 values of an entry after its head */
+	struct rec_jkey *match_keys;
+	struct tentry **emit;   /* an interval's entries, sorted (monitor_emit) */
+	size_t emit_cap;
+	struct rule_stats st;
+};
+#define MON_NONE UINT64_MAX
+
 /*
  * A rule whose state must see its key's items in order, on one worker: it
  * is routed to the owner of its key. Bit r of an item's `what` runs route
@@ -70,17 +96,19 @@ struct isp_engine {
 	struct slot_cache sc;
 	struct event_state *ev;
 	struct query_state *q;
+	struct monitor_state *mon;
 	struct isp_channel **channels;  /* by program channel index (NULL = unused) */
 	struct isp_channel_stage *stage;        /* partial: records in batches, by index */
 	struct rec rec;
 	bool partial;                   /* one of several workers: windows go to the merger */
-	uint64_t *qbit, *ebit;          /* per query / event report: its bit in `what` */
+	uint64_t *qbit, *ebit, *mbit;   /* per query, event, monitor: its bit in `what` */
 	struct route *routes;
 	unsigned nroutes;
 	int lead;                       /* the route whose owner runs the rest; -1: the flow */
 	bool has_rest;                  /* some rule is not routed */
 	uint16_t ip4, ip6;
 	uint64_t last_ts;
+	uint64_t tick_now;              /* the time of the last tick */
 	/* per-hop rules: the hop being run (-1: none), and each slot's value
 	 * at that hop (engine_get) */
 	int hop;
@@ -179,6 +207,17 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p);
 void query_flush(struct isp_engine *e, unsigned i);
 void query_advance(struct isp_engine *e, unsigned i, uint64_t now);
 void query_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w, unsigned n);
+int monitor_init(struct isp_engine *e, unsigned i);
+void monitor_free(struct isp_engine *e, unsigned i);
+void monitor_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p);
+/* SDN-Mon's reset: every entry and every removed flow forgotten (an
+ * interval's records of them are lost with them). */
+void monitor_reset(struct isp_engine *e, unsigned i);
+/* Time reached now: close the interval that ended (one engine alone: its
+ * records; partial: kept for the merger), check the overflow threshold. */
+void monitor_tick(struct isp_engine *e, unsigned i, uint64_t now);
+/* At the barrier: the workers' closed interval and overflow, written by m. */
+void monitor_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w, unsigned n);
 
 /* The record style of a rule's format. */
 /* How many encodings a rule's records need (1 before binding), and the

@@ -100,6 +100,41 @@ struct erule {
 	struct rule_formats fmts;
 };
 
+/* A flow monitor's own counter: sum or max of a numeric attribute (a
+ * per-hop one: over its hops). */
+struct mcounter {
+	char *text;             /* as written: "sum(int.latency)" */
+	int slot;
+	bool is_max;
+};
+
+/* flow-monitor NAME { ... }: SDN-Mon's monitoring table on chosen match
+ * fields (src/filters/monitor.c). The sampling ratio, interval and
+ * overflow threshold here are the configured ones; each engine keeps its
+ * own copy, which the control API may change while it runs. */
+struct mrule {
+	char *name;
+	struct cx *where;
+	int *match_slots;
+	char **match_names;
+	unsigned nmatch;
+	double sampling;        /* (0, 1]: a new flow is monitored with this probability */
+	uint64_t bloom_cells;   /* excluded flows' counting filter: cells (a power of 2) */
+	unsigned bloom_hashes;
+	unsigned nbuf;          /* Sb: sub-intervals kept per entry, <= ISP_MAX_HOPS */
+	uint64_t interval_ns;   /* query-interval (ΔTq); a sub-interval is interval_ns / nbuf */
+	struct mcounter *counters;
+	unsigned ncounters;
+	uint64_t overflow;      /* overflow-threshold, 0 = off */
+	unsigned max_entries;   /* per worker */
+	bool report_unchanged;
+	enum rec_format format;
+	bool format_set;
+	int *channels;
+	unsigned nchannels;
+	struct rule_formats fmts;
+};
+
 struct program_channel {
 	struct isp_channel_cfg cfg;     /* keys point into the config tree */
 	char *name, *type;              /* owned; cfg.name and cfg.type */
@@ -114,6 +149,8 @@ struct isp_program {
 	unsigned nevents;
 	struct qrule *queries;
 	unsigned nqueries;
+	struct mrule *monitors;
+	unsigned nmonitors;
 	struct program_channel *channels;
 	unsigned nchannels;
 	/* globals */

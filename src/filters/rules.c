@@ -102,6 +102,11 @@ static void engine_counts(const struct isp_engine *e, struct rule_stats *out)
 		out[ne + i] = e->q[i].st;
 		out[ne + i].overflows = e->q[i].groups.overflows;
 	}
+	for (unsigned i = 0, at = ne + e->prog->nqueries; i < e->prog->nmonitors; i++) {
+		out[at + i] = e->mon[i].st;
+		out[at + i].evictions = e->mon[i].entries.evictions;
+		out[at + i].entries = e->mon[i].entries.count;
+	}
 }
 
 static void publish_engine(struct isp_engine *e)
@@ -144,6 +149,10 @@ static void add_counts(struct rule_stats *to, const struct rule_stats *from, uns
 		to[i].evictions += from[i].evictions;
 		to[i].overflows += from[i].overflows;
 		to[i].expired += from[i].expired;
+		to[i].flows += from[i].flows;
+		to[i].sampled_out += from[i].sampled_out;
+		to[i].excluded += from[i].excluded;
+		to[i].entries += from[i].entries;
 		/* every worker closes the same windows */
 		if (from[i].windows > to[i].windows)
 			to[i].windows = from[i].windows;
@@ -154,7 +163,7 @@ static void add_counts(struct rule_stats *to, const struct rule_stats *from, uns
 static void sum_counts(const struct isp_rules *r, bool published, struct rule_stats *sum,
 		       struct rule_stats *tmp)
 {
-	unsigned n = r->prog->nevents + r->prog->nqueries;
+	unsigned n = r->prog->nevents + r->prog->nqueries + r->prog->nmonitors;
 	struct isp_engine *all[ISP_MAX_WORKERS + 1];
 	unsigned k = 0;
 
@@ -179,7 +188,7 @@ static void sum_counts(const struct isp_rules *r, bool published, struct rule_st
 static unsigned counts(const struct isp_rules *r, bool published, struct isp_rule_count *out,
 		       unsigned max)
 {
-	unsigned ne = r->prog->nevents, n = ne + r->prog->nqueries;
+	unsigned ne = r->prog->nevents, nq = r->prog->nqueries, n = ne + nq + r->prog->nmonitors;
 	struct rule_stats *sum = calloc(2 * n + 1, sizeof(*sum));
 
 	if (!sum)
@@ -188,12 +197,15 @@ static unsigned counts(const struct isp_rules *r, bool published, struct isp_rul
 	for (unsigned i = 0; i < n && i < max; i++) {
 		const struct rule_stats *s = &sum[i];
 		out[i] = (struct isp_rule_count){
-			.kind = i < ne ? "event" : "query",
-			.name = i < ne ? r->prog->events[i].name : r->prog->queries[i - ne].name,
+			.kind = i < ne ? "event" : i < ne + nq ? "query" : "monitor",
+			.name = i < ne ? r->prog->events[i].name : i < ne + nq ?
+				r->prog->queries[i - ne].name : r->prog->monitors[i - ne - nq].name,
 			.matched = s->matched, .records = s->records, .dropped = s->dropped,
 			.evicted = s->evictions, .expired = s->expired,
 			.overflows = s->overflows, .windows = s->windows,
 			.expires = i < ne && r->prog->events[i].idle_ns != 0,
+			.flows = s->flows, .sampled_out = s->sampled_out, .excluded = s->excluded,
+			.entries = s->entries,
 		};
 	}
 	free(sum);
@@ -207,7 +219,7 @@ unsigned isp_rules_counts(const struct isp_rules *r, struct isp_rule_count *out,
 
 void isp_rules_print_stats(const struct isp_rules *r, bool published, FILE *out)
 {
-	unsigned n = r->prog->nevents + r->prog->nqueries;
+	unsigned n = r->prog->nevents + r->prog->nqueries + r->prog->nmonitors;
 	struct isp_rule_count *c;
 
 	if (!r->merger && !r->n)        /* never ran */
@@ -226,6 +238,16 @@ void isp_rules_print_stats(const struct isp_rules *r, bool published, FILE *out)
 				(unsigned long long)c[i].matched, (unsigned long long)c[i].records,
 				(unsigned long long)c[i].dropped, (unsigned long long)c[i].evicted,
 				idle);
+		} else if (c[i].kind[0] == 'm') {
+			fprintf(out, "intspect: flow-monitor %s: %llu matched, %llu flows (%llu in the "
+				"table), %llu packets sampled out, %llu excluded, %llu intervals, "
+				"%llu records, %llu dropped, %llu evicted, %llu overflow records\n",
+				c[i].name, (unsigned long long)c[i].matched,
+				(unsigned long long)c[i].flows, (unsigned long long)c[i].entries,
+				(unsigned long long)c[i].sampled_out, (unsigned long long)c[i].excluded,
+				(unsigned long long)c[i].windows, (unsigned long long)c[i].records,
+				(unsigned long long)c[i].dropped, (unsigned long long)c[i].evicted,
+				(unsigned long long)c[i].overflows);
 		} else {
 			fprintf(out, "intspect: query-report %s: %llu matched, %llu windows, "
 				"%llu records, %llu dropped, %llu packets beyond max-groups\n",

@@ -235,3 +235,16 @@ struct tentry *table_get_hashed(struct table *t, const void *key, size_t len, ui
 {
 	return get(t, key, len, h, now, evict_lru, created);
 }
+
+struct tentry *table_find_hashed(const struct table *t, const void *key, size_t len, uint64_t h)
+{
+	if (len > t->key_max)
+		len = t->key_max;
+	for (uint32_t i = (uint32_t)h & t->mask; t->slot[i]; i = (i + 1) & t->mask) {
+		struct tentry *e = t->slot[i];
+		if (e->hash == h && e->keylen == len &&
+		    memcmp((const uint8_t *)e + sizeof(struct tentry) + t->state_size, key, len) == 0)
+			return e;
+	}
+	return NULL;
+}

@@ -76,6 +76,10 @@ struct tentry *table_get(struct table *t, const void *key, size_t len, uint64_t 
 struct tentry *table_get_hashed(struct table *t, const void *key, size_t len, uint64_t h,
 				uint64_t now, bool evict_lru, bool *created);
 
+/* The entry of a key hashed by table_hash, or NULL: nothing inserted,
+ * nothing evicted, last_seen left as it was. */
+struct tentry *table_find_hashed(const struct table *t, const void *key, size_t len, uint64_t h);
+
 /* Remove one entry of an evicting table (its memory serves the next
  * insertion). The entry last in insertion order takes its place there, so
  * a caller walking `order` while removing walks it from the end. */

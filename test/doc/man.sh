@@ -237,10 +237,10 @@ if [ -f "$conf" ]; then
 
 	# keys of the global settings, input, output and report sections
 	# (dsl/compile.c check_keys)
-	for s in "global settings" input output event-report query-report metrics; do
+	for s in "global settings" input output event-report query-report metrics flow-monitor; do
 		case $s in
 		"global settings") printf 'zz-no-such-key = 1\n' ;;
-		*-report) printf '%s t { zz-no-such-key = 1 }\n' "$s" ;;
+		*-report | flow-monitor) printf '%s t { zz-no-such-key = 1 }\n' "$s" ;;
 		*) printf '%s { zz-no-such-key = 1 }\n' "$s" ;;
 		esac >"$tmp/k.conf"
 		known_of "$tmp/k.conf" >"$tmp/prog"

@@ -11,7 +11,8 @@
  * 2. parsed as an expression (dsl_parse_expr), as written inside a string;
  * 3. written, escaped, into the string values of a small config (event,
  *    where, attributes, delta-cond, output-format template, select,
- *    count(...), group-by, list-form where) and compiled, so the type
+ *    count(...), group-by, list-form where, a flow monitor's match,
+ *    counters and where) and compiled, so the type
  *    checker and the per-key value checks see arbitrary expressions without
  *    the fuzzer having to build the surrounding syntax first.
  *
@@ -159,6 +160,7 @@ static void compile_in_strings(const char *text)
 		"query-report q {\n\tselect = {\"%s\", \"count(%s)\"}\n\tgroup-by = {\"%s\"}\n}\n",
 		"query-report q {\n\tselect = {\"count()\"}\n\twhere = {\"int.latency\", \"%s\"}\n"
 		"\tms-period = %.0s1000\n\tgroup-by = \"%s\"\n}\n",
+		"flow-monitor m {\n\tmatch = {\"%s\"}\n\tcounters = {\"%s\"}\n\twhere = \"%s\"\n}\n",
 	};
 	size_t elen;
 	char *e = escaped(text, &elen);

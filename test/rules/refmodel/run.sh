@@ -169,5 +169,24 @@ case_ event-keepalive "-n 1500 --seed 19 --hops 2 --flows 5 --pps 977" <<'EOF'
   "attributes": ["int.hop_switch_ids"]}]
 EOF
 
+# 9. Flow monitor: flows of chosen fields (a per-hop array among them),
+# counters summed and maxed over hops, unavailable hop values, buffers of 5
+# sub-intervals, intervals starting off a boundary, an overflow crossing
+# (flows appear one after another: each is drawn at random), and a where.
+case_ monitor-flows "-n 3000 --seed 21 --hops 1-4 --flows 40 --unavailable --pps 9000 --ts-start 1700000000.0123" <<'EOF'
+[{"name": "fm", "type": "monitor", "match": ["ip.src", "udp.dst_port", "int.hop_switch_ids"],
+  "interval_ms": 50, "buffer": 5,
+  "counters": ["sum(int.hop_latencies)", "max(int.hop_queue_occups)", "sum(meta.packet_len)"],
+  "overflow": 150, "where": "int.latency > 2000"}]
+EOF
+
+# 10. Flow monitor over coalesced telemetry reports, report-unchanged (a
+# flow without packets in an interval is written with an empty buffer).
+case_ monitor-report-unchanged "-n 800 --seed 22 --format report --report-version 2.0 --coalesce 3 --hops 1-3 --flows 40 --pps 300" <<'EOF'
+[{"name": "fr", "type": "monitor", "match": ["ip.src", "ip.dst"],
+  "interval_ms": 40, "buffer": 2, "counters": ["max(int_report.queue_occup)"],
+  "report_unchanged": true}]
+EOF
+
 echo "refmodel: $((total - fail)) passed, $fail failed"
 [ "$fail" -eq 0 ]
