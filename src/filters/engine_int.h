@@ -56,6 +56,12 @@ struct query_state {
 	bool has_done;
 };
 
+/* An interval of a flow monitor: [start, start + len), in sub-intervals
+ * of sub. */
+struct mon_iv {
+	uint64_t start, len, sub;
+};
+
 /* A flow monitor on one engine (monitor.c): its table, the flows an
  * operator removed, and its settings as they are now. */
 struct monitor_state {
@@ -64,8 +70,8 @@ struct monitor_state {
 	uint64_t sample_below;  /* a new flow is sampled when its mixed hash is below */
 	double sampling;
 	uint64_t interval_ns, sub_ns, overflow;
-	uint64_t cur_q;         /* the open interval (its index); MON_NONE before a packet */
-	uint64_t done_q;        /* partial: the interval closed for the merger */
+	struct mon_iv cur;      /* the open interval; start MON_NONE before a packet */
+	struct mon_iv done;     /* partial: the interval closed for the merger */
 	bool has_done;
 	bool over;              /* above overflow-threshold (one record a crossing) */
 	size_t nvals;           /* u64 values of an entry after its head */

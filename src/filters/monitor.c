@@ -74,7 +74,7 @@ int monitor_init(struct isp_engine *e, unsigned i)
 	ms->interval_ns = r->interval_ns;
 	ms->sub_ns = r->interval_ns / r->nbuf;
 	ms->overflow = r->overflow;
-	ms->cur_q = MON_NONE;
+	ms->cur.start = MON_NONE;
 	ms->match_keys = calloc(r->nmatch, sizeof(*ms->match_keys));
 	if (!ms->match_keys)
 		return -1;
@@ -119,19 +119,28 @@ static bool counter_value(const struct isp_value *v, bool is_max, uint64_t *out)
 	return any;
 }
 
+/* The interval that holds t, with the settings as they are now: an
+ * interval keeps its length once open (set-interval acts on the next). */
+static void open_interval(struct monitor_state *ms, uint64_t t)
+{
+	ms->cur.len = ms->interval_ns;
+	ms->cur.sub = ms->sub_ns;
+	ms->cur.start = t / ms->cur.len * ms->cur.len;
+}
+
 static void count(struct isp_engine *e, const struct mrule *r, struct monitor_state *ms,
 		  struct mon_entry *en, const struct isp_packet *p)
 {
-	if (ms->cur_q == MON_NONE)
-		ms->cur_q = p->ts_ns / ms->interval_ns;
-	if (en->qi != ms->cur_q) {
+	if (ms->cur.start == MON_NONE)
+		open_interval(ms, p->ts_ns);
+	if (en->qi != ms->cur.start) {
 		memset(en->vals + r->ncounters, 0, (ms->nvals - r->ncounters) * sizeof(uint64_t));
-		en->qi = ms->cur_q;
+		en->qi = ms->cur.start;
 	}
 	/* a packet stamped before its interval (shares of a live input do
 	 * not keep time order) counts in its first slot */
-	uint64_t start = ms->cur_q * ms->interval_ns;
-	uint64_t s = p->ts_ns > start ? (p->ts_ns - start) / ms->sub_ns : 0;
+	uint64_t start = ms->cur.start;
+	uint64_t s = p->ts_ns > start ? (p->ts_ns - start) / ms->cur.sub : 0;
 	if (s >= r->nbuf)
 		s = r->nbuf - 1;
 	uint64_t *slot = en->vals + r->ncounters + s * slot_vals(r);
@@ -257,15 +266,15 @@ static void buffer_field(struct rec *rec, const char *name, const struct isp_val
 	}
 }
 
-static void write_entry(struct isp_engine *out, unsigned i, struct tentry *te, uint64_t q,
-			const struct isp_value *keys, enum rec_format format)
+static void write_entry(struct isp_engine *out, unsigned i, struct tentry *te,
+			const struct mon_iv *iv, const struct isp_value *keys, enum rec_format format)
 {
 	const struct mrule *r = &out->prog->monitors[i];
 	const struct monitor_state *ms = &out->mon[i];
 	const struct mon_entry *en = tentry_state(te);
 	struct rec *rec = &out->rec;
-	const bool current = en->qi == q;
-	const uint64_t end = (q + 1) * ms->interval_ns;
+	const bool current = en->qi == iv->start;
+	const uint64_t end = iv->start + iv->len;
 	struct isp_value v;
 	char name[160];
 
@@ -276,7 +285,7 @@ static void write_entry(struct isp_engine *out, unsigned i, struct tentry *te, u
 	} else {
 		rec_begin(rec, rec_style_of(format), r->name, "flow", 1002, out->prog->probe_id,
 			  out->prog->source_name, end);
-		rec_time(rec, "interval_start", q * ms->interval_ns);
+		rec_time(rec, "interval_start", iv->start);
 		for (unsigned k = 0; k < r->nmatch; k++)
 			rec_field(rec, &ms->match_keys[k], &keys[k]);
 	}
@@ -317,11 +326,11 @@ static int by_first_order(const void *a, const void *b)
 	return x->first_order < y->first_order ? -1 : x->first_order > y->first_order;
 }
 
-/* The records of interval q: the flows of every engine in src that had
+/* The records of interval iv: the flows of every engine in src that had
  * packets in it (all with report-unchanged), in the order of their first
  * packets, written by out. */
 static void emit_interval(struct isp_engine *out, unsigned i, struct isp_engine *const *src,
-			  unsigned n, uint64_t q)
+			  unsigned n, const struct mon_iv *iv)
 {
 	const struct mrule *r = &out->prog->monitors[i];
 	struct monitor_state *ms = &out->mon[i];
@@ -342,7 +351,7 @@ static void emit_interval(struct isp_engine *out, unsigned i, struct isp_engine 
 		const struct table *t = &src[w]->mon[i].entries;
 		for (uint32_t k = 0; k < t->count; k++) {
 			const struct mon_entry *en = tentry_state(t->order[k]);
-			if (en->qi == q || r->report_unchanged)
+			if (en->qi == iv->start || r->report_unchanged)
 				ms->emit[m++] = t->order[k];
 		}
 	}
@@ -365,7 +374,7 @@ static void emit_interval(struct isp_engine *out, unsigned i, struct isp_engine 
 			engine_text_append(out->keytext, sizeof(out->keytext), &kl, NULL, &keys[j]);
 		}
 		for (unsigned f = 0, nf = rule_nformats(&r->fmts); f < nf; f++) {
-			write_entry(out, i, te, q, keys, rule_format_at(&r->fmts, r->format, f));
+			write_entry(out, i, te, iv, keys, rule_format_at(&r->fmts, r->format, f));
 			engine_emit(out, r->name, out->keytext, kl, r->channels, r->nchannels,
 				    &r->fmts, f, &ms->st);
 		}
@@ -422,16 +431,19 @@ void monitor_tick(struct isp_engine *e, unsigned i, uint64_t now)
 	struct monitor_state *ms = &e->mon[i];
 
 	ms->has_done = false;
-	if (ms->cur_q == MON_NONE)
+	if (ms->cur.start == MON_NONE)
 		return;
-	if (now == UINT64_MAX || now >= (ms->cur_q + 1) * ms->interval_ns) {
+	if (now == UINT64_MAX || now >= ms->cur.start + ms->cur.len) {
 		if (e->partial) {
-			ms->done_q = ms->cur_q;
+			ms->done = ms->cur;
 			ms->has_done = true;
 		} else {
-			emit_interval(e, i, &e, 1, ms->cur_q);
+			emit_interval(e, i, &e, 1, &ms->cur);
 		}
-		ms->cur_q = now == UINT64_MAX ? MON_NONE : now / ms->interval_ns;
+		if (now == UINT64_MAX)
+			ms->cur.start = MON_NONE;
+		else
+			open_interval(ms, now);
 	}
 	if (!e->partial)
 		check_overflow(e, i, ms->entries.count, overflow_time(ms, now, e->last_ts));
@@ -441,7 +453,7 @@ void monitor_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w
 {
 	uint64_t entries = 0, last = 0;
 	bool done = false, seen = false;
-	uint64_t q = 0;
+	struct mon_iv iv = { 0, 0, 0 };
 
 	for (unsigned k = 0; k < n; k++) {
 		struct monitor_state *ws = &w[k]->mon[i];
@@ -450,12 +462,12 @@ void monitor_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w
 			last = w[k]->last_ts;
 		if (ws->has_done) {
 			done = true;
-			q = ws->done_q;
+			iv = ws->done;
 		}
-		seen |= ws->cur_q != MON_NONE || ws->has_done;
+		seen |= ws->cur.start != MON_NONE || ws->has_done;
 	}
 	if (done)
-		emit_interval(m, i, w, n, q);
+		emit_interval(m, i, w, n, &iv);
 	for (unsigned k = 0; k < n; k++)
 		w[k]->mon[i].has_done = false;
 	/* every worker ticked at the same time */
