@@ -543,6 +543,8 @@ static struct isp_program *compile_tree(struct dsl_diags *d, const struct isp_re
 			ok &= compile_global(&c, s);
 		else if (strcmp(s->type, "input") == 0)
 			ok &= compile_input(&c, s);
+		else if (strcmp(s->type, "control") == 0)
+			ok &= compile_control(&c, s);
 		else if (ignored_section(&c, s))
 			continue;
 		else if (strcmp(s->type, "output") && is_output_section(s, type, sizeof(type)))
@@ -560,10 +562,11 @@ static struct isp_program *compile_tree(struct dsl_diags *d, const struct isp_re
 		} else if (strcmp(s->type, "flow-monitor") == 0) {
 			ok &= compile_monitor(&c, s);
 		} else if (strcmp(s->type, "global") && strcmp(s->type, "input") &&
+			   strcmp(s->type, "control") &&
 			   strcmp(s->type, "output") && !is_output_section(s, type, sizeof(type)) &&
 			   !is_ignored_type(s->type)) {
 			static const char *const known[] = {
-				"event-report", "query-report", "metrics", "flow-monitor", "input",
+				"event-report", "query-report", "metrics", "flow-monitor", "control", "input",
 				"output", "file-output", "redis-output", "kafka-output",
 				"socket-output", "stdout-output", "influxdb-output", NULL
 			};
@@ -624,6 +627,9 @@ void isp_program_free(struct isp_program *p)
 	free(p->input_source);
 	free(p->input_filter);
 	free(p->input_dpdk);
+	free(p->control_path);
+	free(p->control_tcp);
+	free(p->control_token);
 	cfg_file_free(p->cfg_tree);
 	free(p);
 }

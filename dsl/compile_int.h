@@ -55,6 +55,7 @@ bool format_of(struct compiler *c, const struct cfg_kv *kv, enum rec_format *out
 bool compile_global(struct compiler *c, const struct cfg_section *s);
 bool compile_input(struct compiler *c, const struct cfg_section *s);
 bool compile_output(struct compiler *c, const struct cfg_section *s);
+bool compile_control(struct compiler *c, const struct cfg_section *s);
 /* An MMT-Probe section intspect does not implement: a warning, true. */
 bool ignored_section(struct compiler *c, const struct cfg_section *s);
 /* An output-channel name of such a section (mongodb, mqtt). */

@@ -141,6 +141,33 @@ static bool set_text(struct compiler *c, const struct cfg_kv *kv, char **field)
 	return (*field = strdup(str)) != NULL;
 }
 
+/* control { path = ...; tcp = ...; token = ...; enable = ... }: the
+ * control socket (src/control/README.md). */
+bool compile_control(struct compiler *c, const struct cfg_section *s)
+{
+	static const char *const keys[] = { "enable", "path", "tcp", "token", NULL };
+	struct isp_program *p = c->prog;
+	bool ok = check_keys(c, s, keys, "the control section");
+	const struct cfg_kv *kv;
+	bool on = true;
+
+	if ((kv = find_kv(s, "enable")))
+		ok &= get_bool(c, kv, &on);
+	p->control = on ? 1 : -1;
+	if ((kv = find_kv(s, "path")))
+		ok &= set_text(c, kv, &p->control_path);
+	if ((kv = find_kv(s, "tcp")))
+		ok &= set_text(c, kv, &p->control_tcp);
+	if ((kv = find_kv(s, "token")))
+		ok &= set_text(c, kv, &p->control_token);
+	if (ok && p->control_tcp && (!p->control_token || !*p->control_token)) {
+		dsl_error(c->d, &find_kv(s, "tcp")->loc, "a TCP control port needs a token: "
+			  "control { token = \"...\" }");
+		ok = false;
+	}
+	return ok;
+}
+
 bool compile_input(struct compiler *c, const struct cfg_section *s)
 {
 	static const char *const keys[] = { "mode", "source", "filter", "pcap-filter", "snap-len",

@@ -21,6 +21,7 @@
 #include "../core/pipeline.h"
 #include "../core/registry.h"
 #include "../filters/bloom.h"
+#include "ctlsock.h"
 #include "../filters/engine.h"
 #include "../../dsl/compile.h"
 #include "../../outputs/channel.h"
@@ -81,6 +82,8 @@ static void usage(FILE *out)
 "  -o PROTO.KEY=VALUE    protocol option, e.g. -o int.dscp=0x17 -o int.dialect=l4s\n"
 "                        -o int_report.udp-ports=32766,9555\n"
 "Service:\n"
+"  --control PATH        the control socket (intspect-ctl); 'none': no socket\n"
+"                        (default: " ISP_RUN_DIR "/control.sock for a live input)\n"
 "  --pidfile FILE        write the process id to FILE, remove it at exit\n"
 "  --syslog              also send every message to syslog (daemon facility)\n"
 "  -Z, --user USER       once the input is open, run as USER (and its groups)\n"
@@ -98,6 +101,7 @@ static void usage(FILE *out)
 struct cli {
 	const char *file, *iface, *udp, *dpdk, *filter, *plugin_dir, *config, *check_config;
 	const char *pidfile;
+	const char *control;    /* --control PATH */
 	const char *user;       /* -Z: after the input is open */
 	bool use_syslog;
 	unsigned long long count;
@@ -123,11 +127,12 @@ static void print_version(void)
 static int parse_cli(int argc, char **argv, struct cli *c)
 {
 	enum { O_DUMP = 256, O_LIST_ATTRS, O_LIST_PROTOS, O_PLUGIN_DIR, O_NO_BUILTIN, O_DPDK,
-	       O_ALLOW_DROPS, O_PIDFILE, O_SYSLOG };
+	       O_ALLOW_DROPS, O_PIDFILE, O_SYSLOG, O_CONTROL };
 	static const struct option longopts[] = {
 		{ "dump", no_argument, NULL, O_DUMP },
 		{ "allow-drops", no_argument, NULL, O_ALLOW_DROPS },
 		{ "pidfile", required_argument, NULL, O_PIDFILE },
+		{ "control", required_argument, NULL, O_CONTROL },
 		{ "syslog", no_argument, NULL, O_SYSLOG },
 		{ "user", required_argument, NULL, 'Z' },
 		{ "config", required_argument, NULL, 'C' },
@@ -198,6 +203,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		case O_DPDK: c->dpdk = optarg; break;
 		case O_ALLOW_DROPS: c->allow_drops = true; break;
 		case O_PIDFILE: c->pidfile = optarg; break;
+		case O_CONTROL: c->control = optarg; break;
 		case O_SYSLOG: c->use_syslog = true; break;
 		case 'Z': c->user = optarg; break;
 		default: usage(stderr); return -1;
@@ -626,9 +632,25 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 	}
 	if (workers > 1)
 		note_cpus(workers);
-	/* tcpdump's -Z: the capture sockets, the UDP port and the channels
-	 * are open; nothing after this needs root */
+	/* the control socket (before -Z: its directory may be root's); its
+	 * commands act through the same pipeline */
+	static struct isp_ctl_run ctl_run;
+	unsigned nrules = prog ? prog->nevents + prog->nqueries + prog->nmonitors : 0;
+	ctl_run = (struct isp_ctl_run){ reg, g_pipeline, r.rules, prog, r.channels,
+					prog ? prog->nchannels : 0, calloc(nrules + 1, sizeof(bool)) };
+	for (unsigned i = 0; ctl_run.enabled && i < nrules; i++)
+		ctl_run.enabled[i] = true;
+	char ctl_path[256];
+	struct isp_ctl_server *ctl_server = !ctl_run.enabled ? NULL :
+		cli_control_start(c->control, prog, so.iface || so.udp || so.dpdk, c->user,
+				  &ctl_run, ctl_path, sizeof(ctl_path));
+	if (ctl_server && c->verbose && ctl_path[0])
+		fprintf(stderr, "intspect: control socket %s\n", ctl_path);
+	/* tcpdump's -Z: the capture sockets, the UDP port, the channels and
+	 * the control socket are open; nothing after this needs root */
 	if (c->user && service_run_as(c->user) < 0) {
+		isp_ctl_server_stop(ctl_server);
+		free(ctl_run.enabled);
 		isp_pipeline_close(g_pipeline);
 		g_pipeline = NULL;
 		isp_rules_free(r.rules);
@@ -652,6 +674,8 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 		fprintf(stderr, "intspect: %s\n", isp_pipeline_error(g_pipeline));
 		rc = 1;
 	}
+	isp_ctl_server_stop(ctl_server);
+	free(ctl_run.enabled);
 	double secs = now_sec() - r.t0;
 	fflush(stdout);
 	static struct isp_stats st;

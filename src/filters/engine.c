@@ -88,6 +88,7 @@ struct isp_engine *isp_engine_new(const struct isp_program *prog, const struct i
 	if (!e)
 		goto oom;
 	pthread_mutex_init(&e->pub_mu, NULL);
+	pthread_mutex_init(&e->ctl_mu, NULL);
 	e->prog = prog;
 	e->channels = channels;
 	e->partial = partial;
@@ -104,6 +105,9 @@ struct isp_engine *isp_engine_new(const struct isp_program *prog, const struct i
 	if (slot_cache_init(&e->sc, reg, prog->slots, prog->nslots) != 0)
 		goto oom;
 	if (!(e->pub = calloc(prog->nevents + prog->nqueries + prog->nmonitors + 1, sizeof(*e->pub))))
+		goto oom;
+	if (!(e->saved_bit = calloc(prog->nevents + prog->nqueries + prog->nmonitors + 1,
+				    sizeof(*e->saved_bit))))
 		goto oom;
 	e->ev = calloc(prog->nevents ? prog->nevents : 1, sizeof(*e->ev));
 	e->q = calloc(prog->nqueries ? prog->nqueries : 1, sizeof(*e->q));
@@ -268,6 +272,18 @@ unsigned engine_rule_hops(struct isp_engine *e, const struct erule *r, const str
 /* A route's key hash: its values mixed directly when they are numbers
  * (most keys: addresses, ports, ids), else its key bytes hashed. The same
  * on every worker, which is all routing needs. */
+static inline bool route_mixes(const struct isp_value *v)
+{
+	return !v || (!v->is_array && v->type != ISP_T_STRING && v->type != ISP_T_IPV6 &&
+		      v->type != ISP_T_MAC);
+}
+
+static inline uint64_t route_mix(uint64_t h, const struct isp_value *v, unsigned i)
+{
+	h = (h ^ (v ? v->v.u : 0x5bd1e995u + i)) * 0xbf58476d1ce4e5b9u;
+	return h ^ h >> 31;
+}
+
 static uint64_t route_hash(struct isp_engine *e, const struct isp_packet *p,
 			   const struct route *rt)
 {
@@ -275,19 +291,27 @@ static uint64_t route_hash(struct isp_engine *e, const struct isp_packet *p,
 
 	for (unsigned i = 0; i < rt->nslots; i++) {
 		const struct isp_value *v = engine_get(e, p, rt->slots[i]);
-		uint64_t x;
-		if (!v)
-			x = 0x5bd1e995u + i;
-		else if (!v->is_array && v->type != ISP_T_STRING && v->type != ISP_T_IPV6 &&
-			 v->type != ISP_T_MAC)
-			x = v->v.u;
-		else
+		if (!route_mixes(v))
 			return table_hash(e->keybuf, engine_key(e, p, rt->slots, rt->nslots,
 								e->keybuf, sizeof(e->keybuf)));
-		h = (h ^ x) * 0xbf58476d1ce4e5b9u;
-		h ^= h >> 31;
+		h = route_mix(h, v, i);
 	}
 	return h * 0x94d049bb133111ebu;
+}
+
+unsigned engine_owner_of_values(const struct isp_engine *e, const struct isp_value *vals,
+				unsigned n, const uint8_t *key, size_t klen)
+{
+	uint64_t h = 0x9e3779b97f4a7c15u;
+
+	if (e->nworkers < 2)
+		return 0;
+	for (unsigned i = 0; i < n; i++) {
+		if (!route_mixes(&vals[i]))
+			return owner_of(table_hash(key, klen), e->nworkers);
+		h = route_mix(h, &vals[i], i);
+	}
+	return owner_of(h * 0x94d049bb133111ebu, e->nworkers);
 }
 
 bool engine_hop_is_mine(struct isp_engine *e, const struct isp_packet *p, unsigned i)
@@ -366,6 +390,11 @@ void isp_engine_merge_windows(struct isp_engine *merger, struct isp_engine *cons
 
 uint64_t isp_engine_window_end(const struct isp_program *prog, uint64_t t)
 {
+	return engine_window_end(prog, t, true);
+}
+
+uint64_t engine_window_end(const struct isp_program *prog, uint64_t t, bool monitors)
+{
 	uint64_t next = UINT64_MAX;
 
 	for (unsigned i = 0; i < prog->nqueries; i++) {
@@ -382,7 +411,7 @@ uint64_t isp_engine_window_end(const struct isp_program *prog, uint64_t t)
 			next = (t / p + 1) * p;
 	}
 	/* flow monitors: each sub-interval (buffer slots, overflow checks) */
-	for (unsigned i = 0; i < prog->nmonitors; i++) {
+	for (unsigned i = 0; monitors && i < prog->nmonitors; i++) {
 		uint64_t p = prog->monitors[i].interval_ns / prog->monitors[i].nbuf;
 		if ((t / p + 1) * p < next)
 			next = (t / p + 1) * p;
@@ -395,7 +424,10 @@ void isp_engine_free(struct isp_engine *e)
 	if (!e)
 		return;
 	free(e->pub);
+	free(e->saved_bit);
 	pthread_mutex_destroy(&e->pub_mu);
+	engine_control_drop(e);
+	pthread_mutex_destroy(&e->ctl_mu);
 	for (unsigned i = 0; e->ev && i < e->prog->nevents; i++) {
 		const struct erule *r = &e->prog->events[i];
 		table_free(&e->ev[i].keys);
@@ -452,6 +484,37 @@ size_t engine_key_max(const struct isp_engine *e, const int *slots, unsigned n)
 	return max ? max : 1;
 }
 
+/* One value's key bytes at buf + len (a presence byte first); len when
+ * they do not fit. */
+static inline size_t key_put(uint8_t *buf, size_t len, size_t cap, const struct isp_value *v)
+{
+	size_t need = 1 + (v ? (v->is_array ? 5 + v->count * 8u :
+				v->type == ISP_T_STRING ? strlen(v->v.str) + 1 : 16) : 0);
+	if (len + need > cap)
+		return len;
+	buf[len++] = v ? 1 : 0;
+	if (!v)
+		return len;
+	if (v->is_array) {
+		buf[len++] = v->count;
+		memcpy(buf + len, &v->missing, 4);
+		len += 4;
+		memcpy(buf + len, v->v.arr, v->count * 8u);
+		return len + v->count * 8u;
+	}
+	if (v->type == ISP_T_STRING) {
+		size_t sl = strlen(v->v.str) + 1;
+		memcpy(buf + len, v->v.str, sl);
+		return len + sl;
+	}
+	/* 16 bytes cover IPv6; scalars sit in the first 8 */
+	memcpy(buf + len, v->type == ISP_T_IPV6 || v->type == ISP_T_MAC ?
+	       (const void *)v->v.ip6 : (const void *)&v->v.u, 16);
+	if (v->type != ISP_T_IPV6 && v->type != ISP_T_MAC)
+		memset(buf + len + 8, (v->missing & 1), 8);
+	return len + 16;
+}
+
 /*
  * Key bytes of a list of attributes: per attribute a presence byte, then
  * the value's bytes (arrays: count, missing mask, elements). Binary, so
@@ -464,32 +527,23 @@ size_t engine_key(struct isp_engine *e, const struct isp_packet *p, const int *s
 	const bool hops = e->hop >= 0;
 
 	for (unsigned i = 0; i < n; i++) {
-		const struct isp_value *v = engine_get_in(e, p, slots[i], hops);
-		size_t need = 1 + (v ? (v->is_array ? 5 + v->count * 8u :
-					v->type == ISP_T_STRING ? strlen(v->v.str) + 1 : 16) : 0);
-		if (len + need > cap)
+		size_t next = key_put(buf, len, cap, engine_get_in(e, p, slots[i], hops));
+		if (next == len)
 			break;
-		buf[len++] = v ? 1 : 0;
-		if (!v)
-			continue;
-		if (v->is_array) {
-			buf[len++] = v->count;
-			memcpy(buf + len, &v->missing, 4);
-			len += 4;
-			memcpy(buf + len, v->v.arr, v->count * 8u);
-			len += v->count * 8u;
-		} else if (v->type == ISP_T_STRING) {
-			size_t sl = strlen(v->v.str) + 1;
-			memcpy(buf + len, v->v.str, sl);
-			len += sl;
-		} else {
-			/* 16 bytes cover IPv6; scalars sit in the first 8 */
-			memcpy(buf + len, v->type == ISP_T_IPV6 || v->type == ISP_T_MAC ?
-			       (const void *)v->v.ip6 : (const void *)&v->v.u, 16);
-			if (v->type != ISP_T_IPV6 && v->type != ISP_T_MAC)
-				memset(buf + len + 8, (v->missing & 1), 8);
-			len += 16;
-		}
+		len = next;
+	}
+	return len;
+}
+
+size_t engine_key_of_values(const struct isp_value *vals, unsigned n, uint8_t *buf, size_t cap)
+{
+	size_t len = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		size_t next = key_put(buf, len, cap, &vals[i]);
+		if (next == len)
+			break;
+		len = next;
 	}
 	return len;
 }

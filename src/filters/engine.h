@@ -66,6 +66,37 @@ struct isp_rule_count {
  * of rules. */
 unsigned isp_rules_counts(const struct isp_rules *r, struct isp_rule_count *out, unsigned max);
 
+/* ---- the control socket's requests on running rules (control.c) ---- */
+
+enum isp_ctl_op {
+	ISP_CTL_ENABLE, ISP_CTL_DISABLE,        /* any rule */
+	ISP_CTL_RESET,                          /* flow monitors: */
+	ISP_CTL_SAMPLING,                       /* number: the ratio */
+	ISP_CTL_INTERVAL,                       /* number: query-interval in ms */
+	ISP_CTL_OVERFLOW,                       /* number: overflow-threshold (0: off) */
+	ISP_CTL_ENTRY_ADD, ISP_CTL_ENTRY_REMOVE,
+	ISP_CTL_GET,                            /* key optional */
+};
+
+struct isp_ctl_request {
+	enum isp_ctl_op op;
+	const char *name;       /* the rule or flow monitor */
+	double number;
+	/* a flow: one value per match attribute, as text ("10.0.0.1", "5000",
+	 * a per-hop attribute's values "1,2,3") */
+	const char *const *key;
+	unsigned nkey;
+};
+
+/*
+ * Run a request on every worker, between two of its items, and wait
+ * (about 2 s at most) until each applied it; pl wakes them. 0 with a JSON
+ * object in *json (malloc'd: what it did, get's flows as records), or -1
+ * with a message.
+ */
+int isp_rules_control(struct isp_rules *r, struct isp_pipeline *pl,
+		      const struct isp_ctl_request *q, char **json, char *err, size_t errlen);
+
 void isp_rules_free(struct isp_rules *r);
 
 #endif

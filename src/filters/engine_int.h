@@ -95,6 +95,8 @@ struct route {
 };
 
 #define ROUTE_REST (UINT64_C(1) << 63)
+#define ENGINE_CTL_MAX 16
+struct ctl_cmd;
 #define ROUTE_MAX 63
 
 struct isp_engine {
@@ -125,6 +127,12 @@ struct isp_engine {
 	 * per event report, then per query report; under pub_mu */
 	pthread_mutex_t pub_mu;
 	struct rule_stats *pub;
+	/* control requests waiting for this engine's thread (control.c);
+	 * a disabled rule's bit, kept while its bit in qbit/ebit/mbit is 0 */
+	pthread_mutex_t ctl_mu;
+	struct ctl_cmd *ctl_q[ENGINE_CTL_MAX];
+	unsigned ctl_n;
+	uint64_t *saved_bit;
 	uint8_t keybuf[16 * (6 + 8 * ISP_MAX_HOPS) + ISP_STR_MAX * 16];
 	char keytext[1024];
 };
@@ -151,6 +159,14 @@ void isp_engine_merge_windows(struct isp_engine *merger, struct isp_engine *cons
 /* The first time after t at which a query window ends; UINT64_MAX: none. */
 uint64_t isp_engine_window_end(const struct isp_program *prog, uint64_t t);
 void isp_engine_free(struct isp_engine *e);
+
+/* The same, with or without the flow monitors (whose periods the control
+ * socket may change: rules.c keeps them). */
+uint64_t engine_window_end(const struct isp_program *prog, uint64_t t, bool monitors);
+/* control.c: apply the requests waiting (on the engine's thread); drop
+ * them unapplied (the engine goes away). */
+void engine_control_apply(struct isp_engine *e);
+void engine_control_drop(struct isp_engine *e);
 
 /* internal, shared by event.c and query.c */
 
@@ -187,6 +203,11 @@ bool engine_hop_is_mine(struct isp_engine *e, const struct isp_packet *p, unsign
 size_t engine_key_max(const struct isp_engine *e, const int *slots, unsigned n);
 size_t engine_key(struct isp_engine *e, const struct isp_packet *p, const int *slots,
 		  unsigned n, uint8_t *buf, size_t cap);
+/* The same bytes from values (the control socket's keys), and the worker
+ * among e->nworkers that owns a route's key of these values and bytes. */
+size_t engine_key_of_values(const struct isp_value *vals, unsigned n, uint8_t *buf, size_t cap);
+unsigned engine_owner_of_values(const struct isp_engine *e, const struct isp_value *vals,
+				unsigned n, const uint8_t *key, size_t klen);
 /* Append text, or a value's text (arrays as JSON), to out (NUL-kept). */
 void engine_text_append(char *out, size_t cap, size_t *len, const char *text,
 			const struct isp_value *v);
@@ -219,6 +240,15 @@ void monitor_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p
 /* SDN-Mon's reset: every entry and every removed flow forgotten (an
  * interval's records of them are lost with them). */
 void monitor_reset(struct isp_engine *e, unsigned i);
+/* A setting changed by the control socket (ISP_CTL_SAMPLING, _INTERVAL in
+ * ms, _OVERFLOW). */
+void monitor_set(struct isp_engine *e, unsigned i, int op, double value);
+/* entry-add: a flow without packets yet; 1 when it was not there. */
+unsigned monitor_add_entry(struct isp_engine *e, unsigned i, const uint8_t *key, size_t klen,
+			   uint64_t h);
+/* get: the flow's record as it would be written now, as JSON in e->rec;
+ * its length. */
+size_t monitor_entry_json(struct isp_engine *e, unsigned i, struct tentry *te);
 /* Time reached now: close the interval that ended (one engine alone: its
  * records; partial: kept for the merger), check the overflow threshold. */
 void monitor_tick(struct isp_engine *e, unsigned i, uint64_t now);

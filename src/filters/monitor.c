@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "../core/value.h"
+#include "engine.h"
 #include "engine_int.h"
 
 /* An entry's state; then nvals u64: the counters since the first packet,
@@ -144,6 +145,10 @@ static void count(struct isp_engine *e, const struct mrule *r, struct monitor_st
 	if (s >= r->nbuf)
 		s = r->nbuf - 1;
 	uint64_t *slot = en->vals + r->ncounters + s * slot_vals(r);
+	if (en->packets == 0) {         /* new, or added by the operator */
+		en->first_order = p->index << 8 | p->report_index;
+		en->first_seen = p->ts_ns;
+	}
 	en->packets++;
 	en->bytes += p->wirelen;
 	slot[0]++;
@@ -199,8 +204,6 @@ void monitor_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p
 		if (!te)
 			return;
 		struct mon_entry *en = tentry_state(te);
-		en->first_order = p->index << 8 | p->report_index;
-		en->first_seen = p->ts_ns;
 		en->qi = MON_NONE;
 		ms->st.flows++;
 	}
@@ -298,12 +301,19 @@ static void write_entry(struct isp_engine *out, unsigned i, struct tentry *te,
 	if (format == FMT_INFLUX) {
 		v.type = ISP_T_TIMESTAMP;
 		v.v.u = en->first_seen;
-		put(rec, "first_seen", &v);
+		if (en->packets)
+			put(rec, "first_seen", &v);
 		v.v.u = te->last_seen;
-		put(rec, "last_seen", &v);
-	} else {
+		if (en->packets)
+			put(rec, "last_seen", &v);
+	} else if (en->packets) {
 		rec_time(rec, "first_seen", en->first_seen);
 		rec_time(rec, "last_seen", te->last_seen);
+	} else {                /* added by the operator, no packet yet */
+		rec_key(rec, "first_seen");
+		rec_null(rec);
+		rec_key(rec, "last_seen");
+		rec_null(rec);
 	}
 	for (unsigned c = 0; c < r->ncounters; c++) {
 		u64_value(&v, en->vals[c]);
@@ -324,6 +334,77 @@ static int by_first_order(const void *a, const void *b)
 	const struct mon_entry *y = tentry_state(*(struct tentry *const *)b);
 
 	return x->first_order < y->first_order ? -1 : x->first_order > y->first_order;
+}
+
+/* The match values of an entry (every engine's table has the same entry
+ * layout), and their text in e->keytext; its length. */
+static size_t decode_key(struct isp_engine *e, unsigned i, struct tentry *te,
+			 struct isp_value *keys)
+{
+	const struct mrule *r = &e->prog->monitors[i];
+	const uint8_t *kb = tentry_key(&e->mon[i].entries, te), *kend = kb + te->keylen;
+	size_t kl = 0;
+
+	e->keytext[0] = 0;
+	for (unsigned j = 0; j < r->nmatch; j++) {
+		const struct isp_attr_desc *a =
+			isp_attr_desc_of(e->sc.reg, &e->prog->slots[r->match_slots[j]]);
+		bool present = false;
+		kb = engine_key_value(kb, kend, a->type, a->per_hop, false, &keys[j], &present);
+		if (j)
+			engine_text_append(e->keytext, sizeof(e->keytext), &kl, "|", NULL);
+		engine_text_append(e->keytext, sizeof(e->keytext), &kl, NULL, &keys[j]);
+	}
+	return kl;
+}
+
+size_t monitor_entry_json(struct isp_engine *e, unsigned i, struct tentry *te)
+{
+	const struct monitor_state *ms = &e->mon[i];
+	struct mon_iv iv = ms->cur;
+	struct isp_value keys[16];
+
+	if (iv.start == MON_NONE)
+		iv = (struct mon_iv){ 0, ms->interval_ns, ms->sub_ns };
+	decode_key(e, i, te, keys);
+	write_entry(e, i, te, &iv, keys, FMT_JSON);
+	return rec_end(&e->rec);
+}
+
+void monitor_set(struct isp_engine *e, unsigned i, int op, double value)
+{
+	struct monitor_state *ms = &e->mon[i];
+
+	switch (op) {
+	case ISP_CTL_SAMPLING:
+		ms->sampling = value;
+		ms->sample_below = sample_threshold(value);
+		break;
+	case ISP_CTL_INTERVAL:
+		ms->interval_ns = (uint64_t)(value * 1e6);
+		ms->sub_ns = ms->interval_ns / e->prog->monitors[i].nbuf;
+		break;
+	case ISP_CTL_OVERFLOW:
+		ms->overflow = (uint64_t)value;
+		ms->over = false;
+		break;
+	}
+}
+
+unsigned monitor_add_entry(struct isp_engine *e, unsigned i, const uint8_t *key, size_t klen,
+			   uint64_t h)
+{
+	struct monitor_state *ms = &e->mon[i];
+	bool created = false;
+	struct tentry *te = table_get_hashed(&ms->entries, key, klen, h, e->last_ts, true, &created);
+
+	if (!te || !created)
+		return 0;
+	struct mon_entry *en = tentry_state(te);
+	en->qi = MON_NONE;
+	en->first_order = UINT64_MAX;   /* written after the flows with packets */
+	ms->st.flows++;
+	return 1;
 }
 
 /* The records of interval iv: the flows of every engine in src that had
@@ -357,22 +438,9 @@ static void emit_interval(struct isp_engine *out, unsigned i, struct isp_engine 
 	}
 	qsort(ms->emit, m, sizeof(*ms->emit), by_first_order);
 	struct isp_value keys[16];
-	const struct isp_program *prog = out->prog;
 	for (size_t k = 0; k < m; k++) {
 		struct tentry *te = ms->emit[k];
-		/* every engine's table has the same entry layout */
-		const uint8_t *kb = tentry_key(&ms->entries, te), *kend = kb + te->keylen;
-		size_t kl = 0;
-		out->keytext[0] = 0;
-		for (unsigned j = 0; j < r->nmatch; j++) {
-			const struct isp_attr_desc *a =
-				isp_attr_desc_of(out->sc.reg, &prog->slots[r->match_slots[j]]);
-			bool present = false;
-			kb = engine_key_value(kb, kend, a->type, a->per_hop, false, &keys[j], &present);
-			if (j)
-				engine_text_append(out->keytext, sizeof(out->keytext), &kl, "|", NULL);
-			engine_text_append(out->keytext, sizeof(out->keytext), &kl, NULL, &keys[j]);
-		}
+		size_t kl = decode_key(out, i, te, keys);
 		for (unsigned f = 0, nf = rule_nformats(&r->fmts); f < nf; f++) {
 			write_entry(out, i, te, iv, keys, rule_format_at(&r->fmts, r->format, f));
 			engine_emit(out, r->name, out->keytext, kl, r->channels, r->nchannels,

@@ -167,6 +167,9 @@ struct isp_program {
 	int input_snaplen;      /* snap-len, 0: the default */
 	int input_buffer_mb;    /* buffer-size, rounded up to MiB; 0: default */
 	int input_timeout_ms;   /* timeout, 0: the default */
+	/* control section: 1 on, -1 off, 0 not written (on for live inputs) */
+	int control;
+	char *control_path, *control_tcp, *control_token;
 	/* the config tree the channel configs point into */
 	void *cfg_tree;
 };

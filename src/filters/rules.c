@@ -7,15 +7,8 @@
 
 #include "engine.h"
 #include "engine_int.h"
+#include "rules_int.h"
 
-struct isp_rules {
-	const struct isp_program *prog;
-	const struct isp_registry *reg;
-	struct isp_channel **channels;
-	struct isp_engine *merger;              /* several workers only */
-	struct isp_engine *worker[ISP_MAX_WORKERS];
-	unsigned n;
-};
 
 struct isp_rules *isp_rules_new(const struct isp_program *prog, const struct isp_registry *reg,
 				struct isp_channel **channels, char *err, size_t errlen)
@@ -29,6 +22,14 @@ struct isp_rules *isp_rules_new(const struct isp_program *prog, const struct isp
 	r->prog = prog;
 	r->reg = reg;
 	r->channels = channels;
+	r->mon_period = calloc(prog->nmonitors + 1, sizeof(*r->mon_period));
+	if (!r->mon_period) {
+		free(r);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	for (unsigned i = 0; i < prog->nmonitors; i++)
+		atomic_store(&r->mon_period[i], prog->monitors[i].interval_ns / prog->monitors[i].nbuf);
 	return r;
 }
 
@@ -85,7 +86,16 @@ static void merge(void *rules, void *const *workers, unsigned n)
 
 static uint64_t window_end(void *rules, uint64_t t)
 {
-	return isp_engine_window_end(((struct isp_rules *)rules)->prog, t);
+	struct isp_rules *r = rules;
+	uint64_t next = engine_window_end(r->prog, t, false);
+
+	/* flow monitors: each sub-interval, as set now */
+	for (unsigned i = 0; i < r->prog->nmonitors; i++) {
+		uint64_t p = atomic_load_explicit(&r->mon_period[i], memory_order_relaxed);
+		if ((t / p + 1) * p < next)
+			next = (t / p + 1) * p;
+	}
+	return next;
 }
 
 /* An engine's counters now, per rule (events, then queries): only its
@@ -123,6 +133,7 @@ static void publish(void *w)
 {
 	struct isp_engine *e = w;
 
+	engine_control_apply(e);
 	publish_engine(e);
 	if (e->merger)
 		publish_engine(e->merger);
@@ -266,5 +277,6 @@ void isp_rules_free(struct isp_rules *r)
 	for (unsigned i = 0; i < r->n; i++)
 		isp_engine_free(r->worker[i]);
 	isp_engine_free(r->merger);
+	free(r->mon_period);
 	free(r);
 }

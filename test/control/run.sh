@@ -1,0 +1,218 @@
+#!/bin/sh
+# The control socket, through intspect-ctl, against intspect -u with two
+# workers and telemetry reports sent in paced bursts: every command and its
+# effect on the counters and the records; the socket's mode; errors as
+# JSON on a connection that stays open; the TCP port refused without its
+# token.
+set -u
+src=${top_srcdir:-.}
+bld=${top_builddir:-.}
+tmp=$(mktemp -d)
+pid=""
+trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+. "$src/test/tools/checks.sh"
+ctl() { "$bld/intspect-ctl" -s "$tmp/c.sock" "$@"; }
+free_port() {
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+# N JSON lines to the socket (PATH or HOST:PORT) on one connection; the
+# responses, one line each
+raw() {
+	python3 "$src/test/control/raw.py" "$@"
+}
+
+"$bld/intgen" -o "$tmp/r.pcap" -n 400 --seed 41 --format report --report-version 2.0 \
+	--hops 1-3 --flows 20 --flow-order shuffle 2>/dev/null
+udp=$(free_port)
+tcp=$(free_port)
+cat >"$tmp/c.conf" <<CONF
+file-output f { path = "$tmp/out.jsonl" }
+flow-monitor fm {
+  match = {"ip.src", "ip.dst"}
+  query-interval = 200
+  buffer = 2
+  output-channel = {f}
+}
+query-report per-node {
+  ms-period = 100000
+  select = {"count()"}
+  group-by = {"int_report.node_id"}
+  output-channel = {f}
+}
+control {
+  path = "$tmp/c.sock"
+  tcp = "127.0.0.1:$tcp"
+  token = "s3cret"
+}
+CONF
+"$bld/intspect" -C "$tmp/c.conf" -u "127.0.0.1:$udp" -w 2 >/dev/null 2>"$tmp/err" &
+pid=$!
+for _ in $(seq 50); do [ -S "$tmp/c.sock" ] && break; sleep 0.1; done
+# one burst: the capture's 400 reports, then a pause for them to land
+burst() {
+	python3 "$src/test/inputs/send_reports.py" "$tmp/r.pcap" 127.0.0.1 "$udp" 100 0.01 >/dev/null
+	sleep 0.4
+}
+# the value of a field of a rule in `rules --json`
+rule_field() {       # RULE FIELD
+	ctl --json rules | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+print([x for x in r["rules"] if x["name"] == sys.argv[1]][0][sys.argv[2]])' "$1" "$2"
+}
+
+mode=$(stat -c %a "$tmp/c.sock" 2>/dev/null)
+[ "$mode" = 600 ] && ok "the socket is mode 0600" || bad "socket mode '$mode'"
+
+burst
+if ctl --json stats >"$tmp/s.json" && python3 - "$tmp/s.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["ok"] and s["packets"] == 400, s["packets"]
+assert s["decoded"]["int_report"] == 400
+assert len(s["workers"]) == 2 and s["workers_answered"] == 2
+assert sum(w["packets"] for w in s["workers"]) == 400
+names = {r["name"]: r for r in s["rules"]}
+assert names["fm"]["kind"] == "monitor" and names["fm"]["flows"] == 20, names["fm"]
+assert names["per-node"]["matched"] == 400
+assert [c["name"] for c in s["channels"]] == ["f"]
+PY
+then
+	ok "stats: 400 packets over 2 workers, 20 flows, the rules and the channel"
+else
+	bad "stats" "$tmp/s.json"
+fi
+ctl rules >"$tmp/rules.txt"
+if grep -q "^monitor	fm	yes	400	" "$tmp/rules.txt" && grep -q "^query	per-node	yes	400	" "$tmp/rules.txt"; then
+	ok "rules: a table of both, enabled"
+else
+	bad "rules table" "$tmp/rules.txt"
+fi
+
+# disable stops a rule between two packets; enable runs it again
+ctl disable per-node >/dev/null && burst
+a=$(rule_field per-node matched)
+e=$(rule_field per-node enabled)
+ctl enable per-node >/dev/null && burst
+b=$(rule_field per-node matched)
+if [ "$a" = 400 ] && [ "$e" = False ] && [ "$b" = 800 ]; then
+	ok "disable: the query skipped a burst (matched 400); enable: it counts again ($b)"
+else
+	bad "disable/enable: matched $a (enabled $e), then $b"
+fi
+
+# get: every flow, or one
+ctl --json get fm >"$tmp/g.json"
+n=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["flows"], len(r["entries"]))' "$tmp/g.json")
+[ "$n" = "20 20" ] && ok "get: 20 flows" || bad "get: '$n'" "$tmp/g.json"
+key=$(python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["entries"][0]; print(e["ip.src"], e["ip.dst"])' "$tmp/g.json")
+# shellcheck disable=SC2086
+ctl --json get fm $key >"$tmp/g1.json"
+if python3 - "$tmp/g1.json" $key <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["flows"] == 1 and len(r["entries"]) == 1
+e = r["entries"][0]
+assert (e["ip.src"], e["ip.dst"]) == (sys.argv[2], sys.argv[3])
+assert e["packets"] == 60 and len(e["buffer.packets"]) == 2, e   # 3 bursts, 20 flows shuffled
+PY
+then
+	ok "get fm $key: that flow, 60 packets over 3 bursts"
+else
+	bad "get one flow" "$tmp/g1.json"
+fi
+
+# entry-remove: the flow goes, its packets are excluded; entry-add: back
+# shellcheck disable=SC2086
+ctl entry-remove fm $key >"$tmp/o" && burst
+ex=$(rule_field fm excluded_packets)
+# shellcheck disable=SC2086
+gone=$(ctl --json get fm $key | python3 -c 'import json,sys; print(json.load(sys.stdin)["flows"])')
+# shellcheck disable=SC2086
+ctl entry-add fm $key >"$tmp/o2" && burst
+# shellcheck disable=SC2086
+back=$(ctl --json get fm $key | python3 -c 'import json,sys; print(json.load(sys.stdin)["entries"][0]["packets"])')
+if grep -q "^removed	yes" "$tmp/o" && [ "$ex" = 20 ] && [ "$gone" = 0 ] && grep -q "^added	yes" "$tmp/o2" &&
+   [ "$back" = 20 ]; then
+	ok "entry-remove: the flow's 20 packets excluded; entry-add: monitored again (20 packets)"
+else
+	bad "entry-remove/add: excluded $ex, flows after removal $gone, packets after adding $back"
+fi
+
+# reset and sampling: a hash keeps about half of the 20 flows
+ctl set-sampling fm 0.5 >/dev/null && ctl reset fm >"$tmp/o" && burst
+kept=$(rule_field fm entries)
+out=$(rule_field fm sampled_out_packets)
+if grep -q "^flows_removed	20" "$tmp/o" && [ "$kept" -gt 2 ] && [ "$kept" -lt 18 ] &&
+   [ "$out" = $(((20 - kept) * 20)) ]; then
+	ok "reset then sampling 0.5: $kept of 20 flows kept, the others' $out packets counted"
+else
+	bad "sampling: $kept flows kept, $out packets sampled out" "$tmp/o"
+fi
+ctl set-sampling fm 1 >/dev/null
+
+# overflow: a threshold under the flows now gives one overflow record
+ctl set-overflow fm 5 >/dev/null && burst && burst
+over=$(grep -c '"type":"overflow"' "$tmp/out.jsonl")
+[ "$over" = 1 ] && ok "set-overflow 5: one overflow record" || bad "overflow records: $over"
+
+# set-interval: the intervals after the change are 400 ms long
+ctl set-interval fm 400 >/dev/null && burst && burst && burst
+last=$(grep '"type":"flow"' "$tmp/out.jsonl" | tail -1)
+len=$(echo "$last" | python3 -c 'import json,sys; r=json.load(sys.stdin); print(round(r["time"] - r["interval_start"], 3))')
+[ "$len" = 0.4 ] && ok "set-interval 400: intervals of 0.4 s" || bad "interval after set-interval: $len"
+
+# errors: JSON, and the connection stays open
+raw "$tmp/c.sock" 'not json' '{"cmd":"nope"}' '{"cmd":"set-sampling","name":"fm","ratio":2}' \
+	'{"cmd":"get","name":"zz"}' '{"cmd":"entry-add","name":"fm","key":["10.1.0.1"]}' \
+	'{"cmd":"entry-add","name":"fm","key":["10.1.0.x","10.128.0.1"]}' \
+	'{"cmd":"reset","name":"per-node"}' '[1]' '{"cmd":"stats"}' >"$tmp/e.out"
+if python3 - "$tmp/e.out" <<'PY'
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+assert len(r) == 9, len(r)
+want = ["not JSON", "unknown command 'nope'; known: help, stats",
+        "sampling of fm must be above 0 and at most 1", "no rule or flow monitor named 'zz'",
+        "the key of fm has 2 values (ip.src, ...): 1 given",
+        "key value 1 of fm: '10.1.0.x' is not a value of ip.src",
+        "'per-node' is not a flow monitor", "a request is a JSON object"]
+for got, w in zip(r, want):
+    assert got["ok"] is False and w in got["error"], (got, w)
+assert r[8]["ok"] is True and r[8]["packets"] > 0
+PY
+then
+	ok "8 bad requests: 8 JSON errors with their reason, then a request served on the same connection"
+else
+	bad "errors" "$tmp/e.out"
+fi
+ctl nope 2>"$tmp/e"; rc=$?
+[ $rc = 1 ] && grep -q "unknown command 'nope'" "$tmp/e" && ok "intspect-ctl: a refused request exits 1 with the message" ||
+	bad "intspect-ctl exit on a refused request: $rc" "$tmp/e"
+
+# TCP: the token, or nothing
+raw "127.0.0.1:$tcp" '{"cmd":"stats"}' '{"cmd":"stats","token":"nope"}' >"$tmp/t.out"
+r1=$("$bld/intspect-ctl" -t "127.0.0.1:$tcp" -k s3cret --json rules | head -c 12)
+if grep -q '"error":"a request on TCP needs \\"token\\""' "$tmp/t.out" &&
+   grep -q '"error":"wrong token"' "$tmp/t.out" && [ "$r1" = '{"ok":true,"' ]; then
+	ok "TCP: refused without the token and with a wrong one, served with it"
+else
+	bad "TCP token" "$tmp/t.out"
+fi
+
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+pid=""
+[ $rc = 0 ] && [ ! -e "$tmp/c.sock" ] && ok "exit 0, the socket file removed" || bad "exit $rc" "$tmp/err"
+grep -q "runtime error\|AddressSanitizer" "$tmp/err" && bad "sanitizer" "$tmp/err"
+
+# no server: exit 2 and why
+"$bld/intspect-ctl" -s "$tmp/none.sock" stats 2>"$tmp/e"; rc=$?
+[ $rc = 2 ] && grep -q "none.sock: No such file or directory (is intspect running" "$tmp/e" &&
+	ok "intspect-ctl without a server: exit 2, with the reason" || bad "no server: exit $rc" "$tmp/e"
+# a config asking for TCP without a token is refused
+printf 'control { tcp = "7070" }\n' >"$tmp/bad.conf"
+"$bld/intspect" -T "$tmp/bad.conf" 2>"$tmp/e"; rc=$?
+[ $rc = 2 ] && grep -q "bad.conf:1:11: error: a TCP control port needs a token" "$tmp/e" &&
+	ok "control { tcp } without a token: refused" || bad "tcp without token: exit $rc" "$tmp/e"
+summary control
