@@ -6,8 +6,9 @@
 # functions and command-line options they describe are those the
 # programs accept, asked of the programs themselves.
 
-MAN_IN = doc/man/intspect.8.in doc/man/intspect.conf.5.in doc/man/intgen.1.in
-man_MANS = doc/man/intspect.8 doc/man/intspect.conf.5 doc/man/intgen.1
+MAN_IN = doc/man/intspect.8.in doc/man/intspect.conf.5.in doc/man/intgen.1.in \
+	doc/man/intspect-ctl.1.in
+man_MANS = doc/man/intspect.8 doc/man/intspect.conf.5 doc/man/intgen.1 doc/man/intspect-ctl.1
 EXTRA_DIST += $(MAN_IN) doc/man/subst.sh test/doc/man.sh doc/man/README.md
 CLEANFILES += $(man_MANS)
 TESTS += test/doc/man.sh
@@ -25,3 +26,6 @@ doc/man/intspect.conf.5: $(srcdir)/doc/man/intspect.conf.5.in Makefile
 doc/man/intgen.1: $(srcdir)/doc/man/intgen.1.in Makefile
 	$(AM_V_GEN)$(MKDIR_P) doc/man && \
 	$(man_subst) $(srcdir)/doc/man/intgen.1.in >$@.tmp && mv $@.tmp $@
+doc/man/intspect-ctl.1: $(srcdir)/doc/man/intspect-ctl.1.in Makefile
+	$(AM_V_GEN)$(MKDIR_P) doc/man && \
+	$(man_subst) $(srcdir)/doc/man/intspect-ctl.1.in >$@.tmp && mv $@.tmp $@

@@ -26,6 +26,6 @@ struct isp_ctl_run {
 };
 
 /* An isp_ctl_handler (server.h): ctx is a struct isp_ctl_run. */
-json_t *isp_ctl_handle(void *ctx, json_t *req);
+char *isp_ctl_handle(void *ctx, json_t *req);
 
 #endif

@@ -133,16 +133,23 @@ static int listen_tcp(struct isp_ctl_server *s, const char *spec, char *err, siz
 
 /* ---- serving ---- */
 
-static void send_line(struct client *c, json_t *resp)
+char *isp_ctl_text(json_t *resp)
 {
-	char *text = json_dumps(resp, JSON_COMPACT);
+	char *text = resp ? json_dumps(resp, JSON_COMPACT) : NULL;
+
 	json_decref(resp);
+	return text;
+}
+
+/* One response line (text: malloc'd, freed here; NULL: out of memory). */
+static void send_line(struct client *c, char *text)
+{
 	if (!text)
 		text = strdup("{\"ok\":false,\"error\":\"out of memory\"}");
 	if (!text)
 		return;
 	size_t n = strlen(text), off = 0;
-	text[n] = '\n';         /* json_dumps leaves room: its NUL */
+	text[n] = '\n';         /* the room of its NUL */
 	while (off <= n) {
 		ssize_t w = send(c->fd, text + off, n + 1 - off, MSG_NOSIGNAL);
 		if (w < 0 && errno == EINTR)
@@ -165,14 +172,14 @@ static bool same_token(const char *a, const char *b)
 	return diff == 0 && la;
 }
 
-static json_t *serve_line(struct isp_ctl_server *s, struct client *c, const char *line,
-			  size_t len)
+static char *serve_line(struct isp_ctl_server *s, struct client *c, const char *line,
+			size_t len)
 {
 	json_error_t je;
 	json_t *req = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
 
 	if (!req)
-		return isp_ctl_error("not JSON (column %d): %s", je.column, je.text);
+		return isp_ctl_text(isp_ctl_error("not JSON (column %d): %s", je.column, je.text));
 	json_t *resp;
 	if (!json_is_object(req)) {
 		resp = isp_ctl_error("a request is a JSON object: {\"cmd\": \"stats\"}");
@@ -184,12 +191,12 @@ static json_t *serve_line(struct isp_ctl_server *s, struct client *c, const char
 		resp = isp_ctl_error("a request needs \"cmd\": a command name (\"help\" lists them)");
 	} else {
 		json_object_del(req, "token");
-		resp = s->handler(s->ctx, req);
-		if (!resp)
-			resp = isp_ctl_error("out of memory");
+		char *text = s->handler(s->ctx, req);
+		json_decref(req);
+		return text;
 	}
 	json_decref(req);
-	return resp;
+	return isp_ctl_text(resp);
 }
 
 static void drop_client(struct client *c)
@@ -230,8 +237,8 @@ static bool read_client(struct isp_ctl_server *s, struct client *c)
 	c->len -= start;
 	if (c->len > LINE_MAX_BYTES) {
 		if (!c->skipping)
-			send_line(c, isp_ctl_error("request longer than %d bytes: ignored",
-						   LINE_MAX_BYTES));
+			send_line(c, isp_ctl_text(isp_ctl_error("request longer than %d bytes: "
+								"ignored", LINE_MAX_BYTES)));
 		c->skipping = true;
 		c->len = 0;
 	}
@@ -253,8 +260,8 @@ static void accept_on(struct isp_ctl_server *s, int lfd, bool tcp)
 		}
 	}
 	struct client tmp = { .fd = fd };
-	send_line(&tmp, isp_ctl_error("too many control connections (%d): try again",
-				      MAX_CLIENTS));
+	send_line(&tmp, isp_ctl_text(isp_ctl_error("too many control connections (%d): try "
+						   "again", MAX_CLIENTS)));
 	close(fd);
 }
 

@@ -18,8 +18,10 @@ struct isp_ctl_server_cfg {
 };
 
 /* A request (a JSON object with "cmd", the token checked and removed):
- * the response object to send (the server frees it). */
-typedef json_t *(*isp_ctl_handler)(void *ctx, json_t *req);
+ * the response, one JSON object as text without a newline (malloc'd; the
+ * server frees it), or NULL when out of memory. Text rather than a tree:
+ * a large response (get) is spliced, never parsed and written again. */
+typedef char *(*isp_ctl_handler)(void *ctx, json_t *req);
 
 struct isp_ctl_server;
 
@@ -35,5 +37,7 @@ void isp_ctl_server_stop(struct isp_ctl_server *s);
 
 /* An error response: {"ok":false,"error":MESSAGE}. */
 json_t *isp_ctl_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A response tree as text, the tree freed (NULL: out of memory). */
+char *isp_ctl_text(json_t *resp);
 
 #endif

@@ -97,7 +97,7 @@ static struct isp_source *open_live(struct isp_source *s, const struct isp_sourc
 	pcap_set_promisc(s->pc, o->promisc);
 	pcap_set_buffer_size(s->pc, (o->buffer_mb > 0 ? o->buffer_mb : 64) << 20);
 	pcap_set_immediate_mode(s->pc, 0);
-	pcap_set_timeout(s->pc, o->timeout_ms > 0 ? o->timeout_ms : 100);
+	pcap_set_timeout(s->pc, o->timeout_ms > 0 ? o->timeout_ms : ISP_LIVE_TIMEOUT_MS);
 	pcap_set_tstamp_precision(s->pc, PCAP_TSTAMP_PRECISION_NANO);
 	int rc = pcap_activate(s->pc);
 	if (rc < 0) {

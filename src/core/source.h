@@ -13,6 +13,10 @@
 
 struct isp_registry;
 
+/* A live input's longest wait for a packet: how soon an idle worker
+ * closes windows by the wall clock, answers the control socket and stops. */
+#define ISP_LIVE_TIMEOUT_MS 10
+
 struct isp_source_opts {
 	const char *file;       /* -r FILE, "-" = stdin */
 	const char *iface;      /* -i IFACE */
@@ -23,7 +27,7 @@ struct isp_source_opts {
 	int snaplen;            /* live: bytes per packet (default 262144) */
 	int buffer_mb;          /* live: kernel buffer (default 64) */
 	bool promisc;
-	int timeout_ms;         /* live, UDP: longest wait in a read (default 100) */
+	int timeout_ms;         /* live, UDP: longest wait in a read (ISP_LIVE_TIMEOUT_MS) */
 };
 
 struct isp_source;

@@ -2,6 +2,7 @@
  * udpsrc.c - see udpsrc.h.
  */
 #include "udpsrc.h"
+#include "source.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -88,7 +89,7 @@ struct udp_src *udp_src_open(const char *spec, int rcvbuf_mb, bool reuseport, in
 	setsockopt(u->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
 	setsockopt(u->fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
 	/* wake up to close windows and stop */
-	struct timeval tv = { 0, (timeout_ms > 0 ? timeout_ms : 100) * 1000 };
+	struct timeval tv = { 0, (timeout_ms > 0 ? timeout_ms : ISP_LIVE_TIMEOUT_MS) * 1000 };
 	setsockopt(u->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (bind(u->fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
 		goto sys;

@@ -18,7 +18,7 @@
 #     are read from the compiler's own tables (dsl/compile.c's known[] of
 #     compile_tree, dsl/settings.c's outside[]), and every section the
 #     page documents must be accepted by `intspect -T`.
-#  3. intspect.8 and intgen.1 document, under OPTIONS, exactly the options
+#  3. intspect.8, intgen.1 and intspect-ctl.1 document, under OPTIONS, exactly the options
 #     each program's --help prints (an option the page has beyond --help
 #     must at least be one the program accepts: intgen's --help does not
 #     list -h, --help, --version and the long forms of -o, -e, -n).
@@ -31,8 +31,9 @@ src=${top_srcdir:-.}
 build=${top_builddir:-.}
 bin=${INTSPECT:-$build/intspect}
 gen=${INTGEN:-$build/intgen}
+ctl=${INTSPECT_CTL:-$build/intspect-ctl}
 mandir=$build/doc/man
-pages="intspect.8 intspect.conf.5 intgen.1"
+pages="intspect.8 intspect.conf.5 intgen.1 intspect-ctl.1"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$src/test/tools/checks.sh"
@@ -43,7 +44,7 @@ for tool in mandoc groff; do
 		exit 77
 	fi
 done
-for f in "$bin" "$gen"; do
+for f in "$bin" "$gen" "$ctl"; do
 	if [ ! -x "$f" ]; then
 		echo "man: $f not built" >&2
 		exit 99
@@ -237,7 +238,7 @@ if [ -f "$conf" ]; then
 
 	# keys of the global settings, input, output and report sections
 	# (dsl/compile.c check_keys)
-	for s in "global settings" input output event-report query-report metrics flow-monitor; do
+	for s in "global settings" input output control event-report query-report metrics flow-monitor; do
 		case $s in
 		"global settings") printf 'zz-no-such-key = 1\n' ;;
 		*-report | flow-monitor) printf '%s t { zz-no-such-key = 1 }\n' "$s" ;;
@@ -323,7 +324,7 @@ fi
 
 # ---- 3. intspect.8, intgen.1: the options of --help ----
 
-for pair in "intspect.8 $bin" "intgen.1 $gen"; do
+for pair in "intspect.8 $bin" "intgen.1 $gen" "intspect-ctl.1 $ctl"; do
 	p=${pair%% *}
 	prog=${pair#* }
 	f=$mandir/$p
