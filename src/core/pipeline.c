@@ -7,7 +7,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pipeline_int.h"
 
@@ -321,6 +323,8 @@ struct isp_pipeline *isp_pipeline_open(struct isp_registry *reg, const struct is
 		return NULL;
 	}
 	memset(pl, 0, sizeof(*pl) + n * sizeof(pl->w[0]));
+	for (unsigned i = 0; i < ISP_MAX_WORKERS; i++)
+		pl->wake[i] = -1;
 	pthread_mutex_init(&pl->sample_mu, NULL);
 	for (unsigned i = 0; i < n; i++)
 		pthread_mutex_init(&pl->w[i].snap_mu, NULL);
@@ -345,6 +349,15 @@ struct isp_pipeline *isp_pipeline_open(struct isp_registry *reg, const struct is
 		if (!pl->src[0])
 			goto fail;
 		pl->nsrc = 1;
+	}
+	/* an idle reader answers a sampler (the control socket) at once */
+	for (unsigned i = 0; live && i < pl->nsrc; i++) {
+		int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (fd >= 0 && !isp_source_set_wake(pl->src[i], fd)) {
+			close(fd);
+			fd = -1;
+		}
+		pl->wake[i] = fd;
 	}
 	/* what arrives on the report port is a report, whatever the port */
 	if (isp_source_udp_port(pl->src[0]))
@@ -465,13 +478,21 @@ unsigned isp_pipeline_sample(struct isp_pipeline *pl, struct isp_stats *st,
 
 	pthread_mutex_lock(&pl->sample_mu);
 	uint64_t req = atomic_fetch_add_explicit(&pl->snap_req, 1, memory_order_acq_rel) + 1;
-	for (unsigned waited = 0;; waited++) {
+	for (unsigned i = 0; i < pl->nsrc; i++) {
+		uint64_t one = 1;
+		if (pl->wake[i] >= 0 && write(pl->wake[i], &one, sizeof(one)) < 0)
+			continue;       /* full: it is awake already */
+	}
+	/* a worker between two batches answers within microseconds: look
+	 * every 50 us, up to wait_ms */
+	for (unsigned waited_us = 0;; waited_us += 50) {
 		ok = 0;
 		for (unsigned i = 0; i < pl->n; i++)
 			ok += answered(&pl->w[i], req);
-		if (ok == pl->n || waited >= wait_ms)
+		if (ok == pl->n || waited_us >= wait_ms * 1000u)
 			break;
-		nap_1ms();
+		struct timespec nap = { 0, 50000 };
+		nanosleep(&nap, NULL);
 	}
 	for (unsigned i = 0; i < pl->n; i++) {
 		pthread_mutex_lock(&pl->w[i].snap_mu);
@@ -539,5 +560,8 @@ void isp_pipeline_close(struct isp_pipeline *pl)
 	/* in reverse: a DPDK port belongs to share 0 */
 	for (unsigned i = pl->nsrc; i-- > 0;)
 		isp_source_close(pl->src[i]);
+	for (unsigned i = 0; i < ISP_MAX_WORKERS; i++)
+		if (pl->wake[i] >= 0)
+			close(pl->wake[i]);
 	free(pl);
 }

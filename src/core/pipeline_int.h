@@ -55,6 +55,7 @@ struct isp_pipeline {
 	uint16_t ip4, ip6;
 	struct isp_source *src[ISP_MAX_WORKERS];
 	unsigned nsrc;
+	int wake[ISP_MAX_WORKERS];      /* eventfds that end a live source's wait; -1 */
 	bool ordered;                   /* a capture file read in batches */
 	bool by_ref;                    /* items point into the source's bytes */
 	bool port_counters;             /* DPDK: the port counts, not the kernel */

@@ -366,6 +366,14 @@ unsigned isp_source_ts_digits(const struct isp_source *s)
 	return 6;       /* microseconds, as tcpdump prints */
 }
 
+bool isp_source_set_wake(struct isp_source *s, int fd)
+{
+	if (!s || !s->udp)
+		return false;
+	udp_src_set_wake(s->udp, fd);
+	return true;
+}
+
 void isp_source_break(struct isp_source *s)
 {
 	if (s && s->udp)

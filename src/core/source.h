@@ -86,6 +86,11 @@ unsigned isp_source_ts_digits(const struct isp_source *s);
 /* Ask a blocking live read to return (safe from a signal handler). */
 void isp_source_break(struct isp_source *s);
 
+/* A descriptor that, readable, makes a live read waiting for packets
+ * return 2 at once (the UDP listener; a live interface waits out its
+ * timeout). true when the source uses it. */
+bool isp_source_set_wake(struct isp_source *s, int fd);
+
 /* Kernel counters of a live source: received, dropped. false for files. */
 bool isp_source_kernel_stats(struct isp_source *s, uint64_t *recv, uint64_t *drop);
 

@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdatomic.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -31,6 +32,8 @@ struct udp_src {
 	char ctl[BATCH][CMSG_SPACE(sizeof(struct timespec)) + CMSG_SPACE(sizeof(uint32_t))];
 	uint8_t *buf;           /* BATCH × (HEADROOM + DGRAM_MAX) */
 	unsigned n, next;       /* datagrams in the batch, next to hand out */
+	int wake_fd;            /* readable: return idle at once (-1: none) */
+	int timeout_ms;
 	uint64_t received, dropped;
 };
 
@@ -76,6 +79,8 @@ struct udp_src *udp_src_open(const char *spec, int rcvbuf_mb, bool reuseport, in
 		return NULL;
 	}
 	u->fd = -1;
+	u->wake_fd = -1;
+	u->timeout_ms = timeout_ms > 0 ? timeout_ms : ISP_LIVE_TIMEOUT_MS;
 	u->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (u->fd < 0)
 		goto sys;
@@ -131,7 +136,25 @@ static int refill(struct udp_src *u, char *err, size_t errlen)
 		u->msg[i].msg_hdr.msg_control = u->ctl[i];
 		u->msg[i].msg_hdr.msg_controllen = sizeof(u->ctl[i]);
 	}
-	int n = recvmmsg(u->fd, u->msg, BATCH, MSG_WAITFORONE, NULL);
+	int flags = MSG_WAITFORONE;
+	if (u->wake_fd >= 0) {
+		/* wait for a datagram or a wake-up (a control request) */
+		struct pollfd p[2] = { { u->fd, POLLIN, 0 }, { u->wake_fd, POLLIN, 0 } };
+		int rc = poll(p, 2, u->timeout_ms);
+		if (rc < 0 && errno != EINTR) {
+			snprintf(err, errlen, "UDP receive: %s", strerror(errno));
+			return -1;
+		}
+		if (p[1].revents & POLLIN) {
+			uint64_t v;
+			if (read(u->wake_fd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+				return -1;
+		}
+		if (rc <= 0 || !(p[0].revents & POLLIN))
+			return atomic_load_explicit(&u->stop, memory_order_relaxed) ? 0 : 2;
+		flags = MSG_DONTWAIT;
+	}
+	int n = recvmmsg(u->fd, u->msg, BATCH, flags, NULL);
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 			return atomic_load_explicit(&u->stop, memory_order_relaxed) ? 0 : 2;
@@ -197,6 +220,11 @@ int udp_src_next(struct udp_src *u, const uint8_t **data, uint32_t *caplen,
 uint16_t udp_src_port(const struct udp_src *u)
 {
 	return u->port;
+}
+
+void udp_src_set_wake(struct udp_src *u, int fd)
+{
+	u->wake_fd = fd;
 }
 
 void udp_src_stop(struct udp_src *u)

@@ -28,6 +28,9 @@ int udp_src_next(struct udp_src *u, const uint8_t **data, uint32_t *caplen,
 
 uint16_t udp_src_port(const struct udp_src *u);
 void udp_src_stop(struct udp_src *u);
+/* A file descriptor that, readable, ends a wait for datagrams at once
+ * (returning 2); it is read then. -1: none. */
+void udp_src_set_wake(struct udp_src *u, int fd);
 /* Datagrams received, and dropped by the kernel for lack of buffer. */
 void udp_src_stats(const struct udp_src *u, uint64_t *received, uint64_t *dropped);
 void udp_src_close(struct udp_src *u);
