@@ -106,6 +106,15 @@ bool add_channel(struct compiler *c, const struct cfg_section *s, const char *ty
 	memset(ch, 0, sizeof(*ch));
 	ch->name = name;
 	ch->type = type_copy;
+	/* the output section's cache-period counts too (hot reload) */
+	const struct cfg_kv *cp = c->cache_period;
+	char *extra = NULL;
+	if (cp && cp->value->text && (extra = malloc(strlen(cp->value->text) + 16)))
+		snprintf(extra, strlen(cp->value->text) + 16, "/%s", cp->value->text);
+	ch->text = section_text(s, extra);
+	free(extra);
+	if (!ch->text)
+		return false;
 	/* one more for MMT-Probe's output.cache-period of a file output */
 	const struct cfg_kv *period = strcmp(type, "file") == 0 ? file_cache_period(c, s) : NULL;
 	struct isp_kv *kv = calloc(s->nkvs + 1, sizeof(*kv));

@@ -292,6 +292,7 @@ void free_erule(struct erule *r)
 {
 	free(r->fmts.of);
 	free(r->name);
+	free(r->text);
 	cx_free(r->where);
 	free(r->delta_slots);
 	free(r->key_slots);
@@ -303,6 +304,58 @@ void free_erule(struct erule *r)
 		free(r->tmpl[k].text);
 	free(r->tmpl);
 	free(r->channels);
+}
+
+static bool put_text(char **buf, size_t *len, size_t *cap, const char *t)
+{
+	size_t n = strlen(t);
+
+	if (*len + n + 1 > *cap) {
+		size_t want = (*cap ? *cap * 2 : 256) + n;
+		char *grown = realloc(*buf, want);
+		if (!grown)
+			return false;
+		*buf = grown;
+		*cap = want;
+	}
+	memcpy(*buf + *len, t, n + 1);
+	*len += n;
+	return true;
+}
+
+static bool value_text(char **buf, size_t *len, size_t *cap, const struct cfg_value *v)
+{
+	if (v->kind != CV_LIST) {
+		/* the kind too: "5" and 5 are different words */
+		const char kind[2] = { (char)('0' + v->kind), 0 };
+		return put_text(buf, len, cap, kind) && put_text(buf, len, cap, v->text ? v->text : "") &&
+		       put_text(buf, len, cap, "\x1f");
+	}
+	bool ok = put_text(buf, len, cap, "{");
+	for (size_t i = 0; ok && i < v->nitems; i++)
+		ok = value_text(buf, len, cap, v->items[i]);
+	return ok && put_text(buf, len, cap, "}");
+}
+
+char *section_text(const struct cfg_section *s, const char *extra)
+{
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	bool ok = put_text(&buf, &len, &cap, s->type) && put_text(&buf, &len, &cap, " ") &&
+		  put_text(&buf, &len, &cap, s->name ? s->name : "") &&
+		  put_text(&buf, &len, &cap, extra ? extra : "") && put_text(&buf, &len, &cap, "{");
+
+	for (size_t i = 0; ok && i < s->nkvs; i++) {
+		const struct cfg_kv *kv = s->kvs[i];
+		ok = put_text(&buf, &len, &cap, kv->key) &&
+		     put_text(&buf, &len, &cap, kv->subkey ? kv->subkey : "") &&
+		     put_text(&buf, &len, &cap, "=") && value_text(&buf, &len, &cap, kv->value);
+	}
+	if (!ok || !put_text(&buf, &len, &cap, "}")) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
 }
 
 bool section_enabled(struct compiler *c, const struct cfg_section *s, bool *enabled)
@@ -409,7 +462,7 @@ static bool compile_event(struct compiler *c, const struct cfg_section *s)
 			ok &= compile_template(c, kv, &r);
 	}
 	ok &= channel_list(c, find_kv(s, "output-channel"), &r.channels, &r.nchannels);
-	if (!(r.name = strdup(s->name)))
+	if (!(r.name = strdup(s->name)) || !(r.text = section_text(s, NULL)))
 		ok = false;
 	if (!ok || !enabled) {
 		free_erule(&r);
@@ -427,6 +480,7 @@ static void free_qrule(struct qrule *r)
 {
 	free(r->fmts.of);
 	free(r->name);
+	free(r->text);
 	cx_free(r->where);
 	free(r->group_slots);
 	for (unsigned i = 0; r->group_names && i < r->ngroup; i++)
@@ -502,7 +556,7 @@ static bool compile_query(struct compiler *c, const struct cfg_section *s)
 		r.format_set = true;
 	}
 	ok &= channel_list(c, find_kv(s, "output-channel"), &r.channels, &r.nchannels);
-	if (!(r.name = strdup(s->name)))
+	if (!(r.name = strdup(s->name)) || !(r.text = section_text(s, NULL)))
 		ok = false;
 	if (!ok || !enabled) {
 		free_qrule(&r);
@@ -518,8 +572,26 @@ static bool compile_query(struct compiler *c, const struct cfg_section *s)
 	return true;
 }
 
+/* The attribute slots of base, first and in the same order. */
+static bool copy_slots(struct isp_program *p, const struct isp_program *base)
+{
+	if (!base || !base->nslots)
+		return true;
+	p->slots = malloc(base->nslots * sizeof(*p->slots));
+	p->slot_names = calloc(base->nslots, sizeof(*p->slot_names));
+	if (!p->slots || !p->slot_names)
+		return false;
+	memcpy(p->slots, base->slots, base->nslots * sizeof(*p->slots));
+	for (unsigned i = 0; i < base->nslots; i++) {
+		if (!(p->slot_names[i] = strdup(base->slot_names[i])))
+			return false;
+		p->nslots = i + 1;
+	}
+	return true;
+}
+
 static struct isp_program *compile_tree(struct dsl_diags *d, const struct isp_registry *reg,
-					struct cfg_file *f)
+					struct cfg_file *f, const struct isp_program *base)
 {
 	struct isp_program *p = calloc(1, sizeof(*p));
 	struct compiler c = { .d = d, .reg = reg, .prog = p };
@@ -527,6 +599,11 @@ static struct isp_program *compile_tree(struct dsl_diags *d, const struct isp_re
 
 	if (!p) {
 		cfg_file_free(f);
+		return NULL;
+	}
+	if (!copy_slots(p, base)) {
+		p->cfg_tree = f;
+		isp_program_free(p);
 		return NULL;
 	}
 	p->cfg_tree = f;
@@ -588,7 +665,15 @@ struct isp_program *isp_compile_file(struct dsl_diags *d, const struct isp_regis
 {
 	struct cfg_file *f = dsl_parse_config(d, path);
 
-	return f ? compile_tree(d, reg, f) : NULL;
+	return f ? compile_tree(d, reg, f, NULL) : NULL;
+}
+
+struct isp_program *isp_compile_file_on(struct dsl_diags *d, const struct isp_registry *reg,
+					const char *path, const struct isp_program *base)
+{
+	struct cfg_file *f = dsl_parse_config(d, path);
+
+	return f ? compile_tree(d, reg, f, base) : NULL;
 }
 
 struct isp_program *isp_compile_mem(struct dsl_diags *d, const struct isp_registry *reg,
@@ -596,7 +681,7 @@ struct isp_program *isp_compile_mem(struct dsl_diags *d, const struct isp_regist
 {
 	struct cfg_file *f = dsl_parse_config_mem(d, name, text, len);
 
-	return f ? compile_tree(d, reg, f) : NULL;
+	return f ? compile_tree(d, reg, f, NULL) : NULL;
 }
 
 void isp_program_free(struct isp_program *p)
@@ -616,6 +701,7 @@ void isp_program_free(struct isp_program *p)
 		free((void *)p->channels[i].cfg.kv);
 		free(p->channels[i].name);
 		free(p->channels[i].type);
+		free(p->channels[i].text);
 	}
 	free(p->channels);
 	for (unsigned i = 0; i < p->nslots; i++)

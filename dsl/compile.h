@@ -18,6 +18,10 @@
  */
 struct isp_program *isp_compile_file(struct dsl_diags *d, const struct isp_registry *reg,
 				     const char *path);
+/* The same, the attribute slots of base first (hot reload: a rule that did
+ * not change compiles to the same slots, so its state carries over). */
+struct isp_program *isp_compile_file_on(struct dsl_diags *d, const struct isp_registry *reg,
+					const char *path, const struct isp_program *base);
 struct isp_program *isp_compile_mem(struct dsl_diags *d, const struct isp_registry *reg,
 				    const char *name, const char *text, size_t len);
 

@@ -85,6 +85,9 @@ bool compile_timestamp(struct compiler *c, const struct cfg_kv *kv, struct erule
 bool attr_list(struct compiler *c, const struct cfg_kv *kv, int **slots, char ***names,
 	       unsigned *n, bool allow_index);
 bool unique_report(struct compiler *c, const struct cfg_section *s);
+/* A section as canonical text (type, name, extra, keys and values, no
+ * locations): equal texts, the same rule (hot reload). malloc'd. */
+char *section_text(const struct cfg_section *s, const char *extra);
 /* monitor.c: a flow-monitor { ... } section; a monitor's memory */
 bool compile_monitor(struct compiler *c, const struct cfg_section *s);
 void free_mrule(struct mrule *r);

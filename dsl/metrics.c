@@ -173,6 +173,7 @@ bool compile_metrics(struct compiler *c, const struct cfg_section *s)
 		ok &= compile_timestamp(c, find_kv(s, "timestamp"), &r);
 		event_flow_slots(c, &r, &s->loc);
 		ok &= channel_list(c, find_kv(s, "output-channel"), &r.channels, &r.nchannels);
+		ok = ok && (r.text = section_text(s, name)) != NULL;
 		if (!ok || !enabled) {
 			free_erule(&r);
 			continue;

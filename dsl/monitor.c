@@ -19,6 +19,7 @@ void free_mrule(struct mrule *r)
 {
 	free(r->fmts.of);
 	free(r->name);
+	free(r->text);
 	cx_free(r->where);
 	free(r->match_slots);
 	for (unsigned k = 0; r->match_names && k < r->nmatch; k++)
@@ -148,7 +149,7 @@ bool compile_monitor(struct compiler *c, const struct cfg_section *s)
 		r.format_set = true;
 	}
 	ok &= channel_list(c, find_kv(s, "output-channel"), &r.channels, &r.nchannels);
-	if (!(r.name = strdup(s->name)))
+	if (!(r.name = strdup(s->name)) || !(r.text = section_text(s, NULL)))
 		ok = false;
 	if (!ok || !enabled) {
 		free_mrule(&r);

@@ -192,38 +192,46 @@ static void scalar(const json_t *v)
 	}
 }
 
-/* An array of objects: one row each, the first object's keys as columns
- * (tab-separated, so `column -t` or awk read it). */
+/* An array of objects: one row each, the keys of every object as columns
+ * in the order they first appear ("-" where a row has none), tab-separated
+ * so that `column -t` or awk read it. */
 static void table(const char *title, const json_t *a)
 {
-	const json_t *first = json_array_get(a, 0);
-	const char *k;
-	json_t *v;
+	const char *cols[64], *k;
+	unsigned ncols = 0;
+	json_t *v, *row;
 	size_t i;
 
 	if (title)
 		printf("%s:\n", title);
-	if (!json_is_object(first)) {
+	if (!json_is_object(json_array_get(a, 0))) {
 		json_array_foreach(a, i, v) {
 			scalar(v);
 			putchar('\n');
 		}
 		return;
 	}
-	bool tab = false;
-	json_object_foreach((json_t *)first, k, v) {
-		printf("%s%s", tab ? "\t" : "", k);
-		tab = true;
-	}
-	putchar('\n');
-	json_t *row;
 	json_array_foreach(a, i, row) {
-		tab = false;
-		json_object_foreach((json_t *)first, k, v) {
-			if (tab)
+		json_object_foreach(row, k, v) {
+			unsigned c = 0;
+			while (c < ncols && strcmp(cols[c], k) != 0)
+				c++;
+			if (c == ncols && ncols < sizeof(cols) / sizeof(cols[0]))
+				cols[ncols++] = k;
+		}
+	}
+	for (unsigned c = 0; c < ncols; c++)
+		printf("%s%s", c ? "\t" : "", cols[c]);
+	putchar('\n');
+	json_array_foreach(a, i, row) {
+		for (unsigned c = 0; c < ncols; c++) {
+			if (c)
 				putchar('\t');
-			scalar(json_object_get(row, k));
-			tab = true;
+			v = json_object_get(row, cols[c]);
+			if (v)
+				scalar(v);
+			else
+				putchar('-');
 		}
 		putchar('\n');
 	}

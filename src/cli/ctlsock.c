@@ -42,24 +42,23 @@ struct isp_ctl_server *cli_control_start(const char *cli_path, const struct isp_
 	bool by_default = false;
 
 	path_out[0] = 0;
-	if (cli_path && strcmp(cli_path, "none") == 0)
-		return NULL;
-	if (cli_path) {
+	bool off = (cli_path && strcmp(cli_path, "none") == 0) || (prog && prog->control < 0);
+	if (off) {
+		/* no socket; the thread still reloads on SIGHUP */
+	} else if (cli_path) {
 		cfg.path = cli_path;
-	} else if (prog && prog->control < 0) {
-		return NULL;
 	} else if (prog && prog->control_path) {
 		cfg.path = prog->control_path;
 	} else if (live || (prog && prog->control > 0)) {
 		cfg.path = default_path(buf, sizeof(buf));
 		by_default = true;
 	}
-	if (prog && prog->control >= 0 && prog->control_tcp) {
+	if (!off && prog && prog->control_tcp) {
 		cfg.tcp = prog->control_tcp;
 		cfg.token = prog->control_token;
 	}
-	if (!cfg.path && !cfg.tcp)
-		return NULL;
+	if (!cfg.path && !cfg.tcp && !prog)
+		return NULL;    /* nothing to steer or reload */
 	struct isp_ctl_server *s = isp_ctl_server_start(&cfg, isp_ctl_handle, run, err, sizeof(err));
 	if (!s && by_default && strstr(err, "another process answers")) {
 		/* another intspect has the default: this one takes its own */

@@ -13,8 +13,9 @@
 
 /* Start the control socket of a run: cli_path (--control; "none": off),
  * else the config's control section, else the default one for a live
- * input. NULL when there is none, or after a message on stderr (the run
- * goes on without it). path_out: the Unix socket's path, or "". */
+ * input. With rules and no socket, the server's thread still runs, for
+ * SIGHUP. NULL when there is nothing to run, or after a message on stderr
+ * (the run goes on without it). path_out: the Unix socket's path, or "". */
 struct isp_ctl_server *cli_control_start(const char *cli_path, const struct isp_program *prog,
 					 bool live, const char *user, struct isp_ctl_run *run,
 					 char *path_out, size_t path_len);

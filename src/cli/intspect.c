@@ -22,6 +22,8 @@
 #include "../core/registry.h"
 #include "../filters/bloom.h"
 #include "ctlsock.h"
+#include "reload.h"
+#include "runchan.h"
 #include "../filters/engine.h"
 #include "../../dsl/compile.h"
 #include "../../outputs/channel.h"
@@ -36,6 +38,36 @@ static volatile sig_atomic_t g_print_stats;
 #define EXIT_LOST 3     /* a channel dropped records or never connected */
 
 static volatile sig_atomic_t g_stop;    /* a stop before the pipeline was open */
+static struct isp_ctl_server *volatile g_ctl_server;    /* SIGHUP reloads through it */
+static struct self_metrics *g_self;
+static struct isp_ctl_run g_ctl_run;
+
+static void on_hup(int sig)
+{
+	(void)sig;
+	isp_ctl_server_hup(g_ctl_server);
+}
+
+/* The control socket's `reload` (and SIGHUP), on the control thread: the
+ * run's views of the program and channels follow. */
+static char *reload_cb(void *ctx)
+{
+	struct cli_rules *cr = ctx;
+	char *resp = cli_reload(cr);
+
+	/* the commands run on this thread: no lock for them */
+	g_ctl_run.prog = cr->prog;
+	g_ctl_run.channels = cr->channels;
+	g_ctl_run.nchannels = cr->prog->nchannels;
+	g_ctl_run.enabled = cr->enabled;
+	pthread_mutex_lock(&cr->mu);
+	if (g_self) {
+		g_self->channels = cr->channels;
+		g_self->nchannels = cr->prog->nchannels;
+	}
+	pthread_mutex_unlock(&cr->mu);
+	return resp;
+}
 
 static void on_usr1(int sig)
 {
@@ -367,95 +399,6 @@ static void print_summary(const struct isp_registry *reg, const struct isp_stats
 
 /* Open the channels the rules use (the compiler has checked every output
  * section, as -T does); NULL after a message. */
-static struct isp_channel **open_channels(const struct isp_program *prog)
-{
-	char err[512];
-	struct isp_channel **channels = calloc(prog->nchannels ? prog->nchannels : 1,
-					       sizeof(*channels));
-
-	isp_channels_init();
-	if (!channels)
-		return NULL;
-	for (unsigned i = 0; i < prog->nchannels; i++) {
-		if (!prog->channels[i].used)
-			continue;
-		struct isp_channel_cfg cfg = prog->channels[i].cfg;
-		int pos[2] = { 0, 0 };
-
-		cfg.err_pos = pos;
-		channels[i] = isp_channel_open(&cfg, err, sizeof(err));
-		if (!channels[i]) {
-			/* "file:line:col: error: ..." as the compiler's messages */
-			const char *file = cfg.file ? cfg.file : "config";
-			int skip = pos[0] > 0 ? snprintf(NULL, 0, "%s:%d:%d: ", file, pos[0], pos[1]) :
-				   snprintf(NULL, 0, "%s: ", file);
-			if (skip > 0 && (size_t)skip <= strlen(err))
-				fprintf(stderr, "%.*serror: %s\n", skip, err, err + skip);
-			else
-				fprintf(stderr, "%s\n", err);
-			for (unsigned k = 0; k < i; k++)
-				if (channels[k])
-					isp_channel_close(channels[k]);
-			free(channels);
-			return NULL;
-		}
-	}
-	return channels;
-}
-
-static void print_channels(const struct isp_program *prog, struct isp_channel *const *channels)
-{
-	for (unsigned i = 0; prog && channels && i < prog->nchannels; i++) {
-		if (!channels[i])
-			continue;
-		struct isp_channel_stats st;
-		isp_channel_get_stats(channels[i], &st);
-		fprintf(stderr, "intspect: channel %s: %llu records queued, %llu delivered, "
-			"%llu dropped, %llu retried, %llu reconnects, %llu acknowledged\n",
-			isp_channel_name(channels[i]),
-			(unsigned long long)st.queued, (unsigned long long)st.delivered,
-			(unsigned long long)st.dropped, (unsigned long long)st.retried,
-			(unsigned long long)st.reconnects, (unsigned long long)st.acked);
-	}
-}
-
-/* Stop every channel at once (deadlines run in parallel), wait for them,
- * print what each delivered and lost, free. Returns how many enabled
- * channels lost records or never reached their service (each said). */
-static unsigned close_channels(const struct isp_program *prog, struct isp_channel **channels)
-{
-	unsigned lossy = 0;
-
-	if (!prog || !channels)
-		return 0;
-	for (unsigned i = 0; i < prog->nchannels; i++)
-		if (channels[i])
-			isp_channel_shutdown(channels[i]);
-	for (unsigned i = 0; i < prog->nchannels; i++)
-		if (channels[i])
-			isp_channel_drain(channels[i]);
-	print_channels(prog, channels);
-	for (unsigned i = 0; i < prog->nchannels; i++) {
-		struct isp_channel_stats st;
-
-		if (!channels[i] || !isp_channel_enabled(channels[i]))
-			continue;       /* enable = false drops by request */
-		isp_channel_get_stats(channels[i], &st);
-		if (isp_channel_never_connected(channels[i])) {
-			fprintf(stderr, "intspect: channel %s: never connected\n",
-				isp_channel_name(channels[i]));
-			lossy++;
-		} else if (st.dropped) {
-			lossy++;
-		}
-	}
-	for (unsigned i = 0; i < prog->nchannels; i++)
-		if (channels[i])
-			isp_channel_close(channels[i]);
-	free(channels);
-	return lossy;
-}
-
 static double now_sec(void)
 {
 	struct timespec ts;
@@ -470,6 +413,7 @@ struct run {
 	struct isp_program *prog;
 	struct isp_channel **channels;
 	struct isp_rules *rules;
+	struct cli_rules *cr;   /* the running program and channels (reload) */
 	bool dump;
 	double t0;
 };
@@ -533,7 +477,11 @@ static void progress(void *ctx, uint64_t packets)
 		if (r->rules)
 			isp_rules_print_stats(r->rules, true, stderr);
 	}
-	print_channels(r->prog, r->channels);
+	if (r->cr) {
+		pthread_mutex_lock(&r->cr->mu);
+		cli_print_channels(r->cr->prog, r->cr->channels);
+		pthread_mutex_unlock(&r->cr->mu);
+	}
 }
 
 /* What -T says of a flow monitor: its sampling and the false-positive
@@ -603,12 +551,12 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 	if (!prog || c->dump)
 		workers = 1;    /* one dump in packet order; nothing to share without rules */
 	if (prog) {
-		if (!(r.channels = open_channels(prog)))
+		if (!(r.channels = cli_open_channels(prog)))
 			return 2;
 		isp_program_bind_channels(prog, r.channels);
 		if (!(r.rules = isp_rules_new(prog, reg, r.channels, err, sizeof(err)))) {
 			fprintf(stderr, "intspect: %s\n", err);
-			close_channels(prog, r.channels);
+			cli_close_channels(prog, r.channels);
 			return 2;
 		}
 	}
@@ -627,34 +575,42 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 	if (!g_pipeline) {
 		fprintf(stderr, "intspect: %s\n", err);
 		isp_rules_free(r.rules);
-		close_channels(prog, r.channels);
+		cli_close_channels(prog, r.channels);
 		return 1;
 	}
 	if (workers > 1)
 		note_cpus(workers);
 	/* the control socket (before -Z: its directory may be root's); its
 	 * commands act through the same pipeline */
-	static struct isp_ctl_run ctl_run;
+	static struct cli_rules cr;
 	unsigned nrules = prog ? prog->nevents + prog->nqueries + prog->nmonitors : 0;
-	ctl_run = (struct isp_ctl_run){ reg, g_pipeline, r.rules, prog, r.channels,
-					prog ? prog->nchannels : 0, calloc(nrules + 1, sizeof(bool)) };
-	for (unsigned i = 0; ctl_run.enabled && i < nrules; i++)
-		ctl_run.enabled[i] = true;
+	g_ctl_run = (struct isp_ctl_run){ reg, g_pipeline, r.rules, prog, r.channels,
+					prog ? prog->nchannels : 0, calloc(nrules + 1, sizeof(bool)),
+					prog && !c->dump ? reload_cb : NULL, &cr };
+	for (unsigned i = 0; g_ctl_run.enabled && i < nrules; i++)
+		g_ctl_run.enabled[i] = true;
+	cr = (struct cli_rules){ .reg = reg, .config = c->config, .rules = r.rules,
+				 .pl = g_pipeline, .prog = prog, .channels = r.channels,
+				 .enabled = g_ctl_run.enabled };
+	pthread_mutex_init(&cr.mu, NULL);
+	r.cr = &cr;
 	char ctl_path[256];
-	struct isp_ctl_server *ctl_server = !ctl_run.enabled ? NULL :
+	struct isp_ctl_server *ctl_server = !g_ctl_run.enabled ? NULL :
 		cli_control_start(c->control, prog, so.iface || so.udp || so.dpdk, c->user,
-				  &ctl_run, ctl_path, sizeof(ctl_path));
+				  &g_ctl_run, ctl_path, sizeof(ctl_path));
+	g_ctl_server = ctl_server;
 	if (ctl_server && c->verbose && ctl_path[0])
 		fprintf(stderr, "intspect: control socket %s\n", ctl_path);
 	/* tcpdump's -Z: the capture sockets, the UDP port, the channels and
 	 * the control socket are open; nothing after this needs root */
 	if (c->user && service_run_as(c->user) < 0) {
+		g_ctl_server = NULL;
 		isp_ctl_server_stop(ctl_server);
-		free(ctl_run.enabled);
+		free(g_ctl_run.enabled);
 		isp_pipeline_close(g_pipeline);
 		g_pipeline = NULL;
 		isp_rules_free(r.rules);
-		close_channels(prog, r.channels);
+		cli_close_channels(prog, r.channels);
 		return 2;
 	}
 
@@ -668,14 +624,15 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 	static struct self_metrics self;
 	self = (struct self_metrics){ reg, g_pipeline, r.rules, r.channels,
 				      prog ? prog->nchannels : 0,
-				      (double)now.tv_sec + now.tv_nsec / 1e9 };
+				      (double)now.tv_sec + now.tv_nsec / 1e9, &cr.mu };
+	g_self = &self;
 	isp_prom_set_self(self_metrics_write, &self);
 	if (isp_pipeline_run(g_pipeline, &ctl) != 0) {
 		fprintf(stderr, "intspect: %s\n", isp_pipeline_error(g_pipeline));
 		rc = 1;
 	}
+	g_ctl_server = NULL;
 	isp_ctl_server_stop(ctl_server);
-	free(ctl_run.enabled);
 	double secs = now_sec() - r.t0;
 	fflush(stdout);
 	static struct isp_stats st;
@@ -690,7 +647,12 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 	isp_pipeline_close(g_pipeline);
 	g_pipeline = NULL;
 	isp_rules_free(r.rules);
-	unsigned lossy = close_channels(prog, r.channels);
+	/* the channels of the running program (a reload may have replaced
+	 * them), and those a reload closed with losses */
+	unsigned lossy = cli_close_channels(cr.prog, cr.channels) + cr.lossy;
+	free(cr.enabled);
+	cli_reload_end(&cr, prog);
+	pthread_mutex_destroy(&cr.mu);
 	if (lossy && rc == 0 && !c->allow_drops) {
 		fprintf(stderr, "intspect: %u channel(s) lost records or never connected: exit status %d "
 			"(--allow-drops: 0)\n", lossy, EXIT_LOST);
@@ -710,6 +672,7 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGUSR1, on_usr1);       /* tcpdump/Suricata: print the counters now */
+	signal(SIGHUP, on_hup);         /* re-read the config (nothing until it runs) */
 	signal(SIGPIPE, SIG_IGN);       /* a closed consumer is an error to count, not a death */
 	if ((c.use_syslog && service_syslog() < 0) || (c.pidfile && service_pidfile(c.pidfile) < 0)) {
 		service_end();

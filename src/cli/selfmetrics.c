@@ -94,7 +94,8 @@ static void rules(struct isp_prom_text *t, const struct self_metrics *m)
 
 	if (!c)
 		return;
-	isp_rules_counts(m->rules, c, n);
+	unsigned got = isp_rules_counts(m->rules, c, n);   /* a reload may change n */
+	n = got < n ? got : n;
 	rule_family(t, c, n, "intspect_rule_matched_total", "Packets that passed a rule's filter",
 		    NULL, offsetof(struct isp_rule_count, matched));
 	rule_family(t, c, n, "intspect_rule_records_total", "Records a rule produced", NULL,
@@ -149,10 +150,15 @@ static void channel_family(struct isp_prom_text *t, const struct self_metrics *m
 
 static void channels(struct isp_prom_text *t, const struct self_metrics *m)
 {
+	if (m->mu)
+		pthread_mutex_lock(m->mu);
 	struct isp_channel_stats *st = calloc(m->nchannels + 1, sizeof(*st));
 
-	if (!st)
+	if (!st) {
+		if (m->mu)
+			pthread_mutex_unlock(m->mu);
 		return;
+	}
 	for (unsigned i = 0; i < m->nchannels; i++)
 		if (m->channels[i])
 			isp_channel_get_stats(m->channels[i], &st[i]);
@@ -175,6 +181,8 @@ static void channels(struct isp_prom_text *t, const struct self_metrics *m)
 		       "Records waiting in a channel's queue",
 		       offsetof(struct isp_channel_stats, queue_depth));
 	free(st);
+	if (m->mu)
+		pthread_mutex_unlock(m->mu);
 }
 
 void self_metrics_write(void *ctx, struct isp_prom_text *t)

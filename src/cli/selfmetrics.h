@@ -5,6 +5,8 @@
 #ifndef ISP_CLI_SELFMETRICS_H
 #define ISP_CLI_SELFMETRICS_H
 
+#include <pthread.h>
+
 #include "../../outputs/channel.h"
 #include "../core/pipeline.h"
 #include "../core/registry.h"
@@ -20,6 +22,7 @@ struct self_metrics {
 	struct isp_channel *const *channels;    /* by program channel index */
 	unsigned nchannels;
 	double start_time;                      /* seconds since the epoch */
+	pthread_mutex_t *mu;                    /* held to read channels: a reload changes them */
 };
 
 /* An isp_prom_self_fn: ctx is a struct self_metrics. */

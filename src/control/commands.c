@@ -18,7 +18,7 @@
 
 static const char *const commands[] = {
 	"help", "stats", "rules", "enable", "disable", "reset", "set-sampling", "set-interval",
-	"set-overflow", "entry-add", "entry-remove", "get", NULL,
+	"set-overflow", "entry-add", "entry-remove", "get", "reload", NULL,
 };
 
 static json_t *ok(void)
@@ -80,7 +80,8 @@ static json_t *rule_list(const struct isp_ctl_run *run)
 		free(c);
 		return a;
 	}
-	isp_rules_counts(run->rules, c, n);
+	unsigned got = isp_rules_counts(run->rules, c, n);        /* a reload may change n */
+	n = got < n ? got : n;
 	for (unsigned i = 0; i < n; i++) {
 		json_t *r = json_pack("{s:s,s:s,s:b,s:I,s:I,s:I}", "kind", c[i].kind, "name",
 				      c[i].name, "enabled", run->enabled[i], "matched",
@@ -307,5 +308,8 @@ char *isp_ctl_handle(void *ctx, json_t *req)
 	for (unsigned i = 0; i < sizeof(changes) / sizeof(changes[0]); i++)
 		if (strcmp(cmd, changes[i].cmd) == 0)
 			return change(run, i, req);
+	if (strcmp(cmd, "reload") == 0)
+		return run->reload ? run->reload(run->reload_ctx) :
+		       fail_text("reload: intspect runs without a config file (-C)");
 	return isp_ctl_text(handle(run, req));
 }

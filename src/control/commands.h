@@ -23,6 +23,9 @@ struct isp_ctl_run {
 	struct isp_channel *const *channels;    /* by program channel index */
 	unsigned nchannels;
 	bool *enabled;                          /* per rule: events, queries, monitors */
+	/* reload: a JSON response (malloc'd); it updates the fields above */
+	char *(*reload)(void *ctx);
+	void *reload_ctx;
 };
 
 /* An isp_ctl_handler (server.h): ctx is a struct isp_ctl_run. */

@@ -35,6 +35,7 @@ struct isp_ctl_server {
 	unsigned port;
 	char *path, *token;
 	int wake[2];
+	int hup[2];             /* SIGHUP: reload */
 	isp_ctl_handler handler;
 	void *ctx;
 	pthread_t thread;
@@ -265,10 +266,26 @@ static void accept_on(struct isp_ctl_server *s, int lfd, bool tcp)
 	close(fd);
 }
 
+static void reload_on_hup(struct isp_ctl_server *s)
+{
+	json_t *req = json_pack("{s:s}", "cmd", "reload");
+
+	if (!req)
+		return;
+	free(s->handler(s->ctx, req));  /* the reload says how it went on stderr */
+	json_decref(req);
+}
+
+void isp_ctl_server_hup(struct isp_ctl_server *s)
+{
+	if (s && write(s->hup[1], "h", 1) < 0)
+		return;         /* full: one is waiting already */
+}
+
 static void *serve(void *arg)
 {
 	struct isp_ctl_server *s = arg;
-	struct pollfd p[MAX_CLIENTS + 3];
+	struct pollfd p[MAX_CLIENTS + 4];
 
 	for (;;) {
 		unsigned n = 0;
@@ -277,6 +294,7 @@ static void *serve(void *arg)
 		p[n++] = (struct pollfd){ s->tcp_fd, POLLIN, 0 };
 		for (unsigned i = 0; i < MAX_CLIENTS; i++)
 			p[n++] = (struct pollfd){ s->c[i].fd, POLLIN, 0 };
+		p[n++] = (struct pollfd){ s->hup[0], POLLIN, 0 };
 		if (poll(p, n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
@@ -284,6 +302,11 @@ static void *serve(void *arg)
 		}
 		if (p[0].revents)
 			return NULL;
+		if (p[3 + MAX_CLIENTS].revents & POLLIN) {
+			char b[16];
+			if (read(s->hup[0], b, sizeof(b)) > 0)
+				reload_on_hup(s);
+		}
 		if (p[1].revents & POLLIN)
 			accept_on(s, s->unix_fd, false);
 		if (p[2].revents & POLLIN)
@@ -305,7 +328,7 @@ struct isp_ctl_server *isp_ctl_server_start(const struct isp_ctl_server_cfg *cfg
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	s->unix_fd = s->tcp_fd = s->wake[0] = s->wake[1] = -1;
+	s->unix_fd = s->tcp_fd = s->wake[0] = s->wake[1] = s->hup[0] = s->hup[1] = -1;
 	for (unsigned i = 0; i < MAX_CLIENTS; i++)
 		s->c[i].fd = -1;
 	s->handler = handler;
@@ -320,7 +343,8 @@ struct isp_ctl_server *isp_ctl_server_start(const struct isp_ctl_server_cfg *cfg
 	    (cfg->tcp && (!(s->token = strdup(cfg->token)) ||
 			  listen_tcp(s, cfg->tcp, err, errlen) < 0)))
 		goto fail;
-	if (pipe2(s->wake, O_CLOEXEC) < 0 || pthread_create(&s->thread, NULL, serve, s) != 0) {
+	if (pipe2(s->wake, O_CLOEXEC) < 0 || pipe2(s->hup, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	    pthread_create(&s->thread, NULL, serve, s) != 0) {
 		snprintf(err, errlen, "control socket: %s", strerror(errno));
 		goto fail;
 	}
@@ -332,9 +356,12 @@ fail:
 	}
 	if (s->tcp_fd >= 0)
 		close(s->tcp_fd);
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		if (s->wake[i] >= 0)
 			close(s->wake[i]);
+		if (s->hup[i] >= 0)
+			close(s->hup[i]);
+	}
 	free(s->path);
 	free(s->token);
 	free(s);
@@ -363,6 +390,8 @@ void isp_ctl_server_stop(struct isp_ctl_server *s)
 		close(s->tcp_fd);
 	close(s->wake[0]);
 	close(s->wake[1]);
+	close(s->hup[0]);
+	close(s->hup[1]);
 	free(s->path);
 	free(s->token);
 	free(s);

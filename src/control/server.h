@@ -32,6 +32,10 @@ struct isp_ctl_server *isp_ctl_server_start(const struct isp_ctl_server_cfg *cfg
 					    size_t errlen);
 /* The TCP port bound (0: none), for a configured port 0. */
 unsigned isp_ctl_server_port(const struct isp_ctl_server *s);
+/* From a signal handler (SIGHUP): the server's thread runs the handler on
+ * {"cmd":"reload"} (its response goes to stderr when refused). */
+void isp_ctl_server_hup(struct isp_ctl_server *s);
+
 /* Stop serving, close every connection, remove the socket file. */
 void isp_ctl_server_stop(struct isp_ctl_server *s);
 

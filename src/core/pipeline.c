@@ -257,7 +257,8 @@ static void control_live(struct isp_pipeline *pl, const struct isp_pipeline_ctl 
 		nap_1ms();
 		poll_progress(pl, ctl);
 		uint64_t now = wall_ns();
-		if (now >= next_tick) {
+		bool asked = atomic_exchange_explicit(&pl->tick_now, false, memory_order_acq_rel);
+		if (now >= next_tick || asked) {
 			ask_tick(pl, now);
 			next_tick = window_end(pl, now);
 		}
@@ -405,6 +406,16 @@ void isp_pipeline_break(struct isp_pipeline *pl)
 	atomic_store_explicit(&pl->broken, true, memory_order_relaxed);
 	for (unsigned i = 0; i < pl->nsrc; i++)
 		isp_source_break(pl->src[i]);
+}
+
+bool isp_pipeline_barrier_soon(struct isp_pipeline *pl)
+{
+	if (pl->n < 2)
+		return true;    /* one worker: between any two items */
+	if (pl->ordered)
+		return false;   /* ticks sit at points of the file */
+	atomic_store_explicit(&pl->tick_now, true, memory_order_release);
+	return true;
 }
 
 const char *isp_pipeline_error(const struct isp_pipeline *pl)

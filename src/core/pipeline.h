@@ -85,6 +85,13 @@ struct isp_pipeline *isp_pipeline_open(struct isp_registry *reg, const struct is
  * 0, or 1 after a read error (isp_pipeline_error). */
 int isp_pipeline_run(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ctl);
 
+/* Several workers on a live input: ask for a tick now, so that every
+ * worker soon meets at a barrier (ops->merge runs with all of them held:
+ * the rules can be swapped there). true when one comes, or when there is
+ * one worker (ops->publish runs between two items); false for a capture
+ * file read by several workers, whose ticks sit at points of the file. */
+bool isp_pipeline_barrier_soon(struct isp_pipeline *pl);
+
 /* Stop reading (safe in a signal handler): what was read is still handled. */
 void isp_pipeline_break(struct isp_pipeline *pl);
 

@@ -70,6 +70,7 @@ struct isp_pipeline {
 	/* live inputs: ticks the controller asks for */
 	_Alignas(64) _Atomic uint64_t tick_req;
 	_Atomic uint64_t tick_ts;
+	_Atomic bool tick_now;          /* isp_pipeline_barrier_soon: a tick at once */
 	_Atomic bool stop_reading;
 	_Atomic bool quit;
 	_Atomic bool broken;

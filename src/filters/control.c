@@ -411,6 +411,12 @@ int isp_rules_control(struct isp_rules *r, struct isp_pipeline *pl,
 		cmd_put(c);
 		return -1;
 	}
+	if (c->op == ISP_CTL_INTERVAL) {
+		/* ticks at the new sub-intervals */
+		struct rules_gen *g = atomic_load(&r->gen);
+		atomic_store(&g->period[c->index],
+			     (uint64_t)(c->number * 1e6) / r->prog->monitors[c->index].nbuf);
+	}
 	*json = result(r, c);
 	cmd_put(c);
 	return *json ? 0 : fail(err, errlen, "out of memory%s", "");

@@ -97,6 +97,20 @@ struct isp_ctl_request {
 int isp_rules_control(struct isp_rules *r, struct isp_pipeline *pl,
 		      const struct isp_ctl_request *q, char **json, char *err, size_t errlen);
 
+/*
+ * Hot reload: run prog (compiled on the running program's attribute
+ * slots: isp_compile_file_on) writing to channels (opened, bound: a
+ * channel whose section did not change is the same object) instead of
+ * the running rules, swapped at one point for every worker (between two
+ * items with one worker; at a tick barrier with several, on a live input
+ * only). Rules whose section did not change keep their state; rules that
+ * went write what they hold first. 0 once swapped; -1 with a message and
+ * nothing changed. Neither prog nor channels are owned; the old ones are
+ * no longer used once it returns 0.
+ */
+int isp_rules_swap(struct isp_rules *r, struct isp_pipeline *pl, const struct isp_program *prog,
+		   struct isp_channel **channels, char *err, size_t errlen);
+
 void isp_rules_free(struct isp_rules *r);
 
 #endif

@@ -55,6 +55,7 @@ struct rule_formats {
 
 struct qrule {
 	char *name;
+	char *text;             /* its section, canonical (hot reload: unchanged?) */
 	uint64_t period_ns;     /* tumbling window length */
 	struct cx *where;       /* NULL: every packet */
 	int *group_slots;
@@ -72,6 +73,7 @@ struct qrule {
 
 struct erule {
 	char *name;
+	char *text;             /* its section, canonical (a metrics table: and its name) */
 	int event_slot;         /* the event attribute: present = trigger; -1 none */
 	struct cx *where;
 	int *delta_slots;
@@ -114,6 +116,7 @@ struct mcounter {
  * own copy, which the control API may change while it runs. */
 struct mrule {
 	char *name;
+	char *text;             /* its section, canonical */
 	struct cx *where;
 	int *match_slots;
 	char **match_names;
@@ -138,6 +141,7 @@ struct mrule {
 struct program_channel {
 	struct isp_channel_cfg cfg;     /* keys point into the config tree */
 	char *name, *type;              /* owned; cfg.name and cfg.type */
+	char *text;                     /* its section, canonical (hot reload) */
 	bool used;
 };
 

@@ -22,15 +22,27 @@ struct isp_rules *isp_rules_new(const struct isp_program *prog, const struct isp
 	r->prog = prog;
 	r->reg = reg;
 	r->channels = channels;
-	r->mon_period = calloc(prog->nmonitors + 1, sizeof(*r->mon_period));
-	if (!r->mon_period) {
+	pthread_mutex_init(&r->mu, NULL);
+	struct rules_gen *g = rules_gen_new(prog);
+	if (!g) {
 		free(r);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	for (unsigned i = 0; i < prog->nmonitors; i++)
-		atomic_store(&r->mon_period[i], prog->monitors[i].interval_ns / prog->monitors[i].nbuf);
+	atomic_store(&r->gen, g);
 	return r;
+}
+
+struct rules_gen *rules_gen_new(const struct isp_program *prog)
+{
+	struct rules_gen *g = calloc(1, sizeof(*g) + (prog->nmonitors + 1) * sizeof(g->period[0]));
+
+	if (!g)
+		return NULL;
+	g->prog = prog;
+	for (unsigned i = 0; i < prog->nmonitors; i++)
+		atomic_store(&g->period[i], prog->monitors[i].interval_ns / prog->monitors[i].nbuf);
+	return g;
 }
 
 static void *worker_new(void *rules, unsigned i, unsigned n, char *err, size_t errlen)
@@ -47,9 +59,10 @@ static void *worker_new(void *rules, unsigned i, unsigned n, char *err, size_t e
 	e->nworkers = n;
 	e->merger = r->merger;
 	r->worker[i] = e;
+	r->rw[i] = (struct rules_worker){ r, e };
 	if (i + 1 > r->n)
 		r->n = i + 1;
-	return e;
+	return &r->rw[i];
 }
 
 static void worker_free(void *w)
@@ -59,39 +72,46 @@ static void worker_free(void *w)
 
 static void route(void *w, const struct isp_packet *p, unsigned n, uint64_t *dest)
 {
-	isp_engine_route(w, p, n, dest);
+	isp_engine_route(((struct rules_worker *)w)->e, p, n, dest);
 }
 
 static void item(void *w, const struct isp_packet *p, uint64_t what)
 {
-	isp_engine_item(w, p, what);
+	isp_engine_item(((struct rules_worker *)w)->e, p, what);
 }
 
 static void tick(void *w, uint64_t now_ns)
 {
-	isp_engine_tick(w, now_ns);
+	isp_engine_tick(((struct rules_worker *)w)->e, now_ns);
 }
 
 static void flush(void *w)
 {
-	isp_engine_flush(w);
+	isp_engine_flush(((struct rules_worker *)w)->e);
 }
 
+/* With every worker held at the barrier: their windows, then a swap that
+ * waits (hot reload), which may act on every engine now. */
 static void merge(void *rules, void *const *workers, unsigned n)
 {
 	struct isp_rules *r = rules;
+	struct isp_engine *e[ISP_MAX_WORKERS];
 
-	isp_engine_merge_windows(r->merger, (struct isp_engine *const *)workers, n);
+	for (unsigned i = 0; i < n; i++)
+		e[i] = ((struct rules_worker *const *)workers)[i]->e;
+	isp_engine_merge_windows(r->merger, e, n);
+	rules_swap_here(r);
 }
 
 static uint64_t window_end(void *rules, uint64_t t)
 {
 	struct isp_rules *r = rules;
-	uint64_t next = engine_window_end(r->prog, t, false);
+	const struct rules_gen *g = atomic_load_explicit(&r->gen, memory_order_acquire);
+	uint64_t next = engine_window_end(g->prog, t, false);
 
 	/* flow monitors: each sub-interval, as set now */
-	for (unsigned i = 0; i < r->prog->nmonitors; i++) {
-		uint64_t p = atomic_load_explicit(&r->mon_period[i], memory_order_relaxed);
+	for (unsigned i = 0; i < g->prog->nmonitors; i++) {
+		uint64_t p = atomic_load_explicit(&g->period[i], memory_order_relaxed);
 		if ((t / p + 1) * p < next)
 			next = (t / p + 1) * p;
 	}
@@ -119,7 +139,7 @@ static void engine_counts(const struct isp_engine *e, struct rule_stats *out)
 	}
 }
 
-static void publish_engine(struct isp_engine *e)
+void rules_publish_engine(struct isp_engine *e)
 {
 	pthread_mutex_lock(&e->pub_mu);
 	engine_counts(e, e->pub);
@@ -131,12 +151,15 @@ static void publish_engine(struct isp_engine *e)
  * waiting at the barrier, so none is publishing it then. */
 static void publish(void *w)
 {
-	struct isp_engine *e = w;
+	struct rules_worker *rw = w;
 
+	if (rw->r->n == 1)
+		rules_swap_here(rw->r);         /* one worker: between two items */
+	struct isp_engine *e = rw->e;
 	engine_control_apply(e);
-	publish_engine(e);
+	rules_publish_engine(e);
 	if (e->merger)
-		publish_engine(e->merger);
+		rules_publish_engine(e->merger);
 }
 
 const struct isp_pipeline_ops isp_rules_ops = {
@@ -199,11 +222,15 @@ static void sum_counts(const struct isp_rules *r, bool published, struct rule_st
 static unsigned counts(const struct isp_rules *r, bool published, struct isp_rule_count *out,
 		       unsigned max)
 {
+	/* a swap does not free engines or change the program meanwhile */
+	pthread_mutex_lock((pthread_mutex_t *)&r->mu);
 	unsigned ne = r->prog->nevents, nq = r->prog->nqueries, n = ne + nq + r->prog->nmonitors;
 	struct rule_stats *sum = calloc(2 * n + 1, sizeof(*sum));
 
-	if (!sum)
+	if (!sum) {
+		pthread_mutex_unlock((pthread_mutex_t *)&r->mu);
 		return 0;
+	}
 	sum_counts(r, published, sum, sum + n);
 	for (unsigned i = 0; i < n && i < max; i++) {
 		const struct rule_stats *s = &sum[i];
@@ -219,6 +246,7 @@ static unsigned counts(const struct isp_rules *r, bool published, struct isp_rul
 			.entries = s->entries,
 		};
 	}
+	pthread_mutex_unlock((pthread_mutex_t *)&r->mu);
 	free(sum);
 	return n;
 }
@@ -230,14 +258,15 @@ unsigned isp_rules_counts(const struct isp_rules *r, struct isp_rule_count *out,
 
 void isp_rules_print_stats(const struct isp_rules *r, bool published, FILE *out)
 {
-	unsigned n = r->prog->nevents + r->prog->nqueries + r->prog->nmonitors;
+	unsigned n = counts(r, published, NULL, 0);
 	struct isp_rule_count *c;
 
 	if (!r->merger && !r->n)        /* never ran */
 		return;
 	if (!(c = calloc(n + 1, sizeof(*c))))
 		return;
-	counts(r, published, c, n);
+	unsigned got = counts(r, published, c, n);
+	n = got < n ? got : n;
 	for (unsigned i = 0; i < n; i++) {
 		if (c[i].kind[0] == 'e') {
 			char idle[48] = "";
@@ -274,9 +303,17 @@ void isp_rules_free(struct isp_rules *r)
 {
 	if (!r)
 		return;
-	for (unsigned i = 0; i < r->n; i++)
+	for (unsigned i = 0; i < r->n; i++) {
 		isp_engine_free(r->worker[i]);
+		isp_engine_free(r->next_worker[i]);
+	}
 	isp_engine_free(r->merger);
-	free(r->mon_period);
+	isp_engine_free(r->next_merger);
+	for (struct rules_gen *g = atomic_load(&r->gen), *older; g; g = older) {
+		older = g->older;
+		free(g);
+	}
+	free(r->next_gen);
+	pthread_mutex_destroy(&r->mu);
 	free(r);
 }

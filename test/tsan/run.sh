@@ -4,7 +4,8 @@
 # capture files read as shares by several workers, the UDP listener and
 # DPDK queues on several workers, per-hop rules on 2 and 4 workers, a
 # Prometheus server scraping the counters of 2 workers while they run,
-# control requests applied by 2 workers, flow monitors on 2 and 4. Any
+# control requests applied by 2 workers, a hot reload while reports flow,
+# flow monitors on 2 and 4. Any
 # report of a data race fails the case.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,6 +32,7 @@ case_ dpdk sh "$top/test/inputs/dpdk.sh"
 case_ perhop sh "$top/test/rules/perhop/run.sh"
 case_ prometheus sh "$top/test/outputs/prometheus/run.sh"
 case_ control sh "$top/test/control/run.sh"
+case_ reload sh "$top/test/control/reload.sh"
 case_ monitor sh "$top/test/rules/monitor/run.sh"
 echo "tsan: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
