@@ -47,6 +47,8 @@ static void usage(FILE *out)
 "  entry-remove MONITOR VALUE...  stop monitoring a flow, and keep it out\n"
 "  get MONITOR [VALUE...]     the flows' counters and buffers now (one flow\n"
 "                             with its values)\n"
+"  reload                     read the config file again and swap the rules\n"
+"                             (unchanged ones keep their state)\n"
 "  help                       the commands the server knows\n"
 "\n"
 "Exit status: 0 done; 1 the server refused the request (its message on\n"
@@ -124,6 +126,7 @@ static json_t *request(int argc, char **argv)
 		const char *number;     /* the second argument's key */
 	} forms[] = {
 		{ "stats", 0, NULL }, { "rules", 0, NULL }, { "help", 0, NULL },
+		{ "reload", 0, NULL },
 		{ "enable", 1, NULL }, { "disable", 1, NULL }, { "reset", 1, NULL },
 		{ "set-sampling", 2, "ratio" }, { "set-interval", 2, "ms" },
 		{ "set-overflow", 2, "threshold" }, { "entry-add", -1, NULL },

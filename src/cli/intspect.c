@@ -125,7 +125,7 @@ static void usage(FILE *out)
 "  -h, --help            this help\n"
 "\n"
 "Signals: SIGINT/SIGTERM close open windows, flush the channels and stop;\n"
-"SIGUSR1 prints the counters.\n"
+"SIGUSR1 prints the counters; SIGHUP reloads the config (intspect-ctl reload).\n"
 "Exit status: 0 done, every record delivered; 1 the input failed; 2 bad usage\n"
 "or configuration; 3 a channel dropped records or never connected.\n");
 }
@@ -622,10 +622,12 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
 	static struct self_metrics self;
-	self = (struct self_metrics){ reg, g_pipeline, r.rules, r.channels,
-				      prog ? prog->nchannels : 0,
+	pthread_mutex_lock(&cr.mu);     /* a reload on the control thread updates it */
+	self = (struct self_metrics){ reg, g_pipeline, r.rules, cr.channels,
+				      cr.prog ? cr.prog->nchannels : 0,
 				      (double)now.tv_sec + now.tv_nsec / 1e9, &cr.mu };
 	g_self = &self;
+	pthread_mutex_unlock(&cr.mu);
 	isp_prom_set_self(self_metrics_write, &self);
 	if (isp_pipeline_run(g_pipeline, &ctl) != 0) {
 		fprintf(stderr, "intspect: %s\n", isp_pipeline_error(g_pipeline));
