@@ -366,6 +366,23 @@ bool section_enabled(struct compiler *c, const struct cfg_section *s, bool *enab
 	return !kv || get_bool(c, kv, enabled);
 }
 
+bool report_tail(struct compiler *c, const struct cfg_section *s, bool allow_template,
+		 enum rec_format *format, bool *format_set, int **channels, unsigned *nchannels,
+		 char **name, char **text)
+{
+	const struct cfg_kv *kv = find_kv(s, "output-format");
+	bool ok = true;
+
+	if (kv) {
+		ok &= format_of(c, kv, format, allow_template);
+		*format_set = true;
+	}
+	ok &= channel_list(c, find_kv(s, "output-channel"), channels, nchannels);
+	if (!(*name = strdup(s->name)) || !(*text = section_text(s, NULL)))
+		ok = false;
+	return ok;
+}
+
 /* Report names key records and channels (%r): one rule each. */
 bool unique_report(struct compiler *c, const struct cfg_section *s)
 {
@@ -455,15 +472,10 @@ static bool compile_event(struct compiler *c, const struct cfg_section *s)
 		dsl_error(c->d, &s->loc, "an event-report needs an event or a where condition");
 		ok = false;
 	}
-	if ((kv = find_kv(s, "output-format"))) {
-		ok &= format_of(c, kv, &r.format, true);
-		r.format_set = true;
-		if (ok && r.format == FMT_TEMPLATE)
-			ok &= compile_template(c, kv, &r);
-	}
-	ok &= channel_list(c, find_kv(s, "output-channel"), &r.channels, &r.nchannels);
-	if (!(r.name = strdup(s->name)) || !(r.text = section_text(s, NULL)))
-		ok = false;
+	ok &= report_tail(c, s, true, &r.format, &r.format_set, &r.channels, &r.nchannels, &r.name,
+			  &r.text);
+	if (ok && r.format == FMT_TEMPLATE)
+		ok &= compile_template(c, find_kv(s, "output-format"), &r);
 	if (!ok || !enabled) {
 		free_erule(&r);
 		return ok;
@@ -551,13 +563,8 @@ static bool compile_query(struct compiler *c, const struct cfg_section *s)
 			ok = false;
 		}
 	}
-	if ((kv = find_kv(s, "output-format"))) {
-		ok &= format_of(c, kv, &r.format, false);
-		r.format_set = true;
-	}
-	ok &= channel_list(c, find_kv(s, "output-channel"), &r.channels, &r.nchannels);
-	if (!(r.name = strdup(s->name)) || !(r.text = section_text(s, NULL)))
-		ok = false;
+	ok &= report_tail(c, s, false, &r.format, &r.format_set, &r.channels, &r.nchannels, &r.name,
+			  &r.text);
 	if (!ok || !enabled) {
 		free_qrule(&r);
 		return ok;

@@ -88,6 +88,11 @@ bool unique_report(struct compiler *c, const struct cfg_section *s);
 /* A section as canonical text (type, name, extra, keys and values, no
  * locations): equal texts, the same rule (hot reload). malloc'd. */
 char *section_text(const struct cfg_section *s, const char *extra);
+/* What every report section ends with: output-format (a template allowed
+ * or not), output-channel, its name and its text. */
+bool report_tail(struct compiler *c, const struct cfg_section *s, bool allow_template,
+		 enum rec_format *format, bool *format_set, int **channels, unsigned *nchannels,
+		 char **name, char **text);
 /* monitor.c: a flow-monitor { ... } section; a monitor's memory */
 bool compile_monitor(struct compiler *c, const struct cfg_section *s);
 void free_mrule(struct mrule *r);

@@ -144,13 +144,8 @@ bool compile_monitor(struct compiler *c, const struct cfg_section *s)
 			  r.nbuf);
 		ok = false;
 	}
-	if ((kv = find_kv(s, "output-format"))) {
-		ok &= format_of(c, kv, &r.format, false);
-		r.format_set = true;
-	}
-	ok &= channel_list(c, find_kv(s, "output-channel"), &r.channels, &r.nchannels);
-	if (!(r.name = strdup(s->name)) || !(r.text = section_text(s, NULL)))
-		ok = false;
+	ok &= report_tail(c, s, false, &r.format, &r.format_set, &r.channels, &r.nchannels, &r.name,
+			  &r.text);
 	if (!ok || !enabled) {
 		free_mrule(&r);
 		return ok;

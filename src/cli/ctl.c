@@ -200,7 +200,7 @@ static void scalar(const json_t *v)
  * so that `column -t` or awk read it. */
 static void table(const char *title, const json_t *a)
 {
-	const char *cols[64], *k;
+	const char *cols[64] = { NULL }, *k;
 	unsigned ncols = 0;
 	json_t *v, *row;
 	size_t i;

@@ -283,13 +283,14 @@ static json_t *handle(const struct isp_ctl_run *run, json_t *req)
 		return o;
 	}
 	if (strcmp(cmd, "stats") == 0)
-		return stats(run);
+		return run->pl ? stats(run) : isp_ctl_error("stats: nothing runs");
 	if (strcmp(cmd, "rules") == 0) {
 		json_t *o = ok();
 		struct isp_stats st;
 		/* the workers publish their rules' counters now */
 		memset(&st, 0, sizeof(st));
-		isp_pipeline_sample(run->pl, &st, NULL, SAMPLE_WAIT_MS);
+		if (run->pl)
+			isp_pipeline_sample(run->pl, &st, NULL, SAMPLE_WAIT_MS);
 		json_object_set_new(o, "rules", rule_list(run));
 		return o;
 	}

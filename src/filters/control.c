@@ -270,8 +270,9 @@ static int build(const struct isp_rules *r, const struct isp_ctl_request *q, str
 			return fail(err, errlen, "sampling of %s must be above 0 and at most 1", m->name);
 		return 0;
 	case ISP_CTL_INTERVAL: {
-		uint64_t ns = (uint64_t)(q->number * 1e6);
-		if (!(q->number >= 1 && q->number <= 1e9) || ns % m->nbuf) {
+		/* in range before it is converted: 1e30 ms has no uint64_t */
+		bool in_range = q->number >= 1 && q->number <= 1e9;
+		if (!in_range || (uint64_t)(q->number * 1e6) % m->nbuf) {
 			snprintf(err, errlen, "interval of %s: 1 to 1000000000 ms, a whole number of "
 				 "its %u buffer sub-intervals", m->name, m->nbuf);
 			return -1;
