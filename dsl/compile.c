@@ -597,6 +597,14 @@ static bool copy_slots(struct isp_program *p, const struct isp_program *base)
 	return true;
 }
 
+static bool skipped(const struct cfg_section *s, const char *const *skip)
+{
+	for (; skip && *skip; skip++)
+		if (s->name && strcmp(s->name, *skip) == 0)
+			return true;
+	return false;
+}
+
 static struct isp_program *compile_tree(struct dsl_diags *d, const struct isp_registry *reg,
 					struct cfg_file *f, const struct isp_program *base)
 {
@@ -676,11 +684,39 @@ struct isp_program *isp_compile_file(struct dsl_diags *d, const struct isp_regis
 }
 
 struct isp_program *isp_compile_file_on(struct dsl_diags *d, const struct isp_registry *reg,
-					const char *path, const struct isp_program *base)
+					const char *path, const struct isp_compile_more *more)
 {
 	struct cfg_file *f = dsl_parse_config(d, path);
 
-	return f ? compile_tree(d, reg, f, base) : NULL;
+	/* the file's flow monitors removed through the control socket */
+	for (size_t i = 0; f && i < f->nsections;) {
+		struct cfg_section *s = f->sections[i];
+		if (strcmp(s->type, "flow-monitor") == 0 && skipped(s, more->skip)) {
+			cfg_section_free(s);
+			memmove(f->sections + i, f->sections + i + 1,
+				(f->nsections - i - 1) * sizeof(*f->sections));
+			f->nsections--;
+		} else {
+			i++;
+		}
+	}
+	for (const char *const *e = more->extra; f && e && e[0] && e[1]; e += 2) {
+		struct cfg_file *x = dsl_parse_config_mem(d, e[0], e[1], strlen(e[1]));
+		struct cfg_section **all = x ? realloc(f->sections, (f->nsections + x->nsections) *
+						       sizeof(*all) + 1) : NULL;
+		if (!all) {
+			cfg_file_free(f);
+			cfg_file_free(x);
+			f = NULL;
+			break;
+		}
+		memcpy(all + f->nsections, x->sections, x->nsections * sizeof(*all));
+		f->sections = all;
+		f->nsections += x->nsections;
+		x->nsections = 0;       /* they belong to f now */
+		cfg_file_free(x);
+	}
+	return f ? compile_tree(d, reg, f, more->base) : NULL;
 }
 
 struct isp_program *isp_compile_mem(struct dsl_diags *d, const struct isp_registry *reg,

@@ -18,10 +18,20 @@
  */
 struct isp_program *isp_compile_file(struct dsl_diags *d, const struct isp_registry *reg,
 				     const char *path);
-/* The same, the attribute slots of base first (hot reload: a rule that did
- * not change compiles to the same slots, so its state carries over). */
+/* Hot reload: the file compiled with the attribute slots of base first (a
+ * rule that did not change compiles to the same slots, so its state
+ * carries over), the sections of each extra text after the file's (flow
+ * monitors added through the control socket: pairs of a name, which its
+ * messages give as the file, and a text; NULL-ended), and without the flow
+ * monitors named in skip (NULL-ended; removed through the control
+ * socket). */
+struct isp_compile_more {
+	const struct isp_program *base;
+	const char *const *extra;
+	const char *const *skip;
+};
 struct isp_program *isp_compile_file_on(struct dsl_diags *d, const struct isp_registry *reg,
-					const char *path, const struct isp_program *base);
+					const char *path, const struct isp_compile_more *more);
 struct isp_program *isp_compile_mem(struct dsl_diags *d, const struct isp_registry *reg,
 				    const char *name, const char *text, size_t len);
 

@@ -47,6 +47,9 @@ static void usage(FILE *out)
 "  entry-remove MONITOR VALUE...  stop monitoring a flow, and keep it out\n"
 "  get MONITOR [VALUE...]     the flows' counters and buffers now (one flow\n"
 "                             with its values)\n"
+"  monitor-add MONITOR 'KEYS' a flow monitor more, its section's keys as in a\n"
+"                             config file: 'match = {\"ip.src\"}; sampling = 0.5'\n"
+"  monitor-remove MONITOR     a flow monitor less (what it holds written first)\n"
 "  reload                     read the config file again and swap the rules\n"
 "                             (unchanged ones keep their state)\n"
 "  help                       the commands the server knows\n"
@@ -126,7 +129,7 @@ static json_t *request(int argc, char **argv)
 		const char *number;     /* the second argument's key */
 	} forms[] = {
 		{ "stats", 0, NULL }, { "rules", 0, NULL }, { "help", 0, NULL },
-		{ "reload", 0, NULL },
+		{ "reload", 0, NULL }, { "monitor-add", 2, NULL }, { "monitor-remove", 1, NULL },
 		{ "enable", 1, NULL }, { "disable", 1, NULL }, { "reset", 1, NULL },
 		{ "set-sampling", 2, "ratio" }, { "set-interval", 2, "ms" },
 		{ "set-overflow", 2, "threshold" }, { "entry-add", -1, NULL },
@@ -147,6 +150,8 @@ static json_t *request(int argc, char **argv)
 		json_t *q = json_pack("{s:s}", "cmd", cmd);
 		if (argc > 1)
 			json_object_set_new(q, "name", json_string(argv[1]));
+		if (strcmp(cmd, "monitor-add") == 0)
+			json_object_set_new(q, "section", json_string(argv[2]));
 		if (forms[i].number) {
 			char *end;
 			double d = strtod(argv[2], &end);

@@ -48,13 +48,10 @@ static void on_hup(int sig)
 	isp_ctl_server_hup(g_ctl_server);
 }
 
-/* The control socket's `reload` (and SIGHUP), on the control thread: the
- * run's views of the program and channels follow. */
-static char *reload_cb(void *ctx)
+/* After a rebuild, on the control thread: the run's views of the program
+ * and channels follow. */
+static char *rebuilt(struct cli_rules *cr, char *resp)
 {
-	struct cli_rules *cr = ctx;
-	char *resp = cli_reload(cr);
-
 	/* the commands run on this thread: no lock for them */
 	g_ctl_run.prog = cr->prog;
 	g_ctl_run.channels = cr->channels;
@@ -67,6 +64,18 @@ static char *reload_cb(void *ctx)
 	}
 	pthread_mutex_unlock(&cr->mu);
 	return resp;
+}
+
+/* The control socket's `reload` (and SIGHUP). */
+static char *reload_cb(void *ctx)
+{
+	return rebuilt(ctx, cli_reload(ctx));
+}
+
+/* monitor-add, monitor-remove */
+static char *monitor_cb(void *ctx, const char *name, const char *body)
+{
+	return rebuilt(ctx, cli_monitor_edit(ctx, name, body));
 }
 
 static void on_usr1(int sig)
@@ -586,7 +595,8 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 	unsigned nrules = prog ? prog->nevents + prog->nqueries + prog->nmonitors : 0;
 	g_ctl_run = (struct isp_ctl_run){ reg, g_pipeline, r.rules, prog, r.channels,
 					prog ? prog->nchannels : 0, calloc(nrules + 1, sizeof(bool)),
-					prog && !c->dump ? reload_cb : NULL, &cr };
+					prog && !c->dump ? reload_cb : NULL, &cr,
+					prog && !c->dump ? monitor_cb : NULL };
 	for (unsigned i = 0; g_ctl_run.enabled && i < nrules; i++)
 		g_ctl_run.enabled[i] = true;
 	cr = (struct cli_rules){ .reg = reg, .config = c->config, .rules = r.rules,

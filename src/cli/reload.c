@@ -139,7 +139,22 @@ fail:
 	return NULL;
 }
 
-char *cli_reload(struct cli_rules *cr)
+/* The rules from the file, the monitors added and without those removed,
+ * swapped in; op names it in the messages. */
+/* The added sections as pairs of a name ("monitor-add NAME", for their
+ * messages) and a text, NULL-ended. */
+static const char **added_pairs(const struct cli_rules *cr)
+{
+	const char **p = calloc(2 * cr->nadded + 2, sizeof(*p));
+
+	for (unsigned i = 0; p && i < cr->nadded; i++) {
+		p[2 * i] = cr->added[i].label;
+		p[2 * i + 1] = cr->added[i].text;
+	}
+	return p;
+}
+
+static char *rebuild(struct cli_rules *cr, const char *what)
 {
 	struct dsl_diags *d = calloc(1, sizeof(*d));
 	char err[1024], *out;
@@ -149,14 +164,18 @@ char *cli_reload(struct cli_rules *cr)
 	dsl_diags_init(d);
 	if (!cr->config || !cr->rules) {
 		free(d);
-		return error_json("reload: intspect runs without a config file (-C)");
+		snprintf(err, sizeof(err), "%s: intspect runs without a config file (-C)", what);
+		return error_json(err);
 	}
-	struct isp_program *np = isp_compile_file_on(d, cr->reg, cr->config, cr->prog);
+	const char **extra = added_pairs(cr);
+	const struct isp_compile_more more = { cr->prog, extra, (const char *const *)cr->skip };
+	struct isp_program *np = extra ? isp_compile_file_on(d, cr->reg, cr->config, &more) : NULL;
+	free(extra);
 	if (!np) {
 		char *text = diag_text(d);
-		fprintf(stderr, "intspect: reload of %s refused, the running rules go on:\n%s",
-			cr->config, text ? text : "");
-		snprintf(err, sizeof(err), "reload refused, the running rules go on: %s",
+		fprintf(stderr, "intspect: %s refused, the running rules go on:\n%s", what,
+			text ? text : "");
+		snprintf(err, sizeof(err), "%s refused, the running rules go on: %s", what,
 			 text ? text : "");
 		free(text);
 		dsl_diags_free(d);
@@ -233,14 +252,14 @@ char *cli_reload(struct cli_rules *cr)
 		keep->next = cr->retired;
 		cr->retired = keep;
 	}
-	fprintf(stderr, "intspect: reloaded %s: %u rules (%u unchanged, %u changed, %u new, %u "
-		"gone), channels: %u opened, %u closed\n", cr->config, nrules, kept,
+	fprintf(stderr, "intspect: %s of %s: %u rules (%u unchanged, %u changed, %u new, %u "
+		"gone), channels: %u opened, %u closed\n", what, cr->config, nrules, kept,
 		same_name - kept, nrules - same_name, onrules - same_name, opened, closed);
-	out = malloc(256);
+	out = malloc(320);
 	if (out)
-		snprintf(out, 256, "{\"ok\":true,\"op\":\"reload\",\"rules\":%u,\"unchanged\":%u,"
+		snprintf(out, 320, "{\"ok\":true,\"op\":\"%s\",\"rules\":%u,\"unchanged\":%u,"
 			 "\"changed\":%u,\"new\":%u,\"gone\":%u,\"channels_opened\":%u,"
-			 "\"channels_closed\":%u}", nrules, kept, same_name - kept,
+			 "\"channels_closed\":%u}", what, nrules, kept, same_name - kept,
 			 nrules - same_name, onrules - same_name, opened, closed);
 	if (!keep) {
 		dsl_diags_free(d);
@@ -248,7 +267,7 @@ char *cli_reload(struct cli_rules *cr)
 	}
 	return out;
 refused:
-	fprintf(stderr, "intspect: reload of %s refused, the running rules go on: %s\n",
+	fprintf(stderr, "intspect: %s of %s refused, the running rules go on: %s\n", what,
 		cr->config, err);
 	free(reused);
 	free(enabled);
@@ -257,8 +276,133 @@ refused:
 	dsl_diags_free(d);
 	free(d);
 	char msg[1200];
-	snprintf(msg, sizeof(msg), "reload refused, the running rules go on: %s", err);
+	snprintf(msg, sizeof(msg), "%s refused, the running rules go on: %s", what, err);
 	return error_json(msg);
+}
+
+char *cli_reload(struct cli_rules *cr)
+{
+	return rebuild(cr, "reload");
+}
+
+static bool is_ok(const char *resp)
+{
+	return resp && strncmp(resp, "{\"ok\":true,", 11) == 0;
+}
+
+/* Braces of a section's body balanced outside strings: it cannot close
+ * its section and open others. */
+static bool balanced(const char *body)
+{
+	int depth = 0;
+	bool quoted = false;
+
+	for (const char *c = body; *c; c++) {
+		if (quoted) {
+			if (*c == '\\' && c[1])
+				c++;
+			else if (*c == '"')
+				quoted = false;
+		} else if (*c == '"') {
+			quoted = true;
+		} else if (*c == '{') {
+			depth++;
+		} else if (*c == '}' && --depth < 0) {
+			return false;
+		}
+	}
+	return depth == 0 && !quoted;
+}
+
+static char *monitor_add(struct cli_rules *cr, const char *name, const char *body)
+{
+	if (!balanced(body))
+		return error_json("monitor-add: the section's braces or quotes do not balance");
+	size_t n = strlen(name) + strlen(body) + 32;
+	struct cli_added *grown = realloc(cr->added, (cr->nadded + 1) * sizeof(*grown));
+	char *text = malloc(n), *copy = strdup(name), *label = malloc(n);
+	if (!grown || !text || !copy || !label) {
+		free(text);
+		free(copy);
+		free(label);
+		return NULL;
+	}
+	cr->added = grown;
+	/* the body on a line of its own: its messages say line 2 */
+	snprintf(text, n, "flow-monitor %s {\n%s\n}\n", name, body);
+	snprintf(label, n, "monitor-add %s", name);
+	cr->added[cr->nadded++] = (struct cli_added){ copy, text, label };
+	char *resp = rebuild(cr, "monitor-add");
+	if (!is_ok(resp)) {
+		cr->nadded--;
+		free(text);
+		free(copy);
+		free(label);
+	}
+	return resp;
+}
+
+static char *monitor_remove(struct cli_rules *cr, const char *name)
+{
+	char msg[256];
+	unsigned at;
+
+	if (!same_rule_name(cr->prog, name, &at) || at < cr->prog->nevents + cr->prog->nqueries) {
+		snprintf(msg, sizeof(msg), "monitor-remove: no flow monitor named '%.64s'", name);
+		return error_json(msg);
+	}
+	for (unsigned i = 0; i < cr->nadded; i++) {
+		if (strcmp(cr->added[i].name, name) != 0)
+			continue;
+		/* one added: its section goes */
+		struct cli_added gone = cr->added[i];
+		memmove(cr->added + i, cr->added + i + 1, (cr->nadded - i - 1) * sizeof(gone));
+		cr->nadded--;
+		char *resp = rebuild(cr, "monitor-remove");
+		if (is_ok(resp)) {
+			free(gone.name);
+			free(gone.text);
+			free(gone.label);
+		} else {
+			memmove(cr->added + i + 1, cr->added + i, (cr->nadded - i) * sizeof(gone));
+			cr->added[i] = gone;
+			cr->nadded++;
+		}
+		return resp;
+	}
+	/* one of the file's: left out of every build from now on */
+	char **grown = realloc(cr->skip, (cr->nskip + 2) * sizeof(*grown));
+	if (!grown)
+		return NULL;
+	cr->skip = grown;
+	if (!(cr->skip[cr->nskip] = strdup(name)))
+		return NULL;
+	cr->skip[++cr->nskip] = NULL;
+	char *resp = rebuild(cr, "monitor-remove");
+	if (!is_ok(resp)) {
+		free(cr->skip[--cr->nskip]);
+		cr->skip[cr->nskip] = NULL;
+	}
+	return resp;
+}
+
+char *cli_monitor_edit(struct cli_rules *cr, const char *name, const char *body)
+{
+	char msg[256];
+	size_t len = strlen(name);
+
+	if (!cr->prog || !cr->rules)
+		return error_json("flow monitors: intspect runs without a config file (-C)");
+	bool good = len >= 1 && len <= 64;
+	for (const char *c = name; *c && good; c++)
+		good = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		       (*c >= '0' && *c <= '9') || *c == '_' || *c == '-';
+	if (!good) {
+		snprintf(msg, sizeof(msg), "a flow monitor's name is 1 to 64 letters, digits, '_' "
+			 "or '-': '%.64s'", name);
+		return error_json(msg);
+	}
+	return body ? monitor_add(cr, name, body) : monitor_remove(cr, name);
 }
 
 void cli_reload_end(struct cli_rules *cr, const struct isp_program *first)
@@ -276,4 +420,13 @@ void cli_reload_end(struct cli_rules *cr, const struct isp_program *first)
 	cr->retired = NULL;
 	if (cr->prog != first)
 		isp_program_free(cr->prog);
+	for (unsigned i = 0; i < cr->nadded; i++) {
+		free(cr->added[i].name);
+		free(cr->added[i].text);
+		free(cr->added[i].label);
+	}
+	free(cr->added);
+	for (unsigned i = 0; i < cr->nskip; i++)
+		free(cr->skip[i]);
+	free(cr->skip);
 }

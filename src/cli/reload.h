@@ -14,6 +14,9 @@
 #include "../filters/engine.h"
 
 struct cli_retired;
+struct cli_added {
+	char *name, *text, *label;
+};
 
 struct cli_rules {
 	const struct isp_registry *reg;
@@ -29,11 +32,22 @@ struct cli_rules {
 	struct cli_retired *retired;    /* what reloads replaced: freed at the end */
 	unsigned lossy;                 /* channels closed by a reload that lost records */
 	unsigned reloads;
+	/* flow monitors added and the file's removed (names, NULL-ended)
+	 * through the control socket: a reload of the file keeps both */
+	struct cli_added *added;        /* name and section text each */
+	unsigned nadded;
+	char **skip;
+	unsigned nskip;
 };
 
 /* Reload now (one caller at a time: the control thread). A JSON response
  * (malloc'd): {"ok":true,"op":"reload",...counts} or the errors. */
 char *cli_reload(struct cli_rules *cr);
+
+/* monitor-add NAME with its section's body, or monitor-remove NAME (body
+ * NULL): the rules rebuilt as by a reload, with that change. A JSON
+ * response (malloc'd). */
+char *cli_monitor_edit(struct cli_rules *cr, const char *name, const char *body);
 
 /* At the end (the pipeline closed, the rules freed): free what reloads
  * replaced; the caller closes the running channels and frees the first

@@ -18,7 +18,8 @@
 
 static const char *const commands[] = {
 	"help", "stats", "rules", "enable", "disable", "reset", "set-sampling", "set-interval",
-	"set-overflow", "entry-add", "entry-remove", "get", "reload", NULL,
+	"set-overflow", "entry-add", "entry-remove", "get", "reload", "monitor-add",
+	"monitor-remove", NULL,
 };
 
 static json_t *ok(void)
@@ -312,5 +313,18 @@ char *isp_ctl_handle(void *ctx, json_t *req)
 	if (strcmp(cmd, "reload") == 0)
 		return run->reload ? run->reload(run->reload_ctx) :
 		       fail_text("reload: intspect runs without a config file (-C)");
+	if (strcmp(cmd, "monitor-add") == 0 || strcmp(cmd, "monitor-remove") == 0) {
+		bool add = cmd[8] == 'a';
+		const json_t *name = json_object_get(req, "name"), *body = json_object_get(req, "section");
+		if (!run->monitor_edit)
+			return fail_text("%s: intspect runs without a config file (-C)", cmd);
+		if (!json_is_string(name))
+			return fail_text("%s needs \"name\": the flow monitor's", cmd);
+		if (add && !json_is_string(body))
+			return fail_text("monitor-add needs \"section\": the keys of a flow-monitor "
+					 "section, as in a config file (match = {...} ...)");
+		return run->monitor_edit(run->reload_ctx, json_string_value(name),
+					 add ? json_string_value(body) : NULL);
+	}
 	return isp_ctl_text(handle(run, req));
 }

@@ -26,6 +26,9 @@ struct isp_ctl_run {
 	/* reload: a JSON response (malloc'd); it updates the fields above */
 	char *(*reload)(void *ctx);
 	void *reload_ctx;
+	/* monitor-add (body: the section's keys) and monitor-remove (body
+	 * NULL): rebuilt as by a reload; a JSON response (malloc'd) */
+	char *(*monitor_edit)(void *ctx, const char *name, const char *body);
 };
 
 /* An isp_ctl_handler (server.h): ctx is a struct isp_ctl_run. */

@@ -137,7 +137,7 @@ PY
 	else
 		bad "$w worker(s): broken config (exit $bad_rc)" "$tmp/bad.err"
 	fi
-	if grep -q "reloaded .*r.conf: 3 rules (3 unchanged, 0 changed, 0 new, 0 gone), channels: 0 opened, 0 closed" "$tmp/err" &&
+	if grep -q "reload of .*r.conf: 3 rules (3 unchanged, 0 changed, 0 new, 0 gone), channels: 0 opened, 0 closed" "$tmp/err" &&
 	   grep -q "^intspect: 4000 packets received by the kernel, 0 dropped" "$tmp/err" && [ "$rc" = 0 ]; then
 		ok "$w worker(s): SIGHUP reloaded (3 rules unchanged); 4,000 packets, none dropped, exit 0"
 	else

@@ -162,6 +162,30 @@ last=$(grep '"type":"flow"' "$tmp/out.jsonl" | tail -1)
 len=$(echo "$last" | python3 -c 'import json,sys; r=json.load(sys.stdin); print(round(r["time"] - r["interval_start"], 3))')
 [ "$len" = 0.4 ] && ok "set-interval 400: intervals of 0.4 s" || bad "interval after set-interval: $len"
 
+# monitor-add: a flow monitor more, without a restart; monitor-remove:
+# it writes what it holds and goes
+ctl --json monitor-add byport 'match = {"udp.src_port"}; query-interval = 3600000; output-channel = {f}' \
+	>"$tmp/ma.json" && burst
+m=$(rule_field byport matched)
+ctl monitor-add bad 'match = {"ip.srcc"}' 2>"$tmp/ma.err"
+bad_rc=$?
+ctl monitor-add inj 'match = {"ip.src"} } event-report x { event = "ip.src"' 2>"$tmp/inj.err"
+inj_rc=$?
+ctl --json monitor-remove byport >"$tmp/mr.json"
+sleep 0.3       # the file channel's thread writes them
+written=$(grep -c '"report":"byport","type":"flow"' "$tmp/out.jsonl")
+ctl monitor-remove nope 2>"$tmp/mr.err"
+nope_rc=$?
+if grep -q '"new":1' "$tmp/ma.json" && [ "$m" = 400 ] && [ $bad_rc = 1 ] &&
+   grep -q "monitor-add bad:2:10: error: unknown attribute 'ip.srcc'" "$tmp/ma.err" && [ $inj_rc = 1 ] &&
+   grep -q "braces or quotes do not balance" "$tmp/inj.err" && grep -q '"gone":1' "$tmp/mr.json" &&
+   [ "$written" -gt 0 ] && [ $nope_rc = 1 ] && grep -q "no flow monitor named 'nope'" "$tmp/mr.err"; then
+	ok "monitor-add: counted the next burst (400); a bad one refused with line:col, an injection refused; monitor-remove: its $written flows written, an unknown name refused"
+else
+	bad "monitor-add/remove: matched $m, bad $bad_rc, inj $inj_rc, written $written, nope $nope_rc" "$tmp/ma.err"
+	cat "$tmp/ma.json" "$tmp/mr.json" "$tmp/inj.err" "$tmp/mr.err"
+fi
+
 # errors: JSON, and the connection stays open
 raw "$tmp/c.sock" 'not json' '{"cmd":"nope"}' '{"cmd":"set-sampling","name":"fm","ratio":2}' \
 	'{"cmd":"get","name":"zz"}' '{"cmd":"entry-add","name":"fm","key":["10.1.0.1"]}' \

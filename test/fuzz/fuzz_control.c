@@ -65,8 +65,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		die(err);
 	for (unsigned i = 0; i < 8; i++)
 		enabled[i] = true;
-	run = (struct isp_ctl_run){ reg, NULL, rules, prog, channels, prog->nchannels, enabled,
-				    NULL, NULL };
+	run = (struct isp_ctl_run){ .reg = reg, .rules = rules, .prog = prog,
+				    .channels = channels, .nchannels = prog->nchannels,
+				    .enabled = enabled };
 	return 0;
 }
 
