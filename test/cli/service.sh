@@ -58,9 +58,16 @@ event-report e { event = "int_report.seq_num"; attributes = {"ip.src"}; output-c
 file-output f { path = "$tmp/out/z.json" }
 CONF
 	port=$(python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-	"$bin" -Z nobody -u "127.0.0.1:$port" -C "$tmp/z.conf" --pidfile "$tmp/z.pid" 2>"$tmp/z.err" &
+	"$bin" -Z nobody -u "127.0.0.1:$port" -C "$tmp/z.conf" --pidfile "$tmp/z.pid" \
+		--control "$tmp/z.sock" 2>"$tmp/z.err" &
 	pid=$!
 	sleep 0.7
+	# the control socket, made as root before -Z, is the user's, 0600
+	owner=$(stat -c '%U %a' "$tmp/z.sock" 2>/dev/null)
+	"$(dirname "$bin")/intspect-ctl" -s "$tmp/z.sock" rules >"$tmp/z.rules" 2>&1
+	[ "$owner" = "nobody 600" ] && grep -q "^event	e	yes" "$tmp/z.rules" &&
+		ok "-Z nobody: the control socket is nobody's, mode 0600, and answers" ||
+		bad "-Z nobody: control socket '$owner'" "$tmp/z.rules"
 	uid=$(awk '/^Uid:/ { print $2, $3, $4, $5 }' "/proc/$pid/status" 2>/dev/null)
 	gid=$(awk '/^Gid:/ { print $2, $3, $4, $5 }' "/proc/$pid/status" 2>/dev/null)
 	caps=$(awk '/^CapEff:/ { print $2 }' "/proc/$pid/status" 2>/dev/null)
