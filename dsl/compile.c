@@ -707,8 +707,7 @@ struct isp_program *isp_compile_file_on(struct dsl_diags *d, const struct isp_re
 		if (!all) {
 			cfg_file_free(f);
 			cfg_file_free(x);
-			f = NULL;
-			break;
+			return NULL;
 		}
 		memcpy(all + f->nsections, x->sections, x->nsections * sizeof(*all));
 		f->sections = all;
