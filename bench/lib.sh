@@ -1,5 +1,27 @@
 # bench/lib.sh - what the benchmarks share (sourced, with $bld, $tmp and
-# $n set): the rule files and the workload captures.
+# $n set, and $reps for measure): the rule files, the workload captures,
+# and the median packets/second of runs against the floor.
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+
+# pps of one intspect run (from its -q summary)
+pps() {
+	"$bld/intspect" "$@" -q 2>&1 >/dev/null | sed -n 's/.*s, \([0-9]*\) packets\/s.*/\1/p'
+}
+
+measure() {     # label floor-pps command...
+	label=$1 floor=$2
+	shift 2
+	i=0
+	: >"$tmp/runs"
+	while [ "$i" -lt "$reps" ]; do
+		"$@" >>"$tmp/runs"
+		i=$((i + 1))
+	done
+	m=$(median <"$tmp/runs")
+	awk -v l="$label" -v m="$m" -v f="$floor" \
+		'BEGIN { printf "  %-34s %8.2f Mpps   %5.1f%% of the floor\n", l, m / 1e6, 100 * m / f }'
+}
 
 cat >"$tmp/q9.conf" <<CONF
 query-report q9 {

@@ -24,19 +24,7 @@ tmp=${BENCH_TMP:-/tmp/intspect-bench}
 mkdir -p "$tmp"
 [ -x "$bld/intspect" ] || { echo "build first: ./setup.sh build" >&2; exit 2; }
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-pps() {
-	"$bld/intspect" "$@" -q 2>&1 >/dev/null | sed -n 's/.*s, \([0-9]*\) packets\/s.*/\1/p'
-}
-measure() {     # label floor command...
-	label=$1 floor=$2
-	shift 2
-	: >"$tmp/runs"
-	for _ in $(seq "$reps"); do "$@" >>"$tmp/runs"; done
-	m=$(median <"$tmp/runs")
-	awk -v l="$label" -v m="$m" -v f="$floor" \
-		'BEGIN { printf "  %-36s %8.2f Mpps   %5.1f%% of the floor\n", l, m / 1e6, 100 * m / f }'
-}
+. "$top/bench/lib.sh"
 monitor_conf() {        # FILE SAMPLING
 	cat >"$1" <<CONF
 file-output f { path = "/dev/null"; queue-records = 4000000 }
@@ -61,7 +49,7 @@ echo "INT v1.0, 3 hops over UDP, 230 B, 180,000 5-tuple flows: $n packets"
 : >"$tmp/floor"
 for _ in $(seq "$reps"); do "$bld/bench/pcap_floor" "$cap" 2>/dev/null >>"$tmp/floor"; done
 floor=$(median <"$tmp/floor")
-awk -v f="$floor" 'BEGIN { printf "  %-36s %8.2f Mpps   100.0%% of the floor\n", "libpcap read loop (floor)", f / 1e6 }'
+awk -v f="$floor" 'BEGIN { printf "  %-34s %8.2f Mpps   100.0%% of the floor\n", "libpcap read loop (floor)", f / 1e6 }'
 measure "decode only" "$floor" pps -r "$cap"
 measure "flow monitor, sampling 1.0" "$floor" pps -r "$cap" -C "$tmp/mon1.conf"
 measure "flow monitor, sampling 0.5" "$floor" pps -r "$cap" -C "$tmp/mon05.conf"

@@ -23,26 +23,6 @@ mkdir -p "$tmp"
 
 . "$top/bench/lib.sh"
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-
-# pps of one intspect run (from its -q summary)
-pps() {
-	"$bld/intspect" "$@" -q 2>&1 >/dev/null | sed -n 's/.*s, \([0-9]*\) packets\/s.*/\1/p'
-}
-
-measure() {     # label floor-pps command...
-	label=$1 floor=$2
-	shift 2
-	i=0
-	: >"$tmp/runs"
-	while [ "$i" -lt "$reps" ]; do
-		"$@" >>"$tmp/runs"
-		i=$((i + 1))
-	done
-	m=$(median <"$tmp/runs")
-	awk -v l="$label" -v m="$m" -v f="$floor" \
-		'BEGIN { printf "  %-34s %8.2f Mpps   %5.1f%% of the floor\n", l, m / 1e6, 100 * m / f }'
-}
 
 run_capture() {   # name
 	name=$1

@@ -21,9 +21,6 @@ mkdir -p "$tmp"
 [ -x "$bld/intspect" ] || { echo "build first: ./setup.sh build" >&2; exit 2; }
 . "$top/bench/lib.sh"
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-pps() { "$bld/intspect" "$@" -q 2>&1 >/dev/null | sed -n 's/.*s, \([0-9]*\) packets\/s.*/\1/p'; }
-
 # pair LABEL GOAL ARGS...: 1 and 2 workers, interleaved
 pair() {
 	label=$1 goal=$2
