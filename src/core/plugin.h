@@ -326,6 +326,13 @@ static inline void isp_val_array(struct isp_value *o, uint8_t type)
 	o->missing = 0;
 }
 
+/* Not enough bytes for what a length field announces: a short capture is
+ * "truncated", a complete packet that contradicts itself is "bad length". */
+static inline enum isp_verdict isp_short_verdict(const struct isp_packet *p)
+{
+	return p->caplen < p->wirelen ? ISP_ERR_TRUNCATED : ISP_ERR_BAD_LENGTH;
+}
+
 /* Bytes of layer l, from its header start to its region end. */
 static inline struct isp_cursor isp_layer_cursor(const struct isp_packet *p,
 						 const struct isp_layer *l)

@@ -5,7 +5,7 @@
 #include "../core/registry.h"
 
 #define PLUGINS(X) X(ethernet) X(vlan) X(ipv4) X(ipv6) X(udp) X(tcp) \
-	X(vxlan) X(vxlan_gpe) X(geneve) X(gre) X(int) X(int_report) \
+	X(vxlan) X(vxlan_gpe) X(geneve) X(gre) X(int) X(int_report) X(dta) \
 	X(sll) X(sll2) X(raw) X(null) X(loop)
 
 #define DECLARE(n) int isp_##n##_register(struct isp_registry *reg);

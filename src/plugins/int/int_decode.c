@@ -15,13 +15,6 @@
 #define MD_V2_LEN 12
 #define TAIL_LEN 4
 
-/* Not enough bytes for what a length field announces: a short capture is
- * "truncated", a complete packet that contradicts itself is "bad length". */
-static enum isp_verdict short_verdict(const struct isp_packet *p)
-{
-	return p->caplen < p->wirelen ? ISP_ERR_TRUNCATED : ISP_ERR_BAD_LENGTH;
-}
-
 static uint16_t swap_bytes(uint16_t v)
 {
 	return (uint16_t)(v << 8 | v >> 8);
@@ -293,7 +286,7 @@ static enum isp_verdict parse_shim(struct isp_dissect *d, const uint8_t *sh,
 		return d->carrier == ISP_CARRIER_L4 ? ISP_NOT_MINE : ISP_ERR_BAD_VERSION;
 	}
 	if (SHIM_LEN + *body > avail)
-		return short_verdict(d->pkt);
+		return isp_short_verdict(d->pkt);
 	return ISP_OK;
 }
 
@@ -316,7 +309,7 @@ enum isp_verdict int_decode(struct isp_dissect *d, struct isp_layer *l)
 		 * the Geneve decoder bounded the region to the option. */
 		unsigned len = l->end - l->off;
 		if (len < MD_V2_LEN)
-			return short_verdict(d->pkt);
+			return isp_short_verdict(d->pkt);
 		s.mode = INT_MODE_MD;
 		s.md_off = 0;
 		s.stack_off = MD_V2_LEN;

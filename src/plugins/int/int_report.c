@@ -41,11 +41,6 @@ static void load(const struct isp_layer *l, struct rep_state *s)
 	memcpy(s, l->st.b, sizeof(*s));
 }
 
-static enum isp_verdict short_verdict(const struct isp_packet *p)
-{
-	return p->caplen < p->wirelen ? ISP_ERR_TRUNCATED : ISP_ERR_BAD_LENGTH;
-}
-
 /* v1.0 RepMdBits (6 bits) to INT bitmap positions: ports 1, latency 2,
  * queue 3, egress time 5, queue+drop reason 15, TX utilization 7. */
 static uint16_t v10_md_bits(unsigned rep)
@@ -76,7 +71,7 @@ static enum isp_verdict decode_v05(struct isp_dissect *d, struct isp_layer *l,
 	default: return ISP_ERR_UNSUPPORTED;
 	}
 	if (hdr > avail)
-		return short_verdict(d->pkt);
+		return isp_short_verdict(d->pkt);
 	s->md_off = 12;
 	s->md_len = (uint16_t)(hdr - 12);
 	l->len = hdr;
@@ -96,7 +91,7 @@ static enum isp_verdict decode_v10(struct isp_dissect *d, struct isp_layer *l,
 	if (hdr < 16 || hdr < 16 + 4u * isp_popcount16(s->md_bits))
 		return ISP_ERR_BAD_LENGTH;
 	if (hdr > avail)
-		return short_verdict(d->pkt);
+		return isp_short_verdict(d->pkt);
 	s->md_off = 16;
 	s->md_len = (uint16_t)(hdr - 16);
 	l->len = hdr;
@@ -126,7 +121,7 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 
 	s->kind = REP_V20;
 	if (avail < 12)
-		return short_verdict(p);
+		return isp_short_verdict(p);
 	/* Only the outermost v2.0 report of a packet hands out its coalesced
 	 * reports one by one; a report nested in an inner packet is decoded
 	 * as a single report. */
@@ -151,7 +146,7 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 			o += sz;
 		}
 		if (n == 0)
-			return short_verdict(p);
+			return isp_short_verdict(p);
 		if (owner) {
 			p->report_count = (uint8_t)n;
 			p->report_layer = p->nlayers;
@@ -164,7 +159,7 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 	if (clamped)
 		size = avail - off;
 	if (!size || size > avail - off)
-		return short_verdict(p);
+		return isp_short_verdict(p);
 	if (owner)
 		p->report_next_off = l->off + off + size;
 	s->count = owner ? p->report_count : (uint8_t)n;
