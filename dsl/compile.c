@@ -623,6 +623,8 @@ static struct isp_program *compile_tree(struct dsl_diags *d, const struct isp_re
 	}
 	p->cfg_tree = f;
 	p->default_format = FMT_JSON;
+	p->dta = (struct dta_settings){ .nack = 0, .nack_port = 40044, .shed = true,
+					.max_reporters = 4096 };
 	/* the output section first (file channels take its cache-period),
 	 * then globals, input and channels: reports refer to them */
 	for (size_t i = 0; i < f->nsections; i++)
@@ -637,6 +639,8 @@ static struct isp_program *compile_tree(struct dsl_diags *d, const struct isp_re
 			ok &= compile_input(&c, s);
 		else if (strcmp(s->type, "control") == 0)
 			ok &= compile_control(&c, s);
+		else if (strcmp(s->type, "dta") == 0)
+			ok &= compile_dta_settings(&c, s);
 		else if (ignored_section(&c, s))
 			continue;
 		else if (strcmp(s->type, "output") && is_output_section(s, type, sizeof(type)))
@@ -653,12 +657,15 @@ static struct isp_program *compile_tree(struct dsl_diags *d, const struct isp_re
 			ok &= compile_query(&c, s);
 		} else if (strcmp(s->type, "flow-monitor") == 0) {
 			ok &= compile_monitor(&c, s);
+		} else if (strcmp(s->type, "dta-store") == 0) {
+			ok &= compile_dta_store(&c, s);
 		} else if (strcmp(s->type, "global") && strcmp(s->type, "input") &&
-			   strcmp(s->type, "control") &&
+			   strcmp(s->type, "control") && strcmp(s->type, "dta") &&
 			   strcmp(s->type, "output") && !is_output_section(s, type, sizeof(type)) &&
 			   !is_ignored_type(s->type)) {
 			static const char *const known[] = {
-				"event-report", "query-report", "metrics", "flow-monitor", "control", "input",
+				"event-report", "query-report", "metrics", "flow-monitor", "dta-store", "dta",
+				"control", "input",
 				"output", "file-output", "redis-output", "kafka-output",
 				"socket-output", "stdout-output", "influxdb-output", NULL
 			};
@@ -739,6 +746,9 @@ void isp_program_free(struct isp_program *p)
 	for (unsigned i = 0; i < p->nmonitors; i++)
 		free_mrule(&p->monitors[i]);
 	free(p->monitors);
+	for (unsigned i = 0; i < p->ndta; i++)
+		free_dta_def(&p->dta_stores[i]);
+	free(p->dta_stores);
 	for (unsigned i = 0; i < p->nchannels; i++) {
 		free((void *)p->channels[i].cfg.kv);
 		free(p->channels[i].name);

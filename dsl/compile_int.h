@@ -96,6 +96,10 @@ bool report_tail(struct compiler *c, const struct cfg_section *s, bool allow_tem
 /* monitor.c: a flow-monitor { ... } section; a monitor's memory */
 bool compile_monitor(struct compiler *c, const struct cfg_section *s);
 void free_mrule(struct mrule *r);
+/* dta.c: dta-store NAME { ... } and dta { ... } sections; a store's memory */
+bool compile_dta_store(struct compiler *c, const struct cfg_section *s);
+bool compile_dta_settings(struct compiler *c, const struct cfg_section *s);
+void free_dta_def(struct dta_def *d);
 /* metrics.c: a metrics { ... } section, as the event reports it stands for */
 bool compile_metrics(struct compiler *c, const struct cfg_section *s);
 

@@ -50,6 +50,14 @@ static void usage(FILE *out)
 "  monitor-add MONITOR 'KEYS' a flow monitor more, its section's keys as in a\n"
 "                             config file: 'match = {\"ip.src\"}; sampling = 0.5'\n"
 "  monitor-remove MONITOR     a flow monitor less (what it holds written first)\n"
+"  dta get STORE KEY...       a Key-Write store's value (a DTA report's key is a\n"
+"                             number; a rule-fed store's, one value per key attribute)\n"
+"  dta poll STORE LIST [CURSOR [MAX]]  an Append list's entries from CURSOR on\n"
+"                             (0: the oldest kept), the next cursor and what was lost\n"
+"  dta estimate STORE KEY [EPOCH]  a Key-Increment or count-min/count-sketch\n"
+"                             Sketch-Merge store's estimate (EPOCH: the newest)\n"
+"  dta cardinality STORE [EPOCH]   an hll Sketch-Merge store's distinct keys\n"
+"  dta info STORE             a store's counters and file\n"
 "  reload                     read the config file again and swap the rules\n"
 "                             (unchanged ones keep their state)\n"
 "  help                       the commands the server knows\n"
@@ -137,6 +145,19 @@ static json_t *request(int argc, char **argv)
 	};
 	const char *cmd = argv[0];
 
+	if (strcmp(cmd, "dta") == 0) {
+		/* dta OP STORE [ARGS...] */
+		if (argc < 3) {
+			fprintf(stderr, "intspect-ctl: dta OP STORE [ARGS] (see --help)\n");
+			return NULL;
+		}
+		json_t *q = json_pack("{s:s,s:s,s:s}", "cmd", cmd, "op", argv[1], "store", argv[2]);
+		json_t *a = json_array();
+		for (int k = 3; k < argc; k++)
+			json_array_append_new(a, json_string(argv[k]));
+		json_object_set_new(q, "args", a);
+		return q;
+	}
 	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
 		if (strcmp(cmd, forms[i].cmd) != 0)
 			continue;

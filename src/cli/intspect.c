@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -507,6 +508,49 @@ static void print_monitor(const struct mrule *m)
 	       (unsigned long long)cbloom_capacity(m->bloom_cells, m->bloom_hashes, 0.01));
 }
 
+/* -T: a DTA store's shape, its file's size and, for Key-Write, how many
+ * keys it answers for at 99% (the paper's model: P = 1 - (1 - e^(-WN/M))^N,
+ * any valid copy). */
+static void print_dta_store(const struct dta_def *d)
+{
+	static const char *const kinds[] = { "", "key-write", "append", "key-increment", "",
+					     "sketch-merge" };
+	const struct dta_store_cfg *c = &d->cfg;
+	double mib = (double)dta_store_bytes(c) / (1 << 20);
+
+	printf("  dta-store %s: %s, %s, %.1f MiB, %s", d->name, kinds[c->kind], d->path, mib,
+	       d->reports ? "takes DTA reports" : "fed by rules");
+	switch (c->kind) {
+	case ISP_DTA_KEY_WRITE: {
+		/* the most keys W with P >= 0.99, by bisection on the model */
+		double lo = 0, hi = (double)c->slots * 4, n = c->redundancy, m = (double)c->slots;
+		for (int k = 0; k < 60; k++) {
+			double w = (lo + hi) / 2;
+			double p = 1 - pow(1 - exp(-w * n / m), n);
+			if (p >= 0.99)
+				lo = w;
+			else
+				hi = w;
+		}
+		printf("; %llu slots x %u copies, %u-byte values (answer %s): 99%% of "
+		       "queries answered up to %.0f keys\n", (unsigned long long)c->slots,
+		       c->redundancy, c->value_bytes, c->answer_any ? "any" : "majority", lo);
+		break;
+	}
+	case ISP_DTA_APPEND:
+		printf("; %u lists x %u entries of %u bytes\n", c->lists, c->entries, c->value_bytes);
+		break;
+	case ISP_DTA_KEY_INCREMENT:
+		printf("; count-min %u x %u: error <= %.3g%% of the total with probability %.4f\n",
+		       c->rows, c->columns, 100 * exp(1) / c->columns, 1 - exp(-(double)c->rows));
+		break;
+	default:
+		printf("; sketch-id %u, %s %u x %u, %u reporters, %u epochs\n", c->sketch_id,
+		       c->sketch_kind == ISP_DTA_HLL ? "hll" : c->sketch_kind == ISP_DTA_COUNT_SKETCH ?
+		       "count-sketch" : "count-min", c->rows, c->columns, c->reporters, c->epochs);
+	}
+}
+
 /* -T FILE: the compiler checks what a run checks (output sections too)
  * and opens nothing; report, exit status. */
 static int check_config(const struct isp_registry *reg, const char *path)
@@ -522,6 +566,8 @@ static int check_config(const struct isp_registry *reg, const char *path)
 		       prog->nslots, prog->nchannels);
 		for (unsigned i = 0; i < prog->nmonitors; i++)
 			print_monitor(&prog->monitors[i]);
+		for (unsigned i = 0; i < prog->ndta; i++)
+			print_dta_store(&prog->dta_stores[i]);
 	}
 	isp_program_free(prog);
 	dsl_diags_free(&diags);
@@ -568,6 +614,7 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 			cli_close_channels(prog, r.channels);
 			return 2;
 		}
+		isp_rules_set_live(r.rules, so.iface || so.udp || so.dpdk);
 	}
 	struct isp_pipeline_opts po = { .src = so, .workers = workers, .count = c->count };
 	if (c->dump) {

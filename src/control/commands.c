@@ -19,7 +19,7 @@
 static const char *const commands[] = {
 	"help", "stats", "rules", "enable", "disable", "reset", "set-sampling", "set-interval",
 	"set-overflow", "entry-add", "entry-remove", "get", "reload", "monitor-add",
-	"monitor-remove", NULL,
+	"monitor-remove", "dta", NULL,
 };
 
 static json_t *ok(void)
@@ -218,6 +218,20 @@ static char *fail_text(const char *fmt, ...)
 	return isp_ctl_text(isp_ctl_error("%s", msg));
 }
 
+/* {"ok":true, then the members of a result object: spliced, not parsed. */
+static char *ok_with(char *text)
+{
+	size_t n = strlen(text);
+	char *o = malloc(n + 16);
+
+	if (o && n >= 2 && text[0] == '{')
+		snprintf(o, n + 16, "{\"ok\":true,%s", text + 1);
+	else if (o)
+		snprintf(o, n + 16, "{\"ok\":true}");
+	free(text);
+	return o;
+}
+
 static char *change(const struct isp_ctl_run *run, unsigned which, json_t *req)
 {
 	struct isp_ctl_request q = { .op = changes[which].op };
@@ -260,16 +274,41 @@ static char *change(const struct isp_ctl_run *run, unsigned which, json_t *req)
 		if (k >= 0)
 			run->enabled[k] = q.op == ISP_CTL_ENABLE;
 	}
-	/* {"ok":true, then the result's members: spliced, not parsed (a get
-	 * of every flow is megabytes) */
-	size_t n = strlen(text);
-	char *o = malloc(n + 16);
-	if (o && n >= 2 && text[0] == '{')
-		snprintf(o, n + 16, "{\"ok\":true,%s", text + 1);
-	else if (o)
-		snprintf(o, n + 16, "{\"ok\":true}");
-	free(text);
-	return o;
+	/* spliced, not parsed: a get of every flow is megabytes */
+	return ok_with(text);
+}
+
+/* dta: {"op": get|poll|estimate|cardinality|info, "store": NAME,
+ * "args": [key values, list, cursor, epoch ...]} on the stores. */
+static char *dta(const struct isp_ctl_run *run, json_t *req)
+{
+	const char *op = json_string_value(json_object_get(req, "op"));
+	const char *store = json_string_value(json_object_get(req, "store"));
+	json_t *args = json_object_get(req, "args");
+	char parts[16][1024], err[512], *text;
+	const char *ptr[16];
+	size_t n = 0, i;
+	json_t *x;
+
+	if (!run->rules)
+		return fail_text("dta: no rules run (intspect was started without -C)");
+	if (!op || !store)
+		return fail_text("dta needs \"op\" (get, poll, estimate, cardinality or info) and "
+				 "\"store\": a dta-store's name");
+	if (args && !json_is_null(args)) {
+		if (!json_is_array(args) || json_array_size(args) > 16)
+			return fail_text("dta: \"args\" is an array of at most 16 values");
+		json_array_foreach(args, i, x) {
+			if (!key_text(x, parts[i], sizeof(parts[i])))
+				return fail_text("dta: argument %zu is not a string, a number or an "
+						 "array of numbers", i + 1);
+			ptr[i] = parts[i];
+		}
+		n = json_array_size(args);
+	}
+	if (isp_rules_dta(run->rules, op, store, ptr, (unsigned)n, &text, err, sizeof(err)) != 0)
+		return fail_text("dta %.32s: %s", op, err);
+	return ok_with(text);
 }
 
 static json_t *handle(const struct isp_ctl_run *run, json_t *req)
@@ -310,6 +349,8 @@ char *isp_ctl_handle(void *ctx, json_t *req)
 	for (unsigned i = 0; i < sizeof(changes) / sizeof(changes[0]); i++)
 		if (strcmp(cmd, changes[i].cmd) == 0)
 			return change(run, i, req);
+	if (strcmp(cmd, "dta") == 0)
+		return dta(run, req);
 	if (strcmp(cmd, "reload") == 0)
 		return run->reload ? run->reload(run->reload_ctx) :
 		       fail_text("reload: intspect runs without a config file (-C)");

@@ -166,6 +166,7 @@ static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ct
 					  pl->err, sizeof(pl->err));
 		if (got == 0)
 			break;
+		p->backlog = isp_source_backlog(pl->src[0]);
 		if (got == 2) {         /* live and idle: let windows close */
 			if (pl->ops.tick)
 				pl->ops.tick(me->ctx, wall_ns());

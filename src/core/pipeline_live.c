@@ -41,6 +41,7 @@ static bool read_burst(struct worker *me)
 		int rc = isp_source_next(me->src, &p->data, &p->caplen, &p->wirelen, &p->ts_ns,
 					 me->err, sizeof(me->err));
 		if (rc == 1) {
+			p->backlog = isp_source_backlog(me->src);
 			handle_read(me);
 			continue;
 		}

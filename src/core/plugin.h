@@ -95,6 +95,9 @@ struct isp_packet {
 	uint8_t malformed;      /* enum isp_verdict of the failing layer, or 0 */
 	uint16_t malformed_proto;
 	uint8_t report_layer;   /* layer index of a coalescing report, or 0xff */
+	uint8_t backlog;        /* the input's backlog when this packet was read,
+				   in 256ths of its buffer (0: none, or unknown):
+				   what overload shedding looks at */
 	uint32_t report_next_off; /* where the next individual report starts */
 	struct isp_layer layer[ISP_MAX_LAYERS];
 	/* Kept by the dissector for attribute lookups (one load instead of a

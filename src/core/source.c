@@ -302,6 +302,11 @@ uint16_t isp_source_first_proto(struct isp_source *s, const struct isp_registry 
 	return id;
 }
 
+uint8_t isp_source_backlog(const struct isp_source *s)
+{
+	return s->udp ? udp_src_backlog(s->udp) : 0;
+}
+
 int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen,
 		    uint32_t *wirelen, uint64_t *ts_ns, char *err, size_t errlen)
 {

@@ -51,6 +51,11 @@ int isp_source_linktype_of_dlt(int dlt);
 int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen,
 		    uint32_t *wirelen, uint64_t *ts_ns, char *err, size_t errlen);
 
+/* The input's backlog when the current packet was read, in 256ths of
+ * its buffer (a UDP socket's; 0 for the other inputs): how far behind the
+ * reader is, for overload shedding. */
+uint8_t isp_source_backlog(const struct isp_source *s);
+
 /*
  * Open a live input as n shares, one per worker, each read by its own
  * thread: a live interface joins one PACKET_FANOUT group (the kernel

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <linux/sock_diag.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,6 +36,7 @@ struct udp_src {
 	int wake_fd;            /* readable: return idle at once (-1: none) */
 	int timeout_ms;
 	uint64_t received, dropped;
+	uint8_t backlog;        /* at the last refill, in 256ths of the buffer */
 };
 
 static int parse_spec(const char *spec, struct sockaddr_in *sa, char *err, size_t errlen)
@@ -163,7 +165,24 @@ static int refill(struct udp_src *u, char *err, size_t errlen)
 	}
 	u->n = (unsigned)n;
 	u->next = 0;
+	u->backlog = 0;
+	if (n == BATCH) {
+		/* a full batch: more may wait; how much of the buffer is taken
+		 * (SO_MEMINFO: allocated against the receive buffer) */
+		uint32_t mem[SK_MEMINFO_VARS];
+		socklen_t ml = sizeof(mem);
+		if (getsockopt(u->fd, SOL_SOCKET, SO_MEMINFO, mem, &ml) == 0 &&
+		    mem[SK_MEMINFO_RCVBUF]) {
+			uint64_t f = (uint64_t)mem[SK_MEMINFO_RMEM_ALLOC] * 256 / mem[SK_MEMINFO_RCVBUF];
+			u->backlog = (uint8_t)(f > 255 ? 255 : f);
+		}
+	}
 	return 1;
+}
+
+uint8_t udp_src_backlog(const struct udp_src *u)
+{
+	return u->backlog;
 }
 
 int udp_src_next(struct udp_src *u, const uint8_t **data, uint32_t *caplen,

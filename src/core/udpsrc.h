@@ -35,4 +35,8 @@ void udp_src_set_wake(struct udp_src *u, int fd);
 void udp_src_stats(const struct udp_src *u, uint64_t *received, uint64_t *dropped);
 void udp_src_close(struct udp_src *u);
 
+/* The socket's backlog when the current batch was read, in 256ths of its
+ * receive buffer; 0 when the batch was not full (nothing waits). */
+uint8_t udp_src_backlog(const struct udp_src *u);
+
 #endif

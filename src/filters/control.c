@@ -179,7 +179,7 @@ void engine_control_drop(struct isp_engine *e)
 /* ---- on the caller's thread ---- */
 
 /* A key part from its text, as the attribute's type has it. */
-static bool parse_value(const struct isp_attr_desc *a, const char *text, struct isp_value *v)
+bool engine_parse_value(const struct isp_attr_desc *a, const char *text, struct isp_value *v)
 {
 	char *end;
 
@@ -299,7 +299,7 @@ static int build(const struct isp_rules *r, const struct isp_ctl_request *q, str
 	for (unsigned k = 0; k < m->nmatch; k++) {
 		const struct isp_attr_desc *a =
 			isp_attr_desc_of(r->reg, &prog->slots[m->match_slots[k]]);
-		if (!parse_value(a, q->key[k], &c->vals[k])) {
+		if (!engine_parse_value(a, q->key[k], &c->vals[k])) {
 			snprintf(err, errlen, "key value %u of %s: '%.64s' is not a value of %s", k + 1,
 				 m->name, q->key[k], m->match_names[k]);
 			return -1;

@@ -3,6 +3,7 @@
  */
 #include "engine.h"
 #include "engine_int.h"
+#include "dta.h"
 
 #include "../core/mesh.h"
 #include "../core/value.h"
@@ -70,6 +71,10 @@ static int routes_init(struct isp_engine *e)
 		e->mbit[i] = UINT64_C(1) << n++;
 	}
 	e->nroutes = n;
+	/* stores fed by rules run with the rest (their writes need no order) */
+	for (unsigned i = 0; i < prog->ndta; i++)
+		if (prog->dta_stores[i].nkey || prog->dta_stores[i].nvalue)
+			e->has_rest = true;
 	/* the rest goes with the first key that spreads (one memory for all
 	 * would put everything on one worker), so a rule set with one keyed
 	 * rule sends an item to one worker only */
@@ -225,6 +230,12 @@ void isp_engine_item(struct isp_engine *e, const struct isp_packet *p, uint64_t 
 	for (unsigned i = 0; i < prog->nmonitors; i++)
 		if (what & e->mbit[i])
 			monitor_packet(e, i, p);
+	if (e->dta) {
+		if ((what & ROUTE_DTA) && dta_takes(e, p))
+			dta_packet(e, p);
+		if (what & ROUTE_REST)
+			dta_rules(e, p);
+	}
 }
 
 /* The owner among n of a key hash: its high bits, since tables index
@@ -352,6 +363,8 @@ void isp_engine_route(struct isp_engine *e, const struct isp_packet *p, unsigned
 		if ((int)k == e->lead)
 			lead = to;
 	}
+	if (e->dta && dta_takes(e, p))
+		dest[owner_of(dta_route_hash(e, p), n)] |= ROUTE_DTA;
 	if (!e->has_rest)
 		return;
 	if (lead == n)          /* no spreading key: the monitored flow */
@@ -374,6 +387,7 @@ void isp_engine_tick(struct isp_engine *e, uint64_t now_ns)
 
 void isp_engine_flush(struct isp_engine *e)
 {
+	dta_flush(e);
 	for (unsigned i = 0; e->stage && i < e->prog->nchannels; i++)
 		if (e->stage[i].ch)
 			isp_channel_stage_flush(&e->stage[i]);
@@ -423,6 +437,7 @@ void isp_engine_free(struct isp_engine *e)
 {
 	if (!e)
 		return;
+	dta_engine_free(e);
 	free(e->pub);
 	free(e->saved_bit);
 	pthread_mutex_destroy(&e->pub_mu);

@@ -111,6 +111,16 @@ int isp_rules_control(struct isp_rules *r, struct isp_pipeline *pl,
 int isp_rules_swap(struct isp_rules *r, struct isp_pipeline *pl, const struct isp_program *prog,
 		   struct isp_channel **channels, char *err, size_t errlen);
 
+/* The input is live: DTA NACKs go out unless the config says nack = off
+ * (nack = auto, the default, sends none for a capture file). Before the
+ * pipeline opens. */
+void isp_rules_set_live(struct isp_rules *r, bool live);
+
+/* A DTA store query (dta_query in dta.h: op get, poll, estimate,
+ * cardinality, info), from any thread. 0 with JSON in *json, or -1. */
+int isp_rules_dta(struct isp_rules *r, const char *op, const char *store,
+		  const char *const *args, unsigned nargs, char **json, char *err, size_t errlen);
+
 void isp_rules_free(struct isp_rules *r);
 
 #endif

@@ -95,9 +95,10 @@ struct route {
 };
 
 #define ROUTE_REST (UINT64_C(1) << 63)
+#define ROUTE_DTA (UINT64_C(1) << 62)   /* a DTA report: to its reporter's owner */
 #define ENGINE_CTL_MAX 16
 struct ctl_cmd;
-#define ROUTE_MAX 63
+#define ROUTE_MAX 62
 
 struct isp_engine {
 	const struct isp_program *prog;
@@ -105,6 +106,7 @@ struct isp_engine {
 	struct event_state *ev;
 	struct query_state *q;
 	struct monitor_state *mon;
+	struct dta_engine *dta;         /* the DTA collector (dta.c), or NULL */
 	struct isp_channel **channels;  /* by program channel index (NULL = unused) */
 	struct isp_channel_stage *stage;        /* partial: records in batches, by index */
 	struct rec rec;
@@ -208,6 +210,9 @@ size_t engine_key(struct isp_engine *e, const struct isp_packet *p, const int *s
 size_t engine_key_of_values(const struct isp_value *vals, unsigned n, uint8_t *buf, size_t cap);
 unsigned engine_owner_of_values(const struct isp_engine *e, const struct isp_value *vals,
 				unsigned n, const uint8_t *key, size_t klen);
+/* A value from its text as attribute a has it ("10.0.0.1", "5000", a
+ * per-hop attribute's "1,2,3"); false when it does not read as one. */
+bool engine_parse_value(const struct isp_attr_desc *a, const char *text, struct isp_value *v);
 /* Append text, or a value's text (arrays as JSON), to out (NUL-kept). */
 void engine_text_append(char *out, size_t cap, size_t *len, const char *text,
 			const struct isp_value *v);

@@ -13,6 +13,7 @@
 #include "../core/registry.h"
 #include "../../outputs/channel.h"
 #include "expr.h"
+#include "../plugins/dta/store.h"
 
 /* FMT_CSV: MMT-Probe's rows, cell for cell (dsl/README.md); FMT_CSV_CELLS
  * ("intspect-csv"): the same columns, one cell per attribute, typed;
@@ -138,6 +139,31 @@ struct mrule {
 	struct rule_formats fmts;
 };
 
+/* dta-store NAME { ... }: a DTA store (src/plugins/dta/README.md) that
+ * takes DTA reports of its kind, or values from rules (key/value). */
+struct dta_def {
+	char *name;
+	char *text;             /* its section, canonical */
+	char *path;
+	struct dta_store_cfg cfg;       /* cfg.name and cfg.path are name and path */
+	bool reports;           /* DTA reports of its kind land here */
+	int *key_slots;         /* fed by rules: the key, */
+	unsigned nkey;
+	int *value_slots;       /* the value (key-write, append), */
+	unsigned nvalue;
+	int inc_slot;           /* the increment (key-increment; -1: 1 an item), */
+	uint32_t list;          /* the list (append), */
+	struct cx *where;       /* and when */
+};
+
+/* dta { ... }: what the collector does beside the stores. */
+struct dta_settings {
+	int nack;               /* 1 on, -1 off, 0 auto (live inputs) */
+	uint16_t nack_port;
+	bool shed;              /* shed low priorities under overload */
+	unsigned max_reporters; /* tracked per worker */
+};
+
 struct program_channel {
 	struct isp_channel_cfg cfg;     /* keys point into the config tree */
 	char *name, *type;              /* owned; cfg.name and cfg.type */
@@ -157,6 +183,9 @@ struct isp_program {
 	unsigned nmonitors;
 	struct program_channel *channels;
 	unsigned nchannels;
+	struct dta_def *dta_stores;
+	unsigned ndta;
+	struct dta_settings dta;
 	/* globals */
 	unsigned probe_id;
 	unsigned workers;       /* thread-nb (0: not set) */

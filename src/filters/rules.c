@@ -45,14 +45,38 @@ struct rules_gen *rules_gen_new(const struct isp_program *prog)
 	return g;
 }
 
+struct isp_engine *rules_engine_new(struct isp_rules *r, const struct isp_program *prog,
+				    struct isp_channel **channels, struct dta_store *const *stores,
+				    bool partial, char *err, size_t errlen)
+{
+	struct isp_engine *e = isp_engine_new(prog, r->reg, channels, partial, err, errlen);
+	bool nack = prog->dta.nack > 0 || (prog->dta.nack == 0 && r->live);
+
+	if (e && dta_engine_new(e, r->reg, stores, nack) != 0) {
+		isp_engine_free(e);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	return e;
+}
+
+void isp_rules_set_live(struct isp_rules *r, bool live)
+{
+	r->live = live;
+}
+
 static void *worker_new(void *rules, unsigned i, unsigned n, char *err, size_t errlen)
 {
 	struct isp_rules *r = rules;
 
-	if (n > 1 && !r->merger &&
-	    !(r->merger = isp_engine_new(r->prog, r->reg, r->channels, false, err, errlen)))
+	if (r->prog->ndta && !r->stores &&
+	    !(r->stores = dta_stores_open(r->prog, n, NULL, NULL, err, errlen)))
 		return NULL;
-	struct isp_engine *e = isp_engine_new(r->prog, r->reg, r->channels, n > 1, err, errlen);
+	if (n > 1 && !r->merger &&
+	    !(r->merger = rules_engine_new(r, r->prog, r->channels, r->stores, false, err, errlen)))
+		return NULL;
+	struct isp_engine *e = rules_engine_new(r, r->prog, r->channels, r->stores, n > 1, err,
+						errlen);
 	if (!e)
 		return NULL;
 	e->self = i;            /* per-hop rules: which hops are this worker's */
@@ -143,6 +167,7 @@ void rules_publish_engine(struct isp_engine *e)
 {
 	pthread_mutex_lock(&e->pub_mu);
 	engine_counts(e, e->pub);
+	dta_publish(e);
 	pthread_mutex_unlock(&e->pub_mu);
 }
 
@@ -297,6 +322,36 @@ void isp_rules_print_stats(const struct isp_rules *r, bool published, FILE *out)
 		}
 	}
 	free(c);
+	if (r->prog->ndta && r->stores) {
+		struct dta_counts dc;
+		memset(&dc, 0, sizeof(dc));
+		for (unsigned i = 0; i < r->n; i++) {
+			if (published)
+				pthread_mutex_lock(&r->worker[i]->pub_mu);
+			dta_counts_add(r->worker[i], published, &dc);
+			if (published)
+				pthread_mutex_unlock(&r->worker[i]->pub_mu);
+		}
+		dta_print_stats(r->prog, r->stores, &dc, out);
+	}
+}
+
+int isp_rules_dta(struct isp_rules *r, const char *op, const char *store,
+		  const char *const *args, unsigned nargs, char **json, char *err, size_t errlen)
+{
+	int rc;
+
+	pthread_mutex_lock(&r->mu);
+	if (!r->stores) {
+		pthread_mutex_unlock(&r->mu);
+		*json = NULL;
+		snprintf(err, errlen, r->prog->ndta ? "the stores are not open yet" :
+			 "the configuration has no dta-store");
+		return -1;
+	}
+	rc = dta_query(r->prog, r->reg, r->stores, op, store, args, nargs, json, err, errlen);
+	pthread_mutex_unlock(&r->mu);
+	return rc;
 }
 
 void isp_rules_free(struct isp_rules *r)
@@ -314,6 +369,9 @@ void isp_rules_free(struct isp_rules *r)
 		free(g);
 	}
 	free(r->next_gen);
+	dta_stores_release(r->next_stores, r->next_prog ? r->next_prog->ndta : 0, r->stores,
+			   r->stores ? r->prog->ndta : 0);
+	dta_stores_release(r->stores, r->prog->ndta, NULL, 0);
 	pthread_mutex_destroy(&r->mu);
 	free(r);
 }

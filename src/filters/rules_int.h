@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "dta.h"
 #include "engine_int.h"
 
 /* What threads that place ticks read (window_end): a program and each
@@ -45,9 +46,16 @@ struct isp_rules {
 	const struct isp_program *next_prog;
 	struct isp_channel **next_channels;
 	struct rules_gen *next_gen;
+	/* DTA stores of prog (opened with the first worker), and of next_prog */
+	struct dta_store **stores, **next_stores;
+	bool live;                              /* NACKs in auto mode */
 };
 
 struct rules_gen *rules_gen_new(const struct isp_program *prog);
+/* An engine of prog for the rules r, with its DTA collector on stores. */
+struct isp_engine *rules_engine_new(struct isp_rules *r, const struct isp_program *prog,
+				    struct isp_channel **channels, struct dta_store *const *stores,
+				    bool partial, char *err, size_t errlen);
 /* On the thread that may swap (a worker between items, or the one that
  * merges at a barrier with the others held): run a pending swap. */
 void rules_swap_here(struct isp_rules *r);

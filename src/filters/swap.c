@@ -126,6 +126,10 @@ void rules_swap_here(struct isp_rules *r)
 	}
 	r->merger = r->next_merger;
 	r->next_merger = NULL;
+	struct dta_store **old_stores = r->stores;
+	const struct isp_program *old_prog = r->prog;
+	r->stores = r->next_stores;
+	r->next_stores = NULL;
 	r->prog = r->next_prog;
 	r->channels = r->next_channels;
 	r->next_gen->older = atomic_load(&r->gen);
@@ -140,6 +144,9 @@ void rules_swap_here(struct isp_rules *r)
 	for (unsigned i = 0; i < n; i++)
 		isp_engine_free(old[i]);
 	isp_engine_free(old_merger);
+	/* the stores the new program did not keep (files stay for readers) */
+	dta_stores_release(old_stores, old_stores ? old_prog->ndta : 0, r->stores,
+			   r->stores ? r->prog->ndta : 0);
 	atomic_store_explicit(&r->swap_state, SWAP_DONE, memory_order_release);
 }
 
@@ -153,6 +160,9 @@ static void free_next(struct isp_rules *r)
 	r->next_merger = NULL;
 	free(r->next_gen);
 	r->next_gen = NULL;
+	dta_stores_release(r->next_stores, r->next_prog ? r->next_prog->ndta : 0, r->stores,
+			   r->stores ? r->prog->ndta : 0);
+	r->next_stores = NULL;
 }
 
 int isp_rules_swap(struct isp_rules *r, struct isp_pipeline *pl, const struct isp_program *prog,
@@ -169,10 +179,17 @@ int isp_rules_swap(struct isp_rules *r, struct isp_pipeline *pl, const struct is
 			 "file's window ends: reload with one worker, or on a live input");
 		return -1;
 	}
-	if (n > 1 && !(r->next_merger = isp_engine_new(prog, r->reg, channels, false, err, errlen)))
+	/* stores whose section did not change stay (the same objects) */
+	r->next_prog = prog;
+	if (prog->ndta && !(r->next_stores = dta_stores_open(prog, n, r->prog, r->stores, err,
+							      errlen)))
+		goto fail;
+	if (n > 1 && !(r->next_merger = rules_engine_new(r, prog, channels, r->next_stores, false,
+							 err, errlen)))
 		goto fail;
 	for (unsigned i = 0; i < n; i++) {
-		struct isp_engine *e = isp_engine_new(prog, r->reg, channels, n > 1, err, errlen);
+		struct isp_engine *e = rules_engine_new(r, prog, channels, r->next_stores, n > 1, err,
+							errlen);
 		if (!e)
 			goto fail;
 		e->self = i;

@@ -66,10 +66,16 @@ static void out_u64(struct expect_writer *w, uint64_t v)
 		w->buf[w->len++] = tmp[--n];
 }
 
-/* ,"key": -- every key after the first (meta.packet_index) */
+/* ,"key": -- every key after the first (meta.packet_index, or the first
+ * one after expect_begin / expect_obj_begin) */
 static void out_key(struct expect_writer *w, const char *key)
 {
-	out_str(w, ",\"");
+	if (w->fresh) {
+		w->fresh = 0;
+		out_str(w, "\"");
+	} else {
+		out_str(w, ",\"");
+	}
 	out_str(w, key);
 	out_str(w, "\":");
 }
@@ -319,6 +325,75 @@ void expect_malformed(struct expect_writer *w, uint64_t pkt_index,
 	out_u64(w, pkt_index);
 	kv_str(w, "malformed", reason);
 	out_str(w, "}\n");
+}
+
+void expect_begin(struct expect_writer *w)
+{
+	reserve_line(w);
+	w->buf[w->len++] = '{';
+	w->fresh = 1;
+}
+
+void expect_end(struct expect_writer *w)
+{
+	out_str(w, "}\n");
+	w->fresh = 0;
+}
+
+/* Keys written with these make room first: one line can be longer than
+ * EXPECT_LINE_MAX (sketch truth over many keys). */
+void expect_kv_u64(struct expect_writer *w, const char *key, uint64_t v)
+{
+	reserve_line(w);
+	kv_u64(w, key, v);
+}
+
+void expect_kv_bool(struct expect_writer *w, const char *key, int v)
+{
+	reserve_line(w);
+	out_key(w, key);
+	out_str(w, v ? "true" : "false");
+}
+
+void expect_kv_str(struct expect_writer *w, const char *key, const char *s)
+{
+	reserve_line(w);
+	kv_str(w, key, s);
+}
+
+void expect_kv_ipv4(struct expect_writer *w, const char *key,
+		    const uint8_t a[4])
+{
+	reserve_line(w);
+	kv_addr(w, key, a, 0);
+}
+
+void expect_kv_u32s(struct expect_writer *w, const char *key,
+		    const uint32_t *v, size_t n)
+{
+	reserve_line(w); /* 4096 x 11 characters fit in EXPECT_LINE_MAX */
+	out_key(w, key);
+	w->buf[w->len++] = '[';
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			w->buf[w->len++] = ',';
+		out_u64(w, v[i]);
+	}
+	w->buf[w->len++] = ']';
+}
+
+void expect_obj_begin(struct expect_writer *w, const char *key)
+{
+	reserve_line(w);
+	out_key(w, key);
+	w->buf[w->len++] = '{';
+	w->fresh = 1;
+}
+
+void expect_obj_end(struct expect_writer *w)
+{
+	w->buf[w->len++] = '}';
+	w->fresh = 0;
 }
 
 int expect_close(struct expect_writer *w)

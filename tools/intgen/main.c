@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "dta_run.h"
 #include "expect.h"
 #include "frame.h"
 #include "model.h"
@@ -128,6 +129,8 @@ int main(int argc, char **argv)
 
 	if (rc)
 		return rc > 0 ? 0 : 2;
+	if (r.cfg.format == FMT_DTA)
+		return dta_run(&r.cfg);
 	if (model_init(&r.model, &r.cfg) != 0) {
 		fprintf(stderr, "intgen: out of memory\n");
 		return 1;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dta_opts.h"
 #include "model.h"
 
 #define INTGEN_VERSION "1.0"
@@ -57,6 +58,7 @@ static const struct option long_opts[] = {
 	{ "gre-proto", required_argument, NULL, OPT_GREPROTO },
 	{ "geneve-class", required_argument, NULL, OPT_GENEVECLASS },
 	{ "inner-l4", required_argument, NULL, OPT_INNERL4 },
+	DTA_LONG_OPTS,
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 }
@@ -66,7 +68,8 @@ static void usage(FILE *fp)
 {
 	fputs(
 "usage: intgen -o OUT.pcap [-e EXPECT.jsonl] [-n COUNT] [--seed S]\n"
-"  --format md|mx|report          inline INT-MD (default), INT-MX, telemetry reports\n"
+"  --format md|mx|report|dta      inline INT-MD (default), INT-MX, telemetry\n"
+"                                 reports, DTA reports (options below)\n"
 "  --int-version 0.5|1.0|2.0|2.1  default 1.0 (mx: 2.1; report: 0.5/1.0/2.1 to\n"
 "                                 match --report-version)\n"
 "  --transport udp|tcp|vxlan-gpe|geneve|gre   default udp (DSCP 0x20 marks INT)\n"
@@ -95,10 +98,11 @@ static void usage(FILE *fp)
 "  --gre-proto 0xXXXX             GRE protocol type for INT (default 0x88B5)\n"
 "  --geneve-class 0xXXXX          Geneve option class for INT (default 0x0103)\n",
 	      fp);
+	dta_usage(fp);
 }
 
-static int parse_u64(const char *s, uint64_t *out, uint64_t min, uint64_t max,
-		     const char *what)
+int parse_u64(const char *s, uint64_t *out, uint64_t min, uint64_t max,
+	      const char *what)
 {
 	char *end;
 
@@ -113,7 +117,7 @@ static int parse_u64(const char *s, uint64_t *out, uint64_t min, uint64_t max,
 	return 0;
 }
 
-static int parse_double(const char *s, double *out, double min, const char *what)
+int parse_double(const char *s, double *out, double min, const char *what)
 {
 	char *end;
 
@@ -128,7 +132,7 @@ static int parse_double(const char *s, double *out, double min, const char *what
 }
 
 /* Map s to the index of the matching name, or -1 with a message. */
-static int pick(const char *s, const char *const *names, const char *what)
+int pick(const char *s, const char *const *names, const char *what)
 {
 	for (int i = 0; names[i]; i++)
 		if (!strcmp(s, names[i]))
@@ -174,7 +178,7 @@ static int parse_hops(const char *s, struct ig_config *cfg)
 	return 0;
 }
 
-static int fail(const char *msg)
+int fail(const char *msg)
 {
 	fprintf(stderr, "intgen: %s\n", msg);
 	return -1;
@@ -184,6 +188,8 @@ static int fail(const char *msg)
 static int finish(struct ig_config *cfg, bool ver_set, bool bitmap_set,
 		  bool repmd_set)
 {
+	if (cfg->format == FMT_DTA || cfg->dta.given)
+		return dta_finish(cfg);
 	if (!cfg->out_path)
 		return fail("-o OUT.pcap is required (see --help)");
 	if (!ver_set) {
@@ -239,7 +245,7 @@ static int finish(struct ig_config *cfg, bool ver_set, bool bitmap_set,
 
 int options_parse(struct ig_config *cfg, int argc, char **argv)
 {
-	static const char *const formats[] = { "md", "mx", "report", NULL };
+	static const char *const formats[] = { "md", "mx", "report", "dta", NULL };
 	static const char *const versions[] = { "0.5", "1.0", "2.0", "2.1", NULL };
 	static const char *const transports[] = { "udp", "tcp", "vxlan-gpe",
 						  "geneve", "gre", NULL };
@@ -271,9 +277,15 @@ int options_parse(struct ig_config *cfg, int argc, char **argv)
 	cfg->gre_proto = DEFAULT_GRE_PROTO;
 	cfg->geneve_class = DEFAULT_GENEVE_CLASS;
 	cfg->inner_l4 = L4_UDP;
+	dta_defaults(&cfg->dta);
 
 	opterr = 1;
 	while ((c = getopt_long(argc, argv, "o:e:n:h", long_opts, NULL)) != -1) {
+		if (c >= OPT_DTA_FIRST) {
+			if (dta_option(cfg, c, optarg))
+				return -1;
+			continue;
+		}
 		switch (c) {
 		case 'o': cfg->out_path = optarg; break;
 		case 'e': cfg->expect_path = optarg; break;
@@ -385,6 +397,7 @@ int options_parse(struct ig_config *cfg, int argc, char **argv)
 			if (parse_double(optarg, &d, 1e-3, "--pps"))
 				return -1;
 			cfg->pps = d;
+			cfg->pps_set = true;
 			break;
 		case OPT_NSEC: cfg->nanosec = true; break;
 		case OPT_GREPROTO:

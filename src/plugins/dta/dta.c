@@ -9,8 +9,12 @@
 #include <string.h>
 
 #include "../../core/plugin.h"
+#include "dta_wire.h"
 
-enum { OP_KEY_WRITE = 1, OP_APPEND, OP_KEY_INCREMENT, OP_POSTCARDER, OP_SKETCH_MERGE };
+enum {
+	OP_KEY_WRITE = DTA_OP_KEY_WRITE, OP_APPEND, OP_KEY_INCREMENT, OP_POSTCARDER,
+	OP_SKETCH_MERGE,
+};
 
 /* Body bytes before the data or counters, by opcode; fixed-size bodies
  * have exactly this many. */
@@ -18,13 +22,6 @@ static const uint8_t body_fixed[6] = { 0, 5, 4, 13, 9, 12 };
 
 /* Set before any packet (-o dta.sequence=no), read by every worker. */
 static bool with_sequence = true;
-
-struct dta_state {
-	uint8_t hdr;            /* base header bytes: 3, or 2 */
-	uint8_t opcode;
-	uint16_t data_off;      /* data or counters, from the layer start */
-	uint32_t data_len;      /* their bytes */
-};
 
 static enum isp_verdict dta_decode(struct isp_dissect *d, struct isp_layer *l)
 {
@@ -100,37 +97,34 @@ static bool dta_get(const struct isp_packet *p, const struct isp_layer *l, uintp
 		    struct isp_value *o)
 {
 	struct dta_state s = state_of(l);
-	const uint8_t *h = p->data + l->off, *b = h + s.hdr;
-	uint8_t flags = h[s.hdr - 1];
+	struct dta_report r;
 	unsigned op = s.opcode;
 
+	dta_report_of(p->data + l->off, &s, &r);
 	switch ((enum dta_field)arg) {
 	case F_OPCODE: return isp_val_scalar(o, ISP_T_U8, op);
-	case F_SEQUENCE: return s.hdr == 3 && isp_val_scalar(o, ISP_T_U8, h[1]);
-	case F_FLAGS: return isp_val_scalar(o, ISP_T_U8, flags);
-	case F_IMMEDIATE: return isp_val_scalar(o, ISP_T_U8, flags >> 7);
-	case F_RETRANSMIT: return isp_val_scalar(o, ISP_T_U8, flags >> 6 & 1);
-	case F_PRIORITY: return isp_val_scalar(o, ISP_T_U8, flags & 3);
+	case F_SEQUENCE: return r.has_seq && isp_val_scalar(o, ISP_T_U8, r.seq);
+	case F_FLAGS: return isp_val_scalar(o, ISP_T_U8, r.flags);
+	case F_IMMEDIATE: return isp_val_scalar(o, ISP_T_U8, r.flags >> 7);
+	case F_RETRANSMIT: return isp_val_scalar(o, ISP_T_U8, r.flags >> 6 & 1);
+	case F_PRIORITY: return isp_val_scalar(o, ISP_T_U8, r.flags & 3);
 	case F_REDUNDANCY:
 		return (op == OP_KEY_WRITE || op == OP_KEY_INCREMENT) &&
-		       isp_val_scalar(o, ISP_T_U8, b[0]);
-	case F_KEY:
-		if (op == OP_KEY_WRITE || op == OP_KEY_INCREMENT)
-			return isp_val_scalar(o, ISP_T_U32, isp_be32(b + 1));
-		return op == OP_POSTCARDER && isp_val_scalar(o, ISP_T_U32, isp_be32(b));
-	case F_LIST: return op == OP_APPEND && isp_val_scalar(o, ISP_T_U32, isp_be32(b));
-	case F_COUNTER:
-		return op == OP_KEY_INCREMENT &&
-		       isp_val_scalar(o, ISP_T_U64, (uint64_t)isp_be32(b + 5) << 32 | isp_be32(b + 9));
-	case F_HOP: return op == OP_POSTCARDER && isp_val_scalar(o, ISP_T_U8, b[4]);
+		       isp_val_scalar(o, ISP_T_U8, r.redundancy);
+	case F_KEY: return r.key && isp_val_scalar(o, ISP_T_U32, isp_be32(r.key));
+	case F_LIST: return op == OP_APPEND && isp_val_scalar(o, ISP_T_U32, r.list);
+	case F_COUNTER: return op == OP_KEY_INCREMENT && isp_val_scalar(o, ISP_T_U64, r.counter);
+	case F_HOP: return op == OP_POSTCARDER && isp_val_scalar(o, ISP_T_U8, r.hop);
 	case F_DATA_LEN:
-		return op != OP_KEY_INCREMENT && isp_val_scalar(o, ISP_T_U32, s.data_len);
-	case F_SKETCH: case F_REPORTER: case F_EPOCH: case F_COLUMN: case F_COLUMNS:
-		return op == OP_SKETCH_MERGE &&
-		       isp_val_scalar(o, ISP_T_U16, isp_be16(b + 2 * (arg - F_SKETCH)));
+		return op != OP_KEY_INCREMENT && isp_val_scalar(o, ISP_T_U32, r.data_len);
+	case F_SKETCH: return op == OP_SKETCH_MERGE && isp_val_scalar(o, ISP_T_U16, r.sketch);
+	case F_REPORTER: return op == OP_SKETCH_MERGE && isp_val_scalar(o, ISP_T_U16, r.reporter);
+	case F_EPOCH: return op == OP_SKETCH_MERGE && isp_val_scalar(o, ISP_T_U16, r.epoch);
+	case F_COLUMN: return op == OP_SKETCH_MERGE && isp_val_scalar(o, ISP_T_U16, r.column);
+	case F_COLUMNS: return op == OP_SKETCH_MERGE && isp_val_scalar(o, ISP_T_U16, r.columns);
 	case F_ROWS:
 		return op == OP_SKETCH_MERGE &&
-		       isp_val_scalar(o, ISP_T_U32, s.data_len / 4 / isp_be16(b + 8));
+		       isp_val_scalar(o, ISP_T_U32, r.data_len / 4 / r.columns);
 	}
 	return false;
 }

@@ -1,0 +1,285 @@
+/*
+ * dta_query.c - the stores of a run: opened once for every engine, kept
+ * across a hot reload when their section did not change, queried (the
+ * control socket's dta command) with the readers of dta_store.h, as any
+ * other process would, and counted.
+ */
+#include "dta.h"
+#include "engine_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct dta_store **dta_stores_open(const struct isp_program *prog, unsigned workers,
+				   const struct isp_program *old, struct dta_store *const *keep,
+				   char *err, size_t errlen)
+{
+	struct dta_store **s = calloc(prog->ndta ? prog->ndta : 1, sizeof(*s));
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	for (unsigned i = 0; i < prog->ndta; i++) {
+		const struct dta_def *d = &prog->dta_stores[i];
+		for (unsigned k = 0; old && keep && k < old->ndta && !s[i]; k++)
+			if (keep[k] && strcmp(old->dta_stores[k].text, d->text) == 0)
+				s[i] = keep[k];
+		if (!s[i]) {
+			struct dta_store_cfg c = d->cfg;
+			c.name = d->name;
+			c.path = d->path;
+			if (!(s[i] = dta_store_open(&c, err, errlen))) {
+				dta_stores_release(s, prog->ndta, keep, old ? old->ndta : 0);
+				return NULL;
+			}
+		}
+		dta_store_set_shared(s[i], workers > 1);
+	}
+	return s;
+}
+
+void dta_stores_release(struct dta_store **stores, unsigned n, struct dta_store *const *others,
+			unsigned m)
+{
+	for (unsigned i = 0; stores && i < n; i++) {
+		bool shared = false;
+		for (unsigned k = 0; others && k < m; k++)
+			shared |= others[k] == stores[i];
+		if (!shared)
+			dta_store_close(stores[i]);
+	}
+	free(stores);
+}
+
+static const char *const kind_names[] = {
+	[ISP_DTA_KEY_WRITE] = "key-write", [ISP_DTA_APPEND] = "append",
+	[ISP_DTA_KEY_INCREMENT] = "key-increment", [ISP_DTA_SKETCH_MERGE] = "sketch-merge",
+};
+static const char *const sketch_names[] = { "", "count-min", "count-sketch", "hll" };
+
+static bool parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (errno || end == s || *end || *s == '-' || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* The key bytes of a query: a report key (one 32-bit number), or one
+ * value per key attribute of a store rules feed. 0 with a message. */
+static size_t query_key(const struct isp_program *prog, const struct isp_registry *reg,
+			const struct dta_def *d, const char *const *args, unsigned nargs,
+			uint8_t *key, size_t cap, char *err, size_t errlen)
+{
+	if (!d->nkey) {
+		uint64_t k;
+		if (nargs != 1 || !parse_u64(args[0], UINT32_MAX, &k)) {
+			snprintf(err, errlen, "store %s takes DTA reports: its key is one 32-bit "
+				 "number", d->name);
+			return 0;
+		}
+		key[0] = (uint8_t)(k >> 24), key[1] = (uint8_t)(k >> 16);
+		key[2] = (uint8_t)(k >> 8), key[3] = (uint8_t)k;
+		return 4;
+	}
+	if (nargs != d->nkey) {
+		snprintf(err, errlen, "store %s's key has %u values (%s...), not %u", d->name,
+			 d->nkey, prog->slot_names[d->key_slots[0]], nargs);
+		return 0;
+	}
+	size_t len = 0;
+	for (unsigned k = 0; k < nargs; k++) {
+		const struct isp_attr_desc *a = isp_attr_desc_of(reg, &prog->slots[d->key_slots[k]]);
+		struct isp_value v;
+		if (!engine_parse_value(a, args[k], &v)) {
+			snprintf(err, errlen, "'%s' is not a value of %s", args[k],
+				 prog->slot_names[d->key_slots[k]]);
+			return 0;
+		}
+		if (!(len = dta_key_put(key, len, cap, &v))) {
+			snprintf(err, errlen, "key too long");
+			return 0;
+		}
+	}
+	return len;
+}
+
+static void words_json(FILE *f, const uint32_t *w, unsigned n)
+{
+	fputc('[', f);
+	for (unsigned i = 0; i < n; i++)
+		fprintf(f, "%s%u", i ? "," : "", w[i]);
+	fputc(']', f);
+}
+
+static int epoch_arg(const char *const *args, unsigned nargs, unsigned at, int64_t *epoch,
+		     char *err, size_t errlen)
+{
+	uint64_t e;
+
+	*epoch = -1;
+	if (nargs <= at)
+		return 0;
+	if (nargs > at + 1 || !parse_u64(args[at], 65535, &e)) {
+		snprintf(err, errlen, "an epoch is a number from 0 to 65535");
+		return -1;
+	}
+	*epoch = (int64_t)e;
+	return 0;
+}
+
+static int query_on(const struct isp_program *prog, const struct isp_registry *reg,
+		    const struct dta_def *d, const struct isp_dta_header *h, const char *op,
+		    const char *const *args, unsigned nargs, FILE *f, char *err, size_t errlen)
+{
+	uint8_t key[1024];
+	size_t klen;
+	int64_t epoch;
+
+	fprintf(f, "{\"op\":\"dta %s\",\"store\":\"%s\",\"type\":\"%s\"", op, d->name,
+		kind_names[h->kind]);
+	if (strcmp(op, "get") == 0 && h->kind == ISP_DTA_KEY_WRITE) {
+		uint32_t v[ISP_DTA_MAX_WORDS];
+		if (!(klen = query_key(prog, reg, d, args, nargs, key, sizeof(key), err, errlen)))
+			return -1;
+		unsigned agree = isp_dta_kw_get(h, key, klen, v);
+		fprintf(f, ",\"found\":%s,\"copies\":%u,\"redundancy\":%u", agree ? "true" : "false",
+			agree, h->redundancy);
+		if (agree) {
+			fputs(",\"value\":", f);
+			words_json(f, v, h->value_bytes / 4);
+		}
+	} else if (strcmp(op, "estimate") == 0 && h->kind == ISP_DTA_KEY_INCREMENT) {
+		if (!(klen = query_key(prog, reg, d, args, nargs, key, sizeof(key), err, errlen)))
+			return -1;
+		fprintf(f, ",\"estimate\":%llu",
+			(unsigned long long)isp_dta_ki_estimate(h, key, klen));
+	} else if (strcmp(op, "poll") == 0 && h->kind == ISP_DTA_APPEND) {
+		uint64_t list, cursor = 0, max = 256, lost;
+		if (nargs < 1 || nargs > 3 || !parse_u64(args[0], h->lists - 1, &list) ||
+		    (nargs > 1 && !parse_u64(args[1], UINT64_MAX, &cursor)) ||
+		    (nargs > 2 && !parse_u64(args[2], 65536, &max))) {
+			snprintf(err, errlen, "dta poll %s LIST [CURSOR [MAX]]: a list from 0 to %u, "
+				 "a cursor, at most 65536 entries", d->name, h->lists - 1);
+			return -1;
+		}
+		uint8_t *buf = malloc((size_t)max * h->value_bytes + 1);
+		if (!buf)
+			return snprintf(err, errlen, "out of memory"), -1;
+		unsigned n = isp_dta_poll(h, (uint32_t)list, &cursor, buf, (unsigned)max, &lost);
+		fprintf(f, ",\"list\":%llu,\"cursor\":%llu,\"lost\":%llu,\"entries\":[",
+			(unsigned long long)list, (unsigned long long)cursor,
+			(unsigned long long)lost);
+		for (unsigned i = 0; i < n; i++) {
+			fputs(i ? "," : "", f);
+			words_json(f, (const uint32_t *)(buf + (size_t)i * h->value_bytes),
+				   h->value_bytes / 4);
+		}
+		fputc(']', f);
+		free(buf);
+	} else if (h->kind == ISP_DTA_SKETCH_MERGE &&
+		   (strcmp(op, "estimate") == 0 || strcmp(op, "cardinality") == 0)) {
+		bool card = op[0] == 'c';
+		if (card != (h->sketch_kind == ISP_DTA_HLL)) {
+			snprintf(err, errlen, "store %s is a %s sketch: ask it for %s", d->name,
+				 sketch_names[h->sketch_kind], card ? "an estimate" : "its cardinality");
+			return -1;
+		}
+		if (!card && !(klen = query_key(prog, reg, d, args, 1, key, sizeof(key), err, errlen)))
+			return -1;
+		if (epoch_arg(args, nargs, card ? 0 : 1, &epoch, err, errlen) < 0)
+			return -1;
+		struct isp_dta_epoch *e = isp_dta_find_epoch(h, epoch);
+		if (!e) {
+			fputs(",\"found\":false", f);
+		} else {
+			fprintf(f, ",\"found\":true,\"epoch\":%u,\"complete\":%u,\"reporters\":%u",
+				atomic_load(&e->epoch) - 1, atomic_load(&e->complete), h->reporters);
+			if (card)
+				fprintf(f, ",\"cardinality\":%.0f", isp_dta_sm_cardinality(h, e));
+			else
+				fprintf(f, ",\"estimate\":%lld", (long long)isp_dta_sm_estimate(h, e, key));
+		}
+	} else if (strcmp(op, "info") != 0) {
+		snprintf(err, errlen, "a %s store does not answer '%s' (get: key-write; poll: append; "
+			 "estimate: key-increment, count-min and count-sketch; cardinality: hll; "
+			 "info: any)", kind_names[h->kind], op);
+		return -1;
+	}
+	fprintf(f, ",\"file\":\"%s\",\"writes\":%llu,\"rejected\":%llu,\"duplicates\":%llu,"
+		"\"stale\":%llu}", d->path, (unsigned long long)atomic_load(&h->writes),
+		(unsigned long long)atomic_load(&h->rejected),
+		(unsigned long long)atomic_load(&h->duplicates),
+		(unsigned long long)atomic_load(&h->stale));
+	return 0;
+}
+
+int dta_query(const struct isp_program *prog, const struct isp_registry *reg,
+	      struct dta_store *const *stores, const char *op, const char *store,
+	      const char *const *args, unsigned nargs, char **json, char *err, size_t errlen)
+{
+	size_t size;
+	int rc;
+
+	*json = NULL;
+	for (unsigned i = 0; i < prog->ndta; i++) {
+		const struct dta_def *d = &prog->dta_stores[i];
+		if (strcmp(d->name, store) != 0)
+			continue;
+		FILE *f = open_memstream(json, &size);
+		if (!f)
+			return snprintf(err, errlen, "out of memory"), -1;
+		rc = query_on(prog, reg, d, dta_store_header(stores[i]), op, args, nargs, f, err,
+			      errlen);
+		fclose(f);
+		if (rc < 0) {
+			free(*json);
+			*json = NULL;
+		}
+		return rc;
+	}
+	snprintf(err, errlen, "no dta-store named '%s'", store);
+	return -1;
+}
+
+void dta_print_stats(const struct isp_program *prog, struct dta_store *const *stores,
+		     const struct dta_counts *c, FILE *out)
+{
+	if (!prog->ndta)
+		return;
+	fprintf(out, "dta: %llu reports (%llu key-write, %llu append, %llu key-increment, "
+		"%llu postcarder, %llu sketch-merge), %llu applied, %llu without a store, "
+		"%llu rejected, %llu shed (priority 0-3: %llu %llu %llu %llu), %llu immediate\n",
+		(unsigned long long)(c->reports[1] + c->reports[2] + c->reports[3] + c->reports[4] +
+				     c->reports[5]),
+		(unsigned long long)c->reports[1], (unsigned long long)c->reports[2],
+		(unsigned long long)c->reports[3], (unsigned long long)c->reports[4],
+		(unsigned long long)c->reports[5], (unsigned long long)c->applied,
+		(unsigned long long)c->unstored, (unsigned long long)c->rejected,
+		(unsigned long long)(c->shed[0] + c->shed[1] + c->shed[2] + c->shed[3]),
+		(unsigned long long)c->shed[0], (unsigned long long)c->shed[1],
+		(unsigned long long)c->shed[2], (unsigned long long)c->shed[3],
+		(unsigned long long)c->immediate);
+	fprintf(out, "dta: %llu reporters, %llu duplicates, %llu sequence gaps, %llu column gaps, "
+		"%llu NACKs sent (%llu failed), %llu resyncs, %llu untracked, %llu rule writes\n",
+		(unsigned long long)c->reporters, (unsigned long long)c->duplicates,
+		(unsigned long long)c->gaps, (unsigned long long)c->column_gaps,
+		(unsigned long long)c->nacks, (unsigned long long)c->nack_errors,
+		(unsigned long long)c->resyncs, (unsigned long long)c->untracked,
+		(unsigned long long)c->rule_writes);
+	for (unsigned i = 0; i < prog->ndta; i++) {
+		const struct isp_dta_header *h = dta_store_header(stores[i]);
+		fprintf(out, "dta-store %s (%s, %s): %llu writes, %llu rejected, %llu duplicate "
+			"columns, %llu stale\n", prog->dta_stores[i].name, kind_names[h->kind],
+			prog->dta_stores[i].path, (unsigned long long)atomic_load(&h->writes),
+			(unsigned long long)atomic_load(&h->rejected),
+			(unsigned long long)atomic_load(&h->duplicates),
+			(unsigned long long)atomic_load(&h->stale));
+	}
+}
