@@ -25,6 +25,10 @@ while IFS= read -r args; do
 	if grep -q -E 'runtime error|AddressSanitizer' "$tmp/err"; then
 		echo "FAIL sanitizer on: $args"; cat "$tmp/err"; fail=$((fail + 1)); continue
 	fi
+	case "$args" in
+	*'--format dta'*)       # the reports in capture order, the generator's keys left out
+		python3 "$src/test/dta/expect.py" "$tmp/c.jsonl" >"$tmp/e.jsonl" && mv "$tmp/e.jsonl" "$tmp/c.jsonl" ;;
+	esac
 	if python3 "$src/test/tools/jsoncheck.py" "$tmp/c.jsonl" "$tmp/out" >"$tmp/cmp"; then
 		echo "ok $args"
 	else

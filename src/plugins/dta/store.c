@@ -253,21 +253,46 @@ bool dta_kw_postcard(struct dta_store *s, const void *key, size_t len, unsigned 
 		count(&h->rejected, 1);
 		return false;
 	}
-	uint64_t hh = isp_dta_murmur64a(key, len, h->seed);
-	uint32_t check = isp_dta_check(key, len, h->seed), had;
+	uint64_t hh = isp_dta_murmur64a(key, len, h->seed), idx[ISP_DTA_MAX_N];
+	uint32_t check = isp_dta_check(key, len, h->seed), had, ver[ISP_DTA_MAX_N];
+	uint8_t value[4 * ISP_DTA_MAX_WORDS];
 	size_t sb = isp_dta_slot_bytes(h);
+	unsigned n = 0;
+	bool base = false;
 
+	/* every copy's slot, in index order (two writers lock in the same
+	 * order), each once */
 	for (unsigned i = 0; i < h->redundancy; i++) {
-		uint8_t *slot = isp_dta_data(h) + isp_dta_index(hh, i, h->slots) * sb;
-		_Atomic uint32_t *ver = (_Atomic uint32_t *)slot;
-		uint32_t v = slot_lock(s, ver);
+		uint64_t x = isp_dta_index(hh, i, h->slots);
+		unsigned at = n;
+		while (at > 0 && idx[at - 1] > x)
+			at--;
+		if (at > 0 && idx[at - 1] == x)
+			continue;
+		memmove(idx + at + 1, idx + at, (n - at) * sizeof(*idx));
+		idx[at] = x;
+		n++;
+	}
+	for (unsigned i = 0; i < n; i++)
+		ver[i] = slot_lock(s, (_Atomic uint32_t *)(isp_dta_data(h) + idx[i] * sb));
+	/* the value as a copy of this key holds it (a copy another key took
+	 * over is not this key's): the hop's word set in it */
+	for (unsigned i = 0; i < n && !base; i++) {
+		uint8_t *slot = isp_dta_data(h) + idx[i] * sb;
 		memcpy(&had, slot + 4, 4);
-		if (had != check || v == 0) {           /* another key's, or empty */
-			memcpy(slot + 4, &check, 4);
-			memset(slot + 8, 0, h->value_bytes);
+		if (ver[i] != 0 && had == check) {
+			memcpy(value, slot + 8, h->value_bytes);
+			base = true;
 		}
-		memcpy(slot + 8 + 4 * (size_t)hop, &word, 4);
-		slot_unlock(ver, v);
+	}
+	if (!base)
+		memset(value, 0, h->value_bytes);
+	memcpy(value + 4 * (size_t)hop, &word, 4);
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t *slot = isp_dta_data(h) + idx[i] * sb;
+		memcpy(slot + 4, &check, 4);
+		memcpy(slot + 8, value, h->value_bytes);
+		slot_unlock((_Atomic uint32_t *)slot, ver[i]);
 	}
 	count(&h->writes, 1);
 	return true;
