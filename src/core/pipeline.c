@@ -361,9 +361,11 @@ struct isp_pipeline *isp_pipeline_open(struct isp_registry *reg, const struct is
 		}
 		pl->wake[i] = fd;
 	}
-	/* what arrives on the report port is a report, whatever the port */
-	if (isp_source_udp_port(pl->src[0]))
-		isp_registry_link(reg, "int_report", ISP_TBL_UDP_PORT, isp_source_udp_port(pl->src[0]));
+	/* what arrives on the report port is a telemetry report, whatever
+	 * the port, unless it is a DTA port (dta.udp-ports: 40040): then DTA */
+	uint16_t rport = isp_source_udp_port(pl->src[0]);
+	if (rport && reg->table[ISP_TBL_UDP_PORT][rport] != isp_proto_id(reg, "dta"))
+		isp_registry_link(reg, "int_report", ISP_TBL_UDP_PORT, rport);
 	pl->first = isp_source_first_proto(pl->src[0], reg, err, errlen);
 	if (pl->first == ISP_PROTO_NONE)
 		goto fail;

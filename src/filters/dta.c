@@ -22,7 +22,16 @@
 
 #define APPEND_BATCH 16
 #define RENACK_AFTER 32         /* reports past a gap before its NACK is sent again */
-#define RESYNC_AFTER 64         /* reports behind the base: the reporter restarted */
+/* How far the newest sequence may run ahead of the last in-order one: a
+ * gap older than this is given up (counted lost), so a report lost for
+ * good (a capture, a reporter that gave up) never blocks its reporter,
+ * and a retransmission is still told from a new report (it is at most
+ * this far behind the newest, well inside the 8-bit space). */
+#define MAX_LAG 64
+/* A reporter restarted: silent this long, or this many reports in a row
+ * at or behind the base (more than go-back-N resends: a window is 127) */
+#define RESYNC_IDLE_NS 1000000000ull
+#define RESYNC_AFTER 1024
 
 struct reporter {
 	uint8_t addr[16];       /* IPv4: the first 4 bytes */
@@ -34,6 +43,7 @@ struct reporter {
 	uint16_t since_nack;
 	uint16_t behind;        /* reports in a row at or behind the base */
 	uint64_t seen[4];       /* bit s: sequence s received ahead of the base */
+	uint64_t last_ns;       /* its last report's time */
 };
 
 struct dta_engine {
@@ -226,11 +236,18 @@ static inline bool seen(const struct reporter *r, uint8_t s)
 /* A retransmittable report's sequence: true to apply it, false when it
  * came before (a retransmission of what was applied). Sends the NACK a
  * gap asks for. */
-static bool track(struct dta_engine *d, struct reporter *r, uint8_t seq)
+static bool track(struct dta_engine *d, struct reporter *r, uint8_t seq, uint64_t ts)
 {
-	if (r->used == 2) {
+	bool idle = r->used == 1 && ts > r->last_ns + RESYNC_IDLE_NS;
+
+	r->last_ns = ts > r->last_ns ? ts : r->last_ns;
+	if (r->used == 2 || idle) {             /* new, or back after a silence */
+		d->st.resyncs += idle;
 		r->used = 1;
 		r->base = seq;
+		r->behind = 0;
+		r->has_nack = 0;
+		memset(r->seen, 0, sizeof(r->seen));
 		return true;
 	}
 	uint8_t ahead = (uint8_t)(seq - r->base);
@@ -253,6 +270,11 @@ static bool track(struct dta_engine *d, struct reporter *r, uint8_t seq)
 		return false;
 	}
 	r->seen[seq >> 6] |= UINT64_C(1) << (seq & 63);
+	while ((uint8_t)(seq - r->base) > MAX_LAG) {    /* give the oldest gap up */
+		r->base++;
+		d->st.abandoned += !seen(r, r->base);
+		r->seen[r->base >> 6] &= ~(UINT64_C(1) << (r->base & 63));
+	}
 	while (seen(r, (uint8_t)(r->base + 1))) {
 		r->base++;
 		r->seen[r->base >> 6] &= ~(UINT64_C(1) << (r->base & 63));
@@ -365,7 +387,7 @@ void dta_packet(struct isp_engine *e, const struct isp_packet *p)
 	if (reporter_of(d, p, &who)) {
 		if (!(from = reporter_find(d, &who)))
 			d->st.untracked++;
-		else if (r.has_seq && (r.flags & DTA_F_RETRANSMIT) && !track(d, from, r.seq))
+		else if (r.has_seq && (r.flags & DTA_F_RETRANSMIT) && !track(d, from, r.seq, p->ts_ns))
 			return;
 	}
 	unsigned prio = r.flags & 3;

@@ -30,6 +30,12 @@ struct isp_rules *isp_rules_new(const struct isp_program *prog, const struct isp
 		return NULL;
 	}
 	atomic_store(&r->gen, g);
+	/* the stores now: a file that cannot be made is a configuration error */
+	if (prog->ndta && !(r->stores = dta_stores_open(prog, 1, NULL, NULL, err, errlen))) {
+		free(g);
+		free(r);
+		return NULL;
+	}
 	return r;
 }
 
@@ -69,9 +75,8 @@ static void *worker_new(void *rules, unsigned i, unsigned n, char *err, size_t e
 {
 	struct isp_rules *r = rules;
 
-	if (r->prog->ndta && !r->stores &&
-	    !(r->stores = dta_stores_open(r->prog, n, NULL, NULL, err, errlen)))
-		return NULL;
+	for (unsigned k = 0; i == 0 && r->stores && k < r->prog->ndta; k++)
+		dta_store_set_shared(r->stores[k], n > 1);
 	if (n > 1 && !r->merger &&
 	    !(r->merger = rules_engine_new(r, r->prog, r->channels, r->stores, false, err, errlen)))
 		return NULL;

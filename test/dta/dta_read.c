@@ -5,6 +5,7 @@
  *
  *   dta_read kw FILE          keys (one 32-bit number a line) on stdin:
  *                             "KEY COPIES W0 W1 ..." ("KEY 0" unanswered)
+ *   dta_read kwx FILE         the same with keys as hex bytes (a rule's key)
  *   dta_read ki FILE          keys on stdin: "KEY ESTIMATE"
  *   dta_read sm FILE          keys on stdin: "KEY ESTIMATE" (newest epoch)
  *   dta_read card FILE        "CARDINALITY COMPLETE"
@@ -72,6 +73,21 @@ int main(int argc, char **argv)
 	unsigned long k;
 	uint8_t kb[4];
 
+	if (!strcmp(cmd, "kwx")) {
+		char hex[2100];
+		uint8_t key[1024];
+		while (scanf("%2099s", hex) == 1) {
+			size_t n = strlen(hex) / 2;
+			for (size_t i = 0; i < n; i++)
+				sscanf(hex + 2 * i, "%2hhx", &key[i]);
+			unsigned c = isp_dta_kw_get(h, key, n, w);
+			printf("%s %u", hex, c);
+			for (unsigned i = 0; c && i < h->value_bytes / 4; i++)
+				printf(" %" PRIu32, w[i]);
+			putchar('\n');
+		}
+		return 0;
+	}
 	if (!strcmp(cmd, "kw") || !strcmp(cmd, "ki") || !strcmp(cmd, "sm")) {
 		struct isp_dta_epoch *e = cmd[0] == 's' ? isp_dta_find_epoch(h, -1) : NULL;
 		while (scanf("%lu", &k) == 1) {

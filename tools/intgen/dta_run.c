@@ -169,6 +169,27 @@ static bool chance(struct dta_out *o, double p)
 	return p > 0 && rng_unit(&o->net) < p;
 }
 
+/* Reports the run makes: -n, or in sketch mode every column of every
+ * epoch and reporter. */
+static uint64_t planned(const struct ig_config *cfg)
+{
+	const struct ig_dta *d = &cfg->dta;
+
+	if (d->op != DOP_SKETCH)
+		return cfg->count;
+	return (uint64_t)d->epochs * d->reporters * ((d->width + d->chunk - 1) / d->chunk);
+}
+
+/* Loss spares the run's last 8 reports a reporter: a report lost with
+ * nothing after it from its reporter leaves no gap a collector could see
+ * (a reporter that keeps sending has no last report). */
+static bool lose(struct dta_out *o)
+{
+	uint64_t spare = 8ull * o->cfg->dta.reporters;
+
+	return chance(o, o->cfg->dta.loss) && o->total + spare <= planned(o->cfg);
+}
+
 /* One report, or two when the first is delayed behind the next: then the
  * next is drawn at once and goes first. A delayed report whose follower
  * is lost simply goes out (it passed nobody, so it is not "reordered").
@@ -183,13 +204,13 @@ static int step(struct dta_out *o)
 	if (rc <= 0)
 		return rc;
 	o->total++;
-	if (chance(o, d->loss)) {
+	if (lose(o)) {
 		err = drop(o, a);
 	} else if (chance(o, d->reorder) && (rc = dta_gen_next(&o->gen, b)) != 0) {
 		if (rc < 0)
 			return -1;
 		o->total++;
-		if (chance(o, d->loss)) {
+		if (lose(o)) {
 			err = transmit(o, a) || drop(o, b);
 		} else {
 			a->reordered = true;

@@ -129,8 +129,7 @@ struct dta_store *dta_store_open(const struct dta_store_cfg *c, char *err, size_
 		int fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 		if (fd < 0 || ftruncate(fd, (off_t)bytes) != 0 ||
 		    (m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
-			snprintf(err, errlen, "dta-store %s: %s: %s", c->name, fd < 0 ? tmp : c->path,
-				 strerror(errno));
+			snprintf(err, errlen, "dta-store %s: %s: %s", c->name, c->path, strerror(errno));
 			if (fd >= 0) {
 				close(fd);
 				unlink(tmp);

@@ -1,0 +1,257 @@
+#!/bin/sh
+# DTA: reports from intgen into the stores, read by another process
+# (dta_read, only <intspect/dta_store.h>) and compared with an exact model
+# (model.py, from intgen's expected values); sketches against their truth;
+# stores fed by rules; a reader while intspect writes; a live collector
+# with loss and reordering repaired by NACKs; shedding under overload; the
+# control socket's queries; config errors.
+set -u
+src=${top_srcdir:-.}
+bld=${top_builddir:-.}
+tmp=$(mktemp -d)
+pids=""
+trap 'for p in $pids; do kill -9 "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
+fail=0 total=0
+ok() { total=$((total + 1)); echo "ok $1"; }
+bad() { total=$((total + 1)); fail=$((fail + 1)); echo "FAIL $1"; [ -f "${2:-}" ] && head -20 "$2"; }
+check() { if [ "$1" = 0 ]; then ok "$2"; else bad "$2" "${3:-}"; fi; }
+sanitizer() { ! grep -q -E 'runtime error|AddressSanitizer|LeakSanitizer' "$1"; }
+reader=$tmp/dta_read
+${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -O2 -I"$src/src/plugins/dta" -o "$reader" \
+	"$src/test/dta/dta_read.c" || { echo "FAIL building dta_read"; exit 1; }
+port() { python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+stores() {      # the three stores of the mixed reports, in $tmp/$1
+	cat <<EOF
+dta-store kv { type = key-write; file = "$tmp/$1.kv"; slots = 65536; redundancy = 2; value-bytes = 8 }
+dta-store ev { type = append; file = "$tmp/$1.ev"; lists = 4; entries = 8192; value-bytes = 8 }
+dta-store cnt { type = key-increment; file = "$tmp/$1.cnt"; rows = 4; columns = 65536 }
+EOF
+}
+
+# ---- the stores against the model, 1 and 2 workers ----
+"$bld/intgen" --format dta --dta-op mix --dta-words 2 --dta-reporters 6 -n 6000 --seed 7 \
+	--dta-reorder 0.05 --dta-loss 0.02 -o "$tmp/mix.pcap" -e "$tmp/mix.jsonl"
+for w in 1 2; do
+	stores "w$w" >"$tmp/w$w.conf"
+	"$bld/intspect" -C "$tmp/w$w.conf" -r "$tmp/mix.pcap" -w "$w" 2>"$tmp/w$w.err"
+	rc=$?
+	order=""; [ "$w" = 2 ] && order=--any-order
+	python3 "$src/test/dta/model.py" "$tmp/mix.jsonl" "$reader" "$tmp/w$w.kv" "$tmp/w$w.ev" \
+		"$tmp/w$w.cnt" 2 $order >"$tmp/m$w.out" 2>&1 && [ "$rc" = 0 ] && sanitizer "$tmp/w$w.err"
+	check $? "stores equal the model ($w worker(s))" "$tmp/m$w.out"
+done
+# counters: every report counted by opcode; postcards beyond 2 words rejected;
+# a capture file sends no NACK (nack = auto) though it has gaps
+python3 - "$tmp/mix.jsonl" "$tmp/w1.err" >"$tmp/cnt.out" 2>&1 <<'EOF'
+import json, re, sys
+ops = [0] * 6
+rej = gaps = 0
+for l in open(sys.argv[1]):
+    d = json.loads(l)
+    if 'dta.opcode' in d and not d['lost']:
+        ops[d['dta.opcode']] += 1
+        rej += d['dta.opcode'] == 4 and d['dta.hop'] >= 2
+err = open(sys.argv[2]).read()
+m = re.search(r'dta: (\d+) reports \((\d+) key-write, (\d+) append, (\d+) key-increment, (\d+) postcarder', err)
+got = [int(x) for x in m.groups()]
+assert got == [sum(ops)] + ops[1:5], (got, ops)
+assert re.search(r'%d rejected' % rej, err), rej
+m = re.search(r'(\d+) sequence gaps, \d+ column gaps, (\d+) NACKs sent', err)
+assert int(m.group(1)) > 0 and int(m.group(2)) == 0, m.groups()
+print('counters ok')
+EOF
+check $? "counters by opcode, rejected postcards, no NACK from a file" "$tmp/cnt.out"
+
+# ---- Sketch-Merge: the merged sketch against the truth ----
+for kind in count-min count-sketch hll; do
+	rows=4; [ "$kind" = hll ] && rows=1
+	"$bld/intgen" --format dta --dta-op sketch --dta-sketch "$kind" --dta-rows "$rows" \
+		--dta-width 1024 --dta-reporters 4 --dta-items 4000 --dta-keys 2000 --dta-chunk 16 \
+		--dta-seed 11 -o "$tmp/sk.pcap" -e "$tmp/sk.jsonl"
+	echo "dta-store sk { type = sketch-merge; sketch = $kind; sketch-id = 1; rows = $rows; columns = 1024; reporters = 4; seed = 11; file = \"$tmp/sk.$kind\" }" >"$tmp/sk.conf"
+	"$bld/intspect" -C "$tmp/sk.conf" -r "$tmp/sk.pcap" 2>"$tmp/sk.err"
+	python3 - "$kind" "$tmp/sk.jsonl" "$reader" "$tmp/sk.$kind" >"$tmp/sk.out" 2>&1 <<'EOF'
+import json, math, subprocess, sys
+kind, exp, reader, store = sys.argv[1:]
+truth = [json.loads(l) for l in open(exp) if 'sketch_truth' in l][0]
+counts = {int(k): v for k, v in truth['counts'].items()}
+card, complete = subprocess.run([reader, 'card', store], capture_output=True, text=True).stdout.split()
+assert int(complete) == 4, 'complete %s of 4 reporters' % complete
+if kind == 'hll':
+    err = abs(float(card) - truth['distinct']) / truth['distinct']
+    bound = 3 * 1.04 / math.sqrt(1024)
+    assert err <= bound, (card, truth['distinct'], bound)
+    print('hll %s for %d distinct (%.3f <= %.3f)' % (card, truth['distinct'], err, bound))
+    sys.exit(0)
+keys = sorted(counts)
+out = subprocess.run([reader, 'sm', store], input=''.join('%d\n' % k for k in keys),
+                     capture_output=True, text=True).stdout.split('\n')
+est = {int(l.split()[0]): int(l.split()[1]) for l in out if l}
+total = truth['total']
+eps = math.e / 1024
+if kind == 'count-min':
+    below = [k for k in keys if est[k] < counts[k]]
+    over = sum(est[k] - counts[k] > eps * total for k in keys)
+    assert not below, below[:5]
+    assert over <= (math.exp(-4) + 0.01) * len(keys), (over, len(keys))
+else:   # count sketch: |error| <= 3 sqrt(F2 / width) for most keys
+    f2 = sum(v * v for v in counts.values())
+    far = sum(abs(est[k] - counts[k]) > 3 * math.sqrt(f2 / 1024) for k in keys)
+    assert far <= 0.05 * len(keys), (far, len(keys))
+print('%s: %d keys, estimates within their bounds' % (kind, len(keys)))
+EOF
+	[ $? = 0 ] && sanitizer "$tmp/sk.err"
+	check $? "sketch-merge $kind: merged from 4 reporters, within the sketch's bound" "$tmp/sk.out"
+done
+
+# ---- stores fed by rules: path tracing from INT ----
+"$bld/intgen" --int-version 2.1 --hops 1-6 --flows 40 -n 800 --seed 3 -o "$tmp/int.pcap" -e /dev/null
+cat >"$tmp/paths.conf" <<EOF
+dta-store paths {
+  type = key-write; file = "$tmp/paths"; slots = 4096; value-bytes = 32
+  key = {"ip.src", "ip.dst", "udp.src_port", "udp.dst_port"}
+  value = {"int.hop_switch_ids"}
+}
+EOF
+"$bld/intspect" -C "$tmp/paths.conf" -r "$tmp/int.pcap" 2>"$tmp/paths.err" &&
+	"$bld/intspect" -r "$tmp/int.pcap" --dump >"$tmp/int.dump" 2>/dev/null
+python3 - "$tmp/int.dump" "$reader" "$tmp/paths" >"$tmp/paths.out" 2>&1 <<'EOF'
+import ipaddress, json, subprocess, sys
+# the key encoding of src/plugins/dta/README.md: each value 8 bytes big-endian
+last = {}
+for l in open(sys.argv[1]):
+    d = json.loads(l)
+    if 'int.hop_switch_ids' not in d:
+        continue
+    k = b''.join(int(x).to_bytes(8, 'big') for x in (
+        int(ipaddress.ip_address(d['ip.src'])), int(ipaddress.ip_address(d['ip.dst'])),
+        d['udp.src_port'], d['udp.dst_port']))
+    ids = d['int.hop_switch_ids'][:8]
+    last[k.hex()] = ids + [0] * (8 - len(ids))
+out = subprocess.run([sys.argv[2], 'kwx', sys.argv[3]], input='\n'.join(last) + '\n',
+                     capture_output=True, text=True).stdout.splitlines()
+bad = [l for l in out if [int(x) for x in l.split()[2:]] != last[l.split()[0]]]
+assert len(out) == len(last) and not bad, bad[:3]
+print('%d flows: their last path' % len(last))
+EOF
+check $? "a rule-fed key-write store holds each flow's last path (int.hop_switch_ids)" "$tmp/paths.out"
+
+# ---- a reader polling while intspect appends ----
+"$bld/intgen" --int-version 1.0 --hops 2 -n 150000 --seed 5 -o "$tmp/big.pcap" -e /dev/null
+cat >"$tmp/watch.conf" <<EOF
+dta-store log {
+  type = append; file = "$tmp/log"; lists = 1; entries = 4096; value-bytes = 16
+  value = {"meta.packet_index", "meta.packet_index"}
+}
+EOF
+rm -f "$tmp/log"
+"$bld/intspect" -C "$tmp/watch.conf" -r "$tmp/big.pcap" 2>"$tmp/watch.err" &
+ip=$!; pids="$pids $ip"
+i=0; while [ ! -f "$tmp/log" ] && [ $i -lt 200 ]; do sleep 0.01; i=$((i + 1)); done
+"$reader" watch "$tmp/log" 1500 >"$tmp/watch.out" 2>&1
+rc=$?
+wait "$ip"
+read -r _ nread _ nlost _ ntorn <"$tmp/watch.out"
+[ "$rc" = 0 ] && [ "${nread:-0}" -gt 0 ] && [ "${ntorn:-1}" = 0 ]
+check $? "a reader process polls while intspect appends: $nread read, $nlost lapped, none torn" "$tmp/watch.out"
+
+# ---- live: loss and reordering repaired by NACKs; the control socket ----
+p=$(port); np=$(port)
+stores live >"$tmp/live.conf"
+cat >>"$tmp/live.conf" <<EOF
+dta { nack-port = $np }
+dta-store sk { type = sketch-merge; sketch-id = 1; rows = 4; columns = 1024; reporters = 4; file = "$tmp/live.sk" }
+EOF
+"$bld/intspect" -C "$tmp/live.conf" -u "127.0.0.1:$p" -o "dta.udp-ports=$p" -w 2 --control "$tmp/ctl.sock" \
+	2>"$tmp/live.err" &
+ip=$!; pids="$pids $ip"
+i=0; while [ ! -S "$tmp/ctl.sock" ] && [ $i -lt 300 ]; do sleep 0.01; i=$((i + 1)); done
+"$bld/intgen" --format dta --dta-op mix --dta-words 2 --dta-reporters 4 -n 3000 --seed 9 \
+	--dta-loss 0.05 --dta-reorder 0.05 --send "127.0.0.1:$p" --nack-port "$np" --pps 5000 \
+	-e "$tmp/live.jsonl" 2>"$tmp/gen.err"
+"$bld/intgen" --format dta --dta-op sketch --dta-reporters 4 --dta-items 3000 --seed 12 \
+	--dta-loss 0.05 --send "127.0.0.1:$p" --nack-port "$np" --pps 5000 \
+	-e "$tmp/livesk.jsonl" 2>>"$tmp/gen.err"
+ctl() { "$bld/intspect-ctl" -s "$tmp/ctl.sock" --json "$@"; }
+python3 "$src/test/dta/model.py" "$tmp/live.jsonl" "$reader" "$tmp/live.kv" "$tmp/live.ev" \
+	"$tmp/live.cnt" 2 --any-order --all >"$tmp/live.out" 2>&1
+check $? "live with 5% loss and 5% reordering: every report in the stores once (NACKs)" "$tmp/live.out"
+key=$(python3 -c "
+import json
+for l in open('$tmp/live.jsonl'):
+    d = json.loads(l)
+    if d.get('dta.opcode') == 3: print(d['dta.key']); break")
+sum=$(python3 -c "
+import json
+print(sum(d['dta.counter'] for d in map(json.loads, open('$tmp/live.jsonl')) if d.get('dta.opcode') == 3 and d['dta.key'] == $key))")
+ctl dta estimate cnt "$key" >"$tmp/q1" && grep -q "\"estimate\": *$sum[,}]" "$tmp/q1"
+check $? "intspect-ctl dta estimate: the key's sum ($sum)" "$tmp/q1"
+ctl dta poll ev 0 0 5 >"$tmp/q2" && python3 -c "
+import json, sys
+r = json.load(open('$tmp/q2'))
+assert r['ok'] and len(r['entries']) == 5 and r['cursor'] == 5 and r['lost'] == 0, r"
+check $? "intspect-ctl dta poll: 5 entries from cursor 0, the next cursor" "$tmp/q2"
+ctl dta get kv 1 >"$tmp/q3" && grep -q '"found": *false' "$tmp/q3"
+check $? "intspect-ctl dta get of an unwritten key: not found" "$tmp/q3"
+ctl dta get nosuch 1 >"$tmp/q4"; grep -q "no dta-store named 'nosuch'" "$tmp/q4"
+check $? "intspect-ctl dta on an unknown store: its error" "$tmp/q4"
+ctl dta estimate sk "$key" >"$tmp/q5" && grep -q '"complete": *4' "$tmp/q5"
+check $? "live sketch with 5% loss: every reporter's columns arrive (complete 4)" "$tmp/q5"
+kill -INT "$ip"; wait "$ip"
+grep -E '^dta: [0-9]+ reporters' "$tmp/live.err" | python3 -c "
+import re, sys
+l = sys.stdin.read()
+g = int(re.search(r'(\d+) sequence gaps', l).group(1)); n = int(re.search(r'(\d+) NACKs sent', l).group(1))
+assert g > 0 and n >= g, l" && sanitizer "$tmp/live.err"
+check $? "live: gaps found and NACKed ($(grep -o '[0-9]* NACKs sent' "$tmp/live.err"))" "$tmp/live.err"
+
+# ---- shedding: a backlog past half the buffer sheds priority 0 first ----
+p=$(port)
+cat >"$tmp/shed.conf" <<EOF
+input { buffer-size = 1 }
+dta-store cnt { type = key-increment; file = "$tmp/shed.cnt"; rows = 2; columns = 1024 }
+EOF
+"$bld/intspect" -C "$tmp/shed.conf" -u "127.0.0.1:$p" -o "dta.udp-ports=$p" 2>"$tmp/shed.err" &
+ip=$!; pids="$pids $ip"
+sleep 0.5
+kill -STOP "$ip"
+"$bld/intgen" --format dta --dta-op increment --dta-no-retransmit --dta-reporters 1 -n 8000 \
+	--send "127.0.0.1:$p" --pps 1000000 --linger 0 -e /dev/null 2>/dev/null
+kill -CONT "$ip"; sleep 1; kill -INT "$ip"; wait "$ip"
+python3 - "$tmp/shed.err" >"$tmp/shed.out" 2>&1 <<'EOF'
+import re, sys
+l = open(sys.argv[1]).read()
+s = [int(x) for x in re.search(r'priority 0-3: (\d+) (\d+) (\d+) (\d+)', l).groups()]
+# priorities drawn evenly: 0 goes at half the buffer, 2 only past 9/10
+assert s[0] > 0 and s[3] == 0 and s[0] > s[2], s
+print('shed by priority', s)
+EOF
+check $? "overload: priority 0 shed first, priority 3 never ($(cat "$tmp/shed.out"))" "$tmp/shed.err"
+
+# ---- config errors: file:line:col ----
+terr() {        # expected message, then the config
+	printf '%s\n' "$2" >"$tmp/bad.conf"
+	"$bld/intspect" -T "$tmp/bad.conf" >/dev/null 2>"$tmp/bad.err"
+	[ $? = 2 ] && grep -q "bad.conf:[0-9]*:[0-9]*: error: .*$1" "$tmp/bad.err"
+	check $? "-T refuses: $1" "$tmp/bad.err"
+}
+terr "needs type = key-write" 'dta-store a { slots = 8 }'
+terr "must be a power of 2 (1024 or 2048)" 'dta-store a { type = key-write; slots = 1500 }'
+terr "'rows' does not apply to a key-write store" 'dta-store a { type = key-write; rows = 2 }'
+terr "already takes the DTA key-write reports" 'dta-store a { type = key-write; file = "/tmp/x1" }
+dta-store b { type = key-write; file = "/tmp/x2" }'
+terr "needs sketch-id" 'dta-store s { type = sketch-merge }'
+terr "one row of registers" 'dta-store s { type = sketch-merge; sketch-id = 1; sketch = hll; rows = 4 }'
+terr "takes DTA reports only" 'dta-store s { type = sketch-merge; sketch-id = 1; key = {"ip.src"} }'
+terr "is one of key-write, append, key-increment, sketch-merge" 'dta-store a { type = kv }'
+terr "is a string" 'dta-store a { type = append; value = {"int.mode"} }'
+terr "is dta-store a's" 'dta-store a { type = append; file = "/tmp/y" }
+dta-store b { type = key-increment; file = "/tmp/y" }'
+"$bld/intspect" -C /dev/null -r "$tmp/mix.pcap" >/dev/null 2>&1
+printf 'dta-store a { type = key-write; file = "%s/nodir/a" }\n' "$tmp" >"$tmp/nodir.conf"
+"$bld/intspect" -C "$tmp/nodir.conf" -r "$tmp/mix.pcap" 2>"$tmp/nodir.err"
+[ $? = 2 ] && grep -q "dta-store a: .*nodir.*No such file or directory" "$tmp/nodir.err"
+check $? "a store file that cannot be created: said, exit 2" "$tmp/nodir.err"
+
+echo "dta: $((total - fail)) passed, $fail failed"
+[ "$fail" -eq 0 ]
