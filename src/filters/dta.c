@@ -18,16 +18,24 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #define APPEND_BATCH 16
-#define RENACK_AFTER 32         /* reports past a gap before its NACK is sent again */
+/* New reports (beyond the newest seen) that arrived after a NACK went,
+ * before the gap it named is NACKed again: its retransmission was lost
+ * too. Counting neither the retransmitted reports a NACK brings nor those
+ * that arrived before it went (a collector that reads late) keeps one
+ * NACK from causing the next. */
+#define RENACK_AFTER 32
 /* How far the newest sequence may run ahead of the last in-order one: a
  * gap older than this is given up (counted lost), so a report lost for
  * good (a capture, a reporter that gave up) never blocks its reporter,
- * and a retransmission is still told from a new report (it is at most
- * this far behind the newest, well inside the 8-bit space). */
-#define MAX_LAG 64
+ * and a retransmission is still told from a new report: a reporter
+ * resends at most 127 reports (half the 8-bit space), the base is at
+ * most MAX_LAG behind the newest, and what is left (127 - MAX_LAG) is
+ * the run of consecutive losses a new report may follow. */
+#define MAX_LAG 96
 /* A reporter restarted: silent this long, or this many reports in a row
  * at or behind the base (more than go-back-N resends: a window is 127) */
 #define RESYNC_IDLE_NS 1000000000ull
@@ -38,12 +46,14 @@ struct reporter {
 	uint16_t port;
 	uint8_t used, v6;
 	uint8_t base;           /* last in-order sequence */
-	uint8_t nack_base;      /* the base last NACKed, when has_nack */
-	uint8_t has_nack;
-	uint16_t since_nack;
+	uint8_t top;            /* the newest sequence received (base when none ahead) */
+	uint8_t nack_top;       /* top when the last NACK went, while has_nack */
+	uint8_t has_nack;       /* a NACK is out for the gaps below nack_top */
+	uint16_t since_nack;    /* new reports that arrived since that NACK went */
 	uint16_t behind;        /* reports in a row at or behind the base */
 	uint64_t seen[4];       /* bit s: sequence s received ahead of the base */
 	uint64_t last_ns;       /* its last report's time */
+	uint64_t nack_ns;       /* when the last NACK went, on the reports' clock */
 };
 
 struct dta_engine {
@@ -233,9 +243,40 @@ static inline bool seen(const struct reporter *r, uint8_t s)
 	return r->seen[s >> 6] >> (s & 63) & 1;
 }
 
+static void restart(struct reporter *r, uint8_t seq)
+{
+	r->base = r->top = seq;
+	r->behind = 0;
+	r->has_nack = 0;
+	memset(r->seen, 0, sizeof(r->seen));
+}
+
+static void nack(struct dta_engine *d, struct reporter *r, uint64_t ts)
+{
+	r->has_nack = 1;
+	r->nack_top = r->top;
+	r->since_nack = 0;
+	r->nack_ns = ts;
+	if (d->nack) {
+		/* live, the reports' clock is the real-time one (kernel stamps):
+		 * the time the NACK goes, unless the stamps are of another clock */
+		struct timespec now;
+		if (clock_gettime(CLOCK_REALTIME, &now) == 0) {
+			uint64_t t = (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+			if (t >= ts && t - ts < RESYNC_IDLE_NS)
+				r->nack_ns = t;
+		}
+		uint8_t msg[2] = { r->base, 0x80 };
+		send_to(d, r, msg, sizeof(msg));
+	}
+}
+
 /* A retransmittable report's sequence: true to apply it, false when it
  * came before (a retransmission of what was applied). Sends the NACK a
- * gap asks for. */
+ * gap asks for: one per gap, since the reporter goes back to the base
+ * and resends everything after it (go-back-N), which fills every gap
+ * below what it had sent; another only when new reports keep coming and
+ * the gap does not fill (the retransmission was lost too). */
 static bool track(struct dta_engine *d, struct reporter *r, uint8_t seq, uint64_t ts)
 {
 	bool idle = r->used == 1 && ts > r->last_ns + RESYNC_IDLE_NS;
@@ -244,10 +285,7 @@ static bool track(struct dta_engine *d, struct reporter *r, uint8_t seq, uint64_
 	if (r->used == 2 || idle) {             /* new, or back after a silence */
 		d->st.resyncs += idle;
 		r->used = 1;
-		r->base = seq;
-		r->behind = 0;
-		r->has_nack = 0;
-		memset(r->seen, 0, sizeof(r->seen));
+		restart(r, seq);
 		return true;
 	}
 	uint8_t ahead = (uint8_t)(seq - r->base);
@@ -257,10 +295,7 @@ static bool track(struct dta_engine *d, struct reporter *r, uint8_t seq, uint64_
 			return false;
 		}
 		/* so many old ones in a row: the reporter started again */
-		memset(r->seen, 0, sizeof(r->seen));
-		r->base = seq;
-		r->behind = 0;
-		r->has_nack = 0;
+		restart(r, seq);
 		d->st.resyncs++;
 		return true;
 	}
@@ -270,7 +305,10 @@ static bool track(struct dta_engine *d, struct reporter *r, uint8_t seq, uint64_
 		return false;
 	}
 	r->seen[seq >> 6] |= UINT64_C(1) << (seq & 63);
-	while ((uint8_t)(seq - r->base) > MAX_LAG) {    /* give the oldest gap up */
+	bool newest = ahead > (uint8_t)(r->top - r->base);
+	if (newest)
+		r->top = seq;
+	while ((uint8_t)(r->top - r->base) > MAX_LAG) {        /* give the oldest gap up */
 		r->base++;
 		d->st.abandoned += !seen(r, r->base);
 		r->seen[r->base >> 6] &= ~(UINT64_C(1) << (r->base & 63));
@@ -279,18 +317,16 @@ static bool track(struct dta_engine *d, struct reporter *r, uint8_t seq, uint64_
 		r->base++;
 		r->seen[r->base >> 6] &= ~(UINT64_C(1) << (r->base & 63));
 	}
-	if (r->base != seq) {                   /* a sequence below seq is missing */
-		bool fresh = !r->has_nack || r->nack_base != r->base;
-		d->st.gaps += fresh;
-		if (fresh || ++r->since_nack >= RENACK_AFTER) {
-			r->has_nack = 1;
-			r->nack_base = r->base;
-			r->since_nack = 0;
-			if (d->nack) {
-				uint8_t msg[2] = { r->base, 0x80 };
-				send_to(d, r, msg, sizeof(msg));
-			}
-		}
+	if (r->base == r->top) {                /* in order: nothing missing */
+		r->has_nack = 0;
+		return true;
+	}
+	/* a gap; the one NACKed is filled when the base reached nack_top */
+	if (!r->has_nack || (uint8_t)(r->nack_top - r->base) >= 128 || r->nack_top == r->base) {
+		d->st.gaps++;
+		nack(d, r, ts);
+	} else if (newest && ts > r->nack_ns && ++r->since_nack >= RENACK_AFTER) {
+		nack(d, r, ts);
 	}
 	return true;
 }

@@ -238,10 +238,10 @@ if [ -f "$conf" ]; then
 
 	# keys of the global settings, input, output and report sections
 	# (dsl/compile.c check_keys)
-	for s in "global settings" input output control event-report query-report metrics flow-monitor; do
+	for s in "global settings" input output control event-report query-report metrics flow-monitor dta-store dta; do
 		case $s in
 		"global settings") printf 'zz-no-such-key = 1\n' ;;
-		*-report | flow-monitor) printf '%s t { zz-no-such-key = 1 }\n' "$s" ;;
+		*-report | flow-monitor | dta-store) printf '%s t { zz-no-such-key = 1 }\n' "$s" ;;
 		*) printf '%s { zz-no-such-key = 1 }\n' "$s" ;;
 		esac >"$tmp/k.conf"
 		known_of "$tmp/k.conf" >"$tmp/prog"

@@ -5,6 +5,8 @@
  *
  *   dta_read kw FILE          keys (one 32-bit number a line) on stdin:
  *                             "KEY COPIES W0 W1 ..." ("KEY 0" unanswered)
+ *   dta_read shard N          keys on stdin: "KEY SHARD", the collector of
+ *                             0..N-1 a client sends the key to (isp_dta_shard)
  *   dta_read kwx FILE         the same with keys as hex bytes (a rule's key)
  *   dta_read ki FILE          keys on stdin: "KEY ESTIMATE"
  *   dta_read sm FILE          keys on stdin: "KEY ESTIMATE" (newest epoch)
@@ -64,14 +66,23 @@ static uint64_t now_ms(void)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: dta_read kw|ki|sm|card|poll|watch FILE [MS]\n");
+		fprintf(stderr, "usage: dta_read kw|kwx|ki|sm|card|poll|watch FILE [MS] | dta_read shard N\n");
 		return 2;
 	}
 	const char *cmd = argv[1];
-	const struct isp_dta_header *h = map(argv[2]);
-	uint32_t w[ISP_DTA_MAX_WORDS];
 	unsigned long k;
 	uint8_t kb[4];
+
+	if (!strcmp(cmd, "shard")) {
+		unsigned n = (unsigned)strtoul(argv[2], NULL, 10);
+		while (scanf("%lu", &k) == 1) {
+			key_bytes((uint32_t)k, kb);
+			printf("%lu %u\n", k, isp_dta_shard(kb, 4, n));
+		}
+		return 0;
+	}
+	const struct isp_dta_header *h = map(argv[2]);
+	uint32_t w[ISP_DTA_MAX_WORDS];
 
 	if (!strcmp(cmd, "kwx")) {
 		char hex[2100];
@@ -133,12 +144,17 @@ int main(int argc, char **argv)
 			}
 			printf("lost %" PRIu32 " %" PRIu64 "\n", l, lost_l);
 		}
+		free(buf);
+		free(cur);
 		return 0;
 	}
 	if (!strcmp(cmd, "watch") && argc > 3 && vb >= 16) {
 		uint64_t end = now_ms() + strtoull(argv[3], NULL, 10), *last;
-		if (!(last = calloc(h->lists, sizeof(*last))))
+		if (!(last = calloc(h->lists, sizeof(*last)))) {
+			free(buf);
+			free(cur);
 			return 2;
+		}
 		do {
 			for (uint32_t l = 0; l < h->lists; l++) {
 				unsigned n = isp_dta_poll(h, l, &cur[l], buf, 256, &lost);
@@ -155,8 +171,13 @@ int main(int argc, char **argv)
 			}
 		} while (now_ms() < end);
 		printf("read %" PRIu64 " lost %" PRIu64 " torn %" PRIu64 "\n", read, lost_all, torn);
+		free(last);
+		free(buf);
+		free(cur);
 		return torn ? 1 : 0;
 	}
 	fprintf(stderr, "dta_read: unknown command %s\n", cmd);
+	free(buf);
+	free(cur);
 	return 2;
 }

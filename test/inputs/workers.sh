@@ -142,7 +142,7 @@ while [ "$i" -lt 64 ]; do
 	i=$((i + 1))
 done
 "$bld/intspect" -C "$tmp/many.conf" -r "$tmp/inline.pcap" -w 2 >/dev/null 2>"$tmp/many.err"; rc=$?
-[ "$rc" -ne 0 ] && grep -q "more than 63 rules keep per-key state" "$tmp/many.err" &&
+[ "$rc" -ne 0 ] && grep -q "more than 62 rules keep per-key state" "$tmp/many.err" &&
 	ok "64 keyed rules on 2 workers: refused with the reason" || { bad "64 keyed rules on 2 workers (exit $rc)"; cat "$tmp/many.err"; }
 "$bld/intspect" -C "$tmp/many.conf" -r "$tmp/inline.pcap" -w 1 -q 2>"$tmp/many1.err" &&
 	grep -q "event-report e63: 20000 matched" "$tmp/many1.err" &&

@@ -497,7 +497,7 @@ START_TEST(ki_count_min)
 		EXPECT(m == est);
 	}
 	EXPECTED();
-	printf("ki: %u of %u keys above e/w x total (%.0f)\n", over, KEYS, bound);
+	printf("ki: %u of %u keys above e/w x total (%.0f)\n", over, (unsigned)KEYS, bound);
 	ck_assert_msg((double)over / KEYS <= exp(-4) + 0.005, "%u keys over the bound", over);
 	ck_assert_uint_eq(ld(&t.h->writes), EVENTS);
 	dta_store_clear(t.s);
@@ -612,7 +612,7 @@ static int64_t sm_model_estimate(uint32_t key)
 {
 	const struct sw *m = &sm.merged;
 	uint64_t h = mm64(kb(key), 4, m->seed);
-	int64_t v[8];
+	int64_t v[8] = { 0 };
 
 	for (unsigned i = 0; i < m->rows; i++) {
 		int64_t x = cs_sign(m, key, i) * m->c[i * m->width + idx(h, i, m->width)];
@@ -666,7 +666,7 @@ static void sm_frequency(enum isp_dta_sketch kind, unsigned rows, unsigned R, un
 	}
 	EXPECTED();
 	printf("sm %s: %u of %u keys off by more than %.0f\n",
-	       kind == ISP_DTA_COUNT_MIN ? "count-min" : "count sketch", over, KEYS, bound);
+	       kind == ISP_DTA_COUNT_MIN ? "count-min" : "count sketch", over, (unsigned)KEYS, bound);
 	ck_assert_uint_le(over, KEYS * (kind == ISP_DTA_COUNT_MIN ? exp(-(double)rows) + 0.01 : 0.03));
 	sw_encode(&sm.sw[R - 1], 32, 16, buf);
 	ck_assert_int_eq(dta_sm_merge(sm.t.s, R - 1, epoch, 32, 16, rows, buf, &miss), DTA_SM_DUPLICATE);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #define HISTORY 256u            /* one per sequence number */
+#define RESEND_MAX 127u         /* reports a NACK sends again, at most */
 #define NACK_MAX 64u            /* bytes read of a NACK datagram */
 #define NACK_FLAG 0x80
 #define NACK_FLAG_SKETCH 0x40
@@ -213,7 +214,9 @@ static int resend(struct dta_sender *s, unsigned r, const struct hist *h)
 /* Go-back-N: every report after the one whose sequence number is seq.
  * The named report is the latest with that number (the collector cannot
  * be a whole sequence space behind); a NACK naming no report of the last
- * 256 (nothing received yet) resends what the history holds. */
+ * 256 (nothing received yet) resends what the history holds. At most the
+ * last RESEND_MAX go again: an older one is more than half the 8-bit
+ * space behind the newest, where a collector would take it for new. */
 static int nack_seq(struct dta_sender *s, unsigned r, uint8_t seq)
 {
 	struct reporter *rp = &s->rep[r];
@@ -224,8 +227,8 @@ static int nack_seq(struct dta_sender *s, unsigned r, uint8_t seq)
 	uint64_t back = (uint8_t)(last - seq);
 	uint64_t from = back > last ? 0 : last - back + 1;
 
-	if (rp->top > HISTORY && from < rp->top - HISTORY)
-		from = rp->top - HISTORY;
+	if (rp->top > RESEND_MAX && from < rp->top - RESEND_MAX)
+		from = rp->top - RESEND_MAX;
 	for (uint64_t n = from; n <= last; n++) {
 		const struct hist *h = &rp->h[n % HISTORY];
 		/* a report held back by --dta-reorder is not sent yet */

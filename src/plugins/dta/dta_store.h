@@ -325,7 +325,7 @@ static inline int64_t isp_dta_sm_estimate(const struct isp_dta_header *h,
 	const _Atomic int64_t *c = isp_dta_epoch_counters(h, (struct isp_dta_epoch *)e);
 	uint64_t hh = isp_dta_murmur64a(key, 4, h->seed);
 	uint64_t sign = isp_dta_murmur64a(key, 4, h->seed ^ ISP_DTA_SIGN_SEED);
-	int64_t v[64];
+	int64_t v[64] = { 0 };
 	unsigned n = h->rows < 64 ? h->rows : 64;
 
 	for (unsigned i = 0; i < n; i++) {
