@@ -34,12 +34,15 @@ static const char *const port_options[] = {
 	"int_report.udp-ports=32766,2055,9555",
 	"vxlan.udp-ports=4789,8472",
 	"geneve.udp-ports=6081,6082",
+	"dta.udp-ports=40040,5002",
 	NULL,
 };
 
 /* Global plugin options; a pass always applies one whole row of choices. */
 static const char *const dialects[] = { "int.dialect=auto", "int.dialect=l4s" };
 static const char *const in_reports[] = { "int.in-reports=structural", "int.in-reports=detect" };
+/* with the same bit: DTA's 3-byte and 2-byte base headers */
+static const char *const dta_sequences[] = { "dta.sequence=yes", "dta.sequence=no" };
 static const char *const markers[] = { "int.probe-marker=none",
 				       "int.probe-marker=0xaaaaaaaabbbbbbbb" };
 static const char *const dscps[] = { "int.dscp=0x20/0x3f", "int.dscp=none",
@@ -76,11 +79,13 @@ static struct isp_registry *make_registry(bool alt_ports)
 	return reg;
 }
 
-/* Bits of `sel`: dialect, in-reports, marker, 2 x dscp, geneve, gre. */
+/* Bits of `sel`: dialect, in-reports and dta.sequence, marker, 2 x dscp,
+ * geneve, gre. */
 static void apply_globals(struct isp_registry *reg, unsigned sel)
 {
 	set_option(reg, dialects[sel & 1]);
 	set_option(reg, in_reports[(sel >> 1) & 1]);
+	set_option(reg, dta_sequences[(sel >> 1) & 1]);
 	set_option(reg, markers[(sel >> 2) & 1]);
 	set_option(reg, dscps[(sel >> 3) & 3]);
 	set_option(reg, geneve_classes[(sel >> 5) & 1]);
