@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "../../src/plugins/dta/store.h"
+#include "testlib.h"
 
 /* ---- models ---- */
 
@@ -1083,10 +1084,5 @@ int main(void)
 	tcase_add_test(tc, persist_reopen);
 	tcase_add_test(tc, shared_writers);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return tl_run_suite(s);
 }

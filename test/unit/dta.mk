@@ -5,7 +5,7 @@
 if HAVE_CHECK
 check_PROGRAMS += test/unit/check_dta test/unit/check_dta_decode
 TESTS += test/unit/check_dta test/unit/check_dta_decode
-test_unit_check_dta_SOURCES = test/unit/check_dta.c
+test_unit_check_dta_SOURCES = test/unit/check_dta.c test/unit/testlib.c test/unit/testlib.h
 test_unit_check_dta_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 test_unit_check_dta_LDADD = libispcore.la $(PCAP_LIBS) $(CHECK_LIBS) -lm -lpthread
 test_unit_check_dta_decode_SOURCES = test/unit/check_dta_decode.c test/unit/testlib.c \

@@ -203,7 +203,7 @@ static inline uint32_t slot_lock(struct dta_store *s, _Atomic uint32_t *ver)
 
 	if (!s->shared) {
 		atomic_store_explicit(ver, v + 1, memory_order_relaxed);
-		atomic_thread_fence(memory_order_release);
+		ISP_DTA_FENCE(memory_order_release);
 		return v;
 	}
 	for (;;) {
@@ -320,7 +320,7 @@ bool dta_append(struct dta_store *s, uint32_t list, const uint32_t *values, unsi
 		_Atomic uint64_t *seq = (_Atomic uint64_t *)e;
 		/* 0 first: a reader of the entry this one replaces sees it change */
 		atomic_store_explicit(seq, 0, memory_order_relaxed);
-		atomic_thread_fence(memory_order_release);
+		ISP_DTA_FENCE(memory_order_release);
 		memcpy(e + 8, (const uint8_t *)values + (size_t)k * h->value_bytes, h->value_bytes);
 		atomic_store_explicit(seq, pos + k + 1, memory_order_release);
 	}
