@@ -192,6 +192,25 @@ static uint64_t step_kw_get(struct ctx *c, uint64_t i)
 	return CHUNK;
 }
 
+/* the same keys, ISP_DTA_BATCH at a time (isp_dta_kw_get_many) */
+static uint64_t step_kw_get_many(struct ctx *c, uint64_t i)
+{
+	uint32_t k[ISP_DTA_BATCH], v[ISP_DTA_BATCH];
+	unsigned found[ISP_DTA_BATCH];
+	uint64_t hits = 0;
+
+	for (uint32_t j = 0; j < CHUNK; j += ISP_DTA_BATCH) {
+		for (unsigned b = 0; b < ISP_DTA_BATCH; b++)
+			k[b] = c->keys[(i + j + b) & c->mask];
+		isp_dta_kw_get_many(c->h, k, 4, ISP_DTA_BATCH, v, found);
+		for (unsigned b = 0; b < ISP_DTA_BATCH; b++)
+			hits += found[b] && v[b] == own_value(k[b]);
+	}
+	c->hits += hits;
+	c->queries += CHUNK;
+	return CHUNK;
+}
+
 static uint64_t step_append(struct ctx *c, uint64_t i)
 {
 	uint32_t vals[16];
@@ -383,8 +402,11 @@ static void rates(const uint32_t *keys)
 	/* Key-Write queries: W = M/2 keys written once, then queried in turn */
 	for (unsigned a = 0; a < 3; a++) {
 		struct ctx q = { .keys = keys, .mask = (NKEYS >> 1) - 1, .n = ns[a] };
+		char many[160];
 		snprintf(label, sizeof(label), "keywrite-query N=%u W/M=0.5 value=4B slots=2^20", q.n);
-		if (!want(label))
+		snprintf(many, sizeof(many), "keywrite-query-many N=%u batch=%u W/M=0.5 value=4B "
+			 "slots=2^20", q.n, ISP_DTA_BATCH);
+		if (!want(label) && !want(many))
 			continue;
 		q.s = kw_store(20, q.n, true);
 		q.h = dta_store_header(q.s);
@@ -396,7 +418,21 @@ static void rates(const uint32_t *keys)
 			step_kw_get(&q, i);
 		snprintf(note, sizeof(note), "(answer any: %.1f%% of the keys get their own value)",
 			 100.0 * (double)q.hits / (double)q.queries);
-		fig(label, step_kw_get, &q, note);
+		uint64_t pass_hits = q.hits;
+		if (want(label))
+			fig(label, step_kw_get, &q, note);
+		if (want(many)) {
+			q.hits = 0;
+			for (uint64_t i = 0; i <= q.mask; i += CHUNK)
+				step_kw_get_many(&q, i);
+			/* the same answers as one key at a time */
+			if (q.hits != pass_hits) {
+				fprintf(stderr, "dta_bench: batched queries answered %llu, not %llu\n",
+					(unsigned long long)q.hits, (unsigned long long)pass_hits);
+				exit(1);
+			}
+			fig(many, step_kw_get_many, &q, note);
+		}
 		dta_store_close(q.s);
 	}
 

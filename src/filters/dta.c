@@ -39,6 +39,9 @@
 /* A reporter restarted: silent this long, or this many reports in a row
  * at or behind the base (more than go-back-N resends: a window is 127) */
 #define RESYNC_IDLE_NS 1000000000ull
+/* A new reporter's first sequence number below this: what came before
+ * it since 0 is missing (see track) */
+#define START_WINDOW 64
 #define RESYNC_AFTER 1024
 
 struct reporter {
@@ -54,6 +57,19 @@ struct reporter {
 	uint64_t seen[4];       /* bit s: sequence s received ahead of the base */
 	uint64_t last_ns;       /* its last report's time */
 	uint64_t nack_ns;       /* when the last NACK went, on the reports' clock */
+};
+
+/* Columns stop coming this long before the first missing one is NACKed;
+ * the same column at most this many times. */
+#define SKETCH_QUIET_NS DTA_TICK_NS
+#define SKETCH_NACKS 8
+
+struct sk_watch {
+	struct reporter *from;  /* whose columns (NULL: none yet) */
+	uint16_t epoch;
+	uint16_t col;           /* the column last NACKed, and how often */
+	uint8_t tries;
+	uint64_t last_ns;       /* its last report, or the last NACK */
 };
 
 struct dta_engine {
@@ -76,6 +92,10 @@ struct dta_engine {
 	uint32_t batch_list;
 	unsigned batch_n;
 	uint32_t batch[APPEND_BATCH * ISP_DTA_MAX_WORDS];
+	/* Sketch-Merge stores taking reports: per reporter id, where its
+	 * columns come from, so that a reporter gone quiet before its last
+	 * column is NACKed (no later report shows that gap) */
+	struct sk_watch **watch;                /* by store index (NULL: not one) */
 	struct dta_counts st, pub;
 };
 
@@ -131,6 +151,13 @@ int dta_engine_new(struct isp_engine *e, const struct isp_registry *reg,
 			d->ap = (int)i;
 		else if (s->cfg.kind == ISP_DTA_KEY_INCREMENT)
 			d->ki = (int)i;
+		else if (s->cfg.kind == ISP_DTA_SKETCH_MERGE &&
+			 (!(d->watch || (d->watch = calloc(prog->ndta, sizeof(*d->watch)))) ||
+			  !(d->watch[i] = calloc(s->cfg.reporters, sizeof(*d->watch[i]))))) {
+			e->dta = d;
+			dta_engine_free(e);
+			return -1;
+		}
 	}
 	e->dta = d;
 	return 0;
@@ -147,6 +174,9 @@ void dta_engine_free(struct isp_engine *e)
 		close(d->fd4);
 	if (d->fd6 >= 0)
 		close(d->fd6);
+	for (unsigned i = 0; d->watch && i < d->ndefs; i++)
+		free(d->watch[i]);
+	free(d->watch);
 	free(d->rep);
 	free(d);
 	e->dta = NULL;
@@ -282,11 +312,17 @@ static bool track(struct dta_engine *d, struct reporter *r, uint8_t seq, uint64_
 	bool idle = r->used == 1 && ts > r->last_ns + RESYNC_IDLE_NS;
 
 	r->last_ns = ts > r->last_ns ? ts : r->last_ns;
-	if (r->used == 2 || idle) {             /* new, or back after a silence */
-		d->st.resyncs += idle;
+	if (r->used == 2) {
+		/* A new reporter starts its sequence at 0: a first report
+		 * numbered below START_WINDOW follows lost or delayed ones,
+		 * which a NACK asks for (the first one a collector receives
+		 * is often not the first sent). A larger number is a reporter
+		 * that was running before this collector: in order so far. */
 		r->used = 1;
-		restart(r, seq);
-		return true;
+		restart(r, seq < START_WINDOW ? 0xff : (uint8_t)(seq - 1));
+	} else if (idle) {                      /* back after a silence: in order */
+		d->st.resyncs++;
+		restart(r, (uint8_t)(seq - 1));
 	}
 	uint8_t ahead = (uint8_t)(seq - r->base);
 	if (ahead == 0 || ahead >= 128) {
@@ -373,8 +409,22 @@ static int sketch_store(const struct dta_engine *d, unsigned id)
 	return -1;
 }
 
-static void apply_sketch(struct dta_engine *d, const struct dta_report *r,
-			 const struct reporter *from)
+/* Ask a reporter for a Sketch-Merge column again (and what follows). */
+static void nack_column(struct dta_engine *d, struct reporter *from, unsigned sketch,
+			unsigned reporter, unsigned epoch, unsigned column)
+{
+	d->st.column_gaps++;
+	if (d->nack && from) {
+		uint8_t msg[10] = { from->base, 0xc0, (uint8_t)(sketch >> 8), (uint8_t)sketch,
+				    (uint8_t)(reporter >> 8), (uint8_t)reporter,
+				    (uint8_t)(epoch >> 8), (uint8_t)epoch, (uint8_t)(column >> 8),
+				    (uint8_t)column };
+		send_to(d, from, msg, sizeof(msg));
+	}
+}
+
+static void apply_sketch(struct dta_engine *d, const struct dta_report *r, struct reporter *from,
+			 uint64_t ts)
 {
 	int i = sketch_store(d, r->sketch);
 	unsigned missing = 0;
@@ -391,17 +441,49 @@ static void apply_sketch(struct dta_engine *d, const struct dta_report *r,
 		return;
 	}
 	d->st.applied += res == DTA_SM_MERGED || res == DTA_SM_GAP;
-	if (res == DTA_SM_GAP) {
-		d->st.column_gaps++;
-		if (d->nack && from) {
-			uint8_t msg[10] = { from->base, 0xc0, (uint8_t)(r->sketch >> 8),
-					    (uint8_t)r->sketch, (uint8_t)(r->reporter >> 8),
-					    (uint8_t)r->reporter, (uint8_t)(r->epoch >> 8),
-					    (uint8_t)r->epoch, (uint8_t)(missing >> 8),
-					    (uint8_t)missing };
-			send_to(d, from, msg, sizeof(msg));
+	if (res == DTA_SM_GAP)
+		nack_column(d, from, r->sketch, r->reporter, r->epoch, missing);
+	if (res != DTA_SM_STALE && from) {
+		struct sk_watch *w = &d->watch[i][r->reporter];
+		if (w->from != from || w->epoch != r->epoch)
+			w->tries = 0;
+		w->from = from;
+		w->epoch = r->epoch;
+		w->last_ns = ts;
+	}
+}
+
+/* Reporters whose columns stopped before the last: their first missing
+ * column is NACKed once they were quiet SKETCH_QUIET_NS (a lost last
+ * column has no later one to show the gap), at most SKETCH_NACKS times. */
+static void sketch_quiet(struct dta_engine *d, uint64_t now)
+{
+	for (unsigned i = 0; i < d->ndefs; i++) {
+		for (unsigned r = 0; d->watch[i] && r < d->defs[i].cfg.reporters; r++) {
+			struct sk_watch *w = &d->watch[i][r];
+			if (!w->from || now < w->last_ns + SKETCH_QUIET_NS)
+				continue;
+			int col = dta_sm_next(d->stores[i], r, w->epoch);
+			if (col < 0 || (col == w->col && w->tries >= SKETCH_NACKS)) {
+				w->from = NULL;         /* complete, or given up */
+				continue;
+			}
+			if (col != w->col)
+				w->tries = 0;
+			w->col = (uint16_t)col;
+			w->tries++;
+			w->last_ns = now;
+			nack_column(d, w->from, d->defs[i].cfg.sketch_id, r, w->epoch, (unsigned)col);
 		}
 	}
+}
+
+void dta_tick(struct isp_engine *e, uint64_t now_ns)
+{
+	struct dta_engine *d = e->dta;
+
+	if (d && d->watch && d->nack && now_ns != UINT64_MAX)
+		sketch_quiet(d, now_ns);
 }
 
 /* Shed under overload: the input's backlog at which each priority goes
@@ -462,7 +544,7 @@ void dta_packet(struct isp_engine *e, const struct isp_packet *p)
 		}
 		break;
 	case DTA_OP_SKETCH_MERGE:
-		apply_sketch(d, &r, from);
+		apply_sketch(d, &r, from, p->ts_ns);
 		return;
 	}
 	d->st.applied++;

@@ -49,6 +49,11 @@ void dta_packet(struct isp_engine *e, const struct isp_packet *p);
 void dta_rules(struct isp_engine *e, const struct isp_packet *p);
 /* Appends waiting in the batch go to their store. */
 void dta_flush(struct isp_engine *e);
+/* Time passes: NACKs that no report can trigger (a Sketch-Merge
+ * reporter gone quiet before its last column). With Sketch-Merge stores
+ * and NACKs, ticks come at least every DTA_TICK_NS. */
+#define DTA_TICK_NS 20000000ull
+void dta_tick(struct isp_engine *e, uint64_t now_ns);
 void dta_publish(struct isp_engine *e);
 void dta_counts_add(const struct isp_engine *e, bool published, struct dta_counts *sum);
 

@@ -382,6 +382,7 @@ void isp_engine_tick(struct isp_engine *e, uint64_t now_ns)
 	for (unsigned i = 0; i < e->prog->nevents; i++)
 		if (e->prog->events[i].idle_ns && now_ns != UINT64_MAX)
 			event_expire(e, i, now_ns);     /* the end of the input is not idleness */
+	dta_tick(e, now_ns);
 	isp_engine_flush(e);
 }
 

@@ -144,6 +144,15 @@ static uint64_t window_end(void *rules, uint64_t t)
 		if ((t / p + 1) * p < next)
 			next = (t / p + 1) * p;
 	}
+	/* Sketch-Merge reporters that went quiet are NACKed on ticks */
+	const struct isp_program *prog = g->prog;
+	bool nack = prog->dta.nack > 0 || (prog->dta.nack == 0 && r->live);
+	for (unsigned i = 0; nack && i < prog->ndta; i++) {
+		const uint64_t p = DTA_TICK_NS;
+		if (prog->dta_stores[i].reports && prog->dta_stores[i].cfg.kind == ISP_DTA_SKETCH_MERGE &&
+		    (t / p + 1) * p < next)
+			next = (t / p + 1) * p;
+	}
 	return next;
 }
 

@@ -13,7 +13,12 @@ pids=""
 trap 'for p in $pids; do kill -9 "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
 fail=0 total=0
 ok() { total=$((total + 1)); echo "ok $1"; }
-bad() { total=$((total + 1)); fail=$((fail + 1)); echo "FAIL $1"; [ -f "${2:-}" ] && head -20 "$2"; }
+bad() {
+	total=$((total + 1)); fail=$((fail + 1)); echo "FAIL $1"
+	[ -f "${2:-}" ] || return 0
+	head -20 "$2"
+	[ "$(wc -l <"$2")" -le 20 ] || { echo "..."; tail -10 "$2"; }
+}
 check() { if [ "$1" = 0 ]; then ok "$2"; else bad "$2" "${3:-}"; fi; }
 sanitizer() { ! grep -q -E 'runtime error|AddressSanitizer|LeakSanitizer' "$1"; }
 reader=$tmp/dta_read
@@ -205,14 +210,18 @@ ip=$!; pids="$pids $ip"
 i=0; while [ ! -S "$tmp/ctl.sock" ] && [ $i -lt 300 ]; do sleep 0.01; i=$((i + 1)); done
 "$bld/intgen" --format dta --dta-op mix --dta-words 2 --dta-reporters 4 -n 3000 --seed 9 \
 	--dta-loss 0.05 --dta-reorder 0.05 --send "127.0.0.1:$p" --nack-port "$np" --pps 2500 \
-	-e "$tmp/live.jsonl" 2>"$tmp/gen.err"
+	--linger 2000 -e "$tmp/live.jsonl" 2>"$tmp/gen.err"
 "$bld/intgen" --format dta --dta-op sketch --dta-reporters 4 --dta-items 3000 --seed 12 \
 	--dta-loss 0.05 --send "127.0.0.1:$p" --nack-port "$np" --pps 2500 \
-	-e "$tmp/livesk.jsonl" 2>>"$tmp/gen.err"
+	--linger 2000 -e "$tmp/livesk.jsonl" 2>>"$tmp/gen.err"
 ctl() { "$bld/intspect-ctl" -s "$tmp/ctl.sock" --json "$@"; }
 python3 "$src/test/dta/model.py" "$tmp/live.jsonl" "$reader" "$tmp/live.kv" "$tmp/live.ev" \
 	"$tmp/live.cnt" 2 --any-order --all >"$tmp/live.out" 2>&1
-check $? "live with 5% loss and 5% reordering: every report in the stores once (NACKs)" "$tmp/live.out"
+rc=$?
+# (on a failure, what the reporters and the collector counted)
+[ "$rc" = 0 ] || { cat "$tmp/gen.err"; kill -USR1 "$ip"; sleep 0.5; grep 'dta:' "$tmp/live.err"; } \
+	>>"$tmp/live.out" 2>&1
+check $rc "live with 5% loss and 5% reordering: every report in the stores once (NACKs)" "$tmp/live.out"
 key=$(python3 -c "
 import json
 for l in open('$tmp/live.jsonl'):

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #define ISP_DTA_MAGIC   UINT64_C(0x3130415444505349)   /* "ISPDTA01" read little-endian */
-#define ISP_DTA_LAYOUT  1u
+#define ISP_DTA_LAYOUT  2u
 #define ISP_DTA_HEADER_BYTES 4096u
 #define ISP_DTA_MAX_WORDS 32u          /* value words (value_bytes / 4) */
 #define ISP_DTA_MAX_N   8u             /* Key-Write copies, count-min rows */
@@ -93,8 +93,17 @@ static inline uint64_t isp_dta_murmur64a(const void *key, size_t len, uint64_t s
 		h *= m;
 	}
 	if (len) {
-		for (unsigned i = (unsigned)len; i-- > 0;)
-			h ^= (uint64_t)p[i] << (8 * i);
+		uint64_t t = 0;
+		if (len >= 4) {         /* a DTA key: 4 bytes, one load on most hosts */
+			t = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
+			    (uint64_t)p[3] << 24;
+			for (unsigned i = 4; i < len; i++)
+				t |= (uint64_t)p[i] << (8 * i);
+		} else {
+			for (unsigned i = 0; i < len; i++)
+				t |= (uint64_t)p[i] << (8 * i);
+		}
+		h ^= t;
 		h *= m;
 	}
 	h ^= h >> r;
@@ -109,9 +118,21 @@ static inline uint64_t isp_dta_index(uint64_t h, unsigned i, uint64_t size)
 	return ((h & 0xffffffffu) + (uint64_t)i * ((h >> 32) | 1)) & (size - 1);
 }
 
-static inline uint32_t isp_dta_check(const void *key, size_t len, uint64_t seed)
+/* A Key-Write slot's checksum, from the key's hash h: murmur3's fmix64
+ * of h ^ ISP_DTA_CHECK_SEED, its high 32 bits (never 0). fmix64 is a
+ * bijection in which every output bit depends on every input bit, so two
+ * keys that share slots (their hashes agree on the index bits only) have
+ * equal checksums with probability 2^-32; the public DTA code takes both
+ * from one CRC, which leaves a few bits. One hash pass serves both. */
+static inline uint32_t isp_dta_check(uint64_t h)
 {
-	uint32_t c = (uint32_t)(isp_dta_murmur64a(key, len, seed ^ ISP_DTA_CHECK_SEED) >> 32);
+	h ^= ISP_DTA_CHECK_SEED;
+	h ^= h >> 33;
+	h *= UINT64_C(0xff51afd7ed558ccd);
+	h ^= h >> 33;
+	h *= UINT64_C(0xc4ceb9fe1a85ec53);
+	h ^= h >> 33;
+	uint32_t c = (uint32_t)(h >> 32);
 	return c ? c : 1;
 }
 
@@ -210,30 +231,68 @@ static inline const char *isp_dta_invalid(const void *map, size_t bytes)
 
 /* ---- queries ---- */
 
-/*
- * Key-Write: the value of key (len bytes) into value (value_bytes).
- * Returns the copies that agree on it (>= 1), 0 when the store has no
- * answer (answer = majority: fewer than a majority of the N agree).
- */
-static inline unsigned isp_dta_kw_get(const struct isp_dta_header *h, const void *key,
-				      size_t len, uint32_t *value)
+#if defined(__GNUC__)
+#define ISP_DTA_PREFETCH(p) __builtin_prefetch((p), 0, 3)
+#else
+#define ISP_DTA_PREFETCH(p) ((void)(p))
+#endif
+
+/* n 32-bit words: a value is a few words, copied inline for the common
+ * sizes rather than by a call of a variable size */
+static inline void isp_dta_copy_words(void *to, const void *from, unsigned n)
+{
+	switch (n) {            /* sizes the compiler copies inline */
+	case 1: memcpy(to, from, 4); break;
+	case 2: memcpy(to, from, 8); break;
+	case 4: memcpy(to, from, 16); break;
+	default: memcpy(to, from, (size_t)n * 4);
+	}
+}
+
+static inline bool isp_dta_equal_words(const void *a, const void *b, unsigned n)
+{
+	switch (n) {
+	case 1: return !memcmp(a, b, 4);
+	case 2: return !memcmp(a, b, 8);
+	case 4: return !memcmp(a, b, 16);
+	default: return !memcmp(a, b, (size_t)n * 4);
+	}
+}
+
+static inline uint8_t *isp_dta_kw_slot(const struct isp_dta_header *h, uint64_t hh, unsigned i)
+{
+	return isp_dta_data(h) + isp_dta_index(hh, i, h->slots) * isp_dta_slot_bytes(h);
+}
+
+/* Ask for the N slots of a key's hash at once, so that their cache
+ * misses overlap instead of following each other. */
+static inline void isp_dta_kw_prefetch(const struct isp_dta_header *h, uint64_t hh)
+{
+	for (unsigned i = 0; i < h->redundancy && i < ISP_DTA_MAX_N; i++)
+		ISP_DTA_PREFETCH(isp_dta_kw_slot(h, hh, i));
+}
+
+/* The answer from the slots of hash hh for checksum check (see
+ * isp_dta_kw_get). */
+static inline unsigned isp_dta_kw_read(const struct isp_dta_header *h, uint64_t hh,
+				       uint32_t check, uint32_t *value)
 {
 	uint32_t vals[ISP_DTA_MAX_N][ISP_DTA_MAX_WORDS];
 	unsigned nvalid = 0, n = h->redundancy, best = 0, best_i = 0;
-	uint64_t hh = isp_dta_murmur64a(key, len, h->seed);
-	uint32_t check = isp_dta_check(key, len, h->seed);
-	size_t sb = isp_dta_slot_bytes(h);
+	unsigned words = h->value_bytes / 4 <= ISP_DTA_MAX_WORDS ? h->value_bytes / 4 : ISP_DTA_MAX_WORDS;
 
 	for (unsigned i = 0; i < n && i < ISP_DTA_MAX_N; i++) {
-		uint8_t *s = isp_dta_data(h) + isp_dta_index(hh, i, h->slots) * sb;
+		uint8_t *s = isp_dta_kw_slot(h, hh, i);
 		_Atomic uint32_t *ver = (_Atomic uint32_t *)s;
 		for (unsigned tries = 0; tries < 64; tries++) {
 			uint32_t v0 = atomic_load_explicit(ver, memory_order_acquire);
-			if (v0 == 0 || (v0 & 1))
-				continue;
+			if (v0 == 0)
+				break;                  /* never written */
+			if (v0 & 1)
+				continue;               /* being written: again */
 			uint32_t c;
 			memcpy(&c, s + 4, 4);
-			memcpy(vals[nvalid], s + 8, h->value_bytes);
+			isp_dta_copy_words(vals[nvalid], s + 8, words);
 			ISP_DTA_FENCE(memory_order_acquire);
 			if (atomic_load_explicit(ver, memory_order_relaxed) != v0)
 				continue;
@@ -242,17 +301,63 @@ static inline unsigned isp_dta_kw_get(const struct isp_dta_header *h, const void
 			break;
 		}
 	}
-	for (unsigned i = 0; i < nvalid; i++) {
-		unsigned agree = 0;
-		for (unsigned j = 0; j < nvalid; j++)
-			agree += !memcmp(vals[i], vals[j], h->value_bytes);
-		if (agree > best)
-			best = agree, best_i = i;
+	if (nvalid == 1) {                      /* the common answer: no vote */
+		best = 1;
+	} else {
+		for (unsigned i = 0; i < nvalid; i++) {
+			unsigned agree = 0;
+			for (unsigned j = 0; j < nvalid; j++)
+				agree += isp_dta_equal_words(vals[i], vals[j], words);
+			if (agree > best)
+				best = agree, best_i = i;
+		}
 	}
 	if (!best || (!h->answer_any && 2 * best <= n))
 		return 0;
-	memcpy(value, vals[best_i], h->value_bytes);
+	isp_dta_copy_words(value, vals[best_i], words);
 	return best;
+}
+
+/*
+ * Key-Write: the value of key (len bytes) into value (value_bytes).
+ * Returns the copies that agree on it (>= 1), 0 when the store has no
+ * answer (answer = majority: fewer than a majority of the N agree).
+ */
+static inline unsigned isp_dta_kw_get(const struct isp_dta_header *h, const void *key,
+				      size_t len, uint32_t *value)
+{
+	uint64_t hh = isp_dta_murmur64a(key, len, h->seed);
+
+	isp_dta_kw_prefetch(h, hh);
+	return isp_dta_kw_read(h, hh, isp_dta_check(hh), value);
+}
+
+/*
+ * Key-Write, many keys: n keys of len bytes each, one after the other;
+ * key i's value into values + i × value_bytes, its answer (what
+ * isp_dta_kw_get returns) into found[i]. The slots of ISP_DTA_BATCH keys
+ * are asked for before the first is read, so a query waits for memory
+ * about once per batch rather than once per key.
+ */
+#define ISP_DTA_BATCH 16u
+static inline void isp_dta_kw_get_many(const struct isp_dta_header *h, const void *keys,
+				       size_t len, unsigned n, uint32_t *values, unsigned *found)
+{
+	const uint8_t *k = (const uint8_t *)keys;
+	uint8_t *out = (uint8_t *)values;
+	uint64_t hh[ISP_DTA_BATCH];
+
+	for (unsigned at = 0; at < n; at += ISP_DTA_BATCH) {
+		unsigned m = n - at < ISP_DTA_BATCH ? n - at : ISP_DTA_BATCH;
+		for (unsigned i = 0; i < m; i++) {
+			hh[i] = isp_dta_murmur64a(k + (size_t)(at + i) * len, len, h->seed);
+			isp_dta_kw_prefetch(h, hh[i]);
+		}
+		for (unsigned i = 0; i < m; i++)
+			found[at + i] = isp_dta_kw_read(h, hh[i], isp_dta_check(hh[i]),
+							(uint32_t *)(void *)(out + (size_t)(at + i) *
+									     h->value_bytes));
+	}
 }
 
 /*

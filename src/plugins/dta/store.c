@@ -225,7 +225,7 @@ void dta_kw_write(struct dta_store *s, const void *key, size_t len, unsigned cop
 {
 	struct isp_dta_header *h = s->h;
 	uint64_t hh = isp_dta_murmur64a(key, len, h->seed);
-	uint32_t check = isp_dta_check(key, len, h->seed);
+	uint32_t check = isp_dta_check(hh);
 	size_t sb = isp_dta_slot_bytes(h), vb = h->value_bytes;
 	size_t nb = (size_t)nwords * 4 < vb ? (size_t)nwords * 4 : vb;
 
@@ -253,7 +253,7 @@ bool dta_kw_postcard(struct dta_store *s, const void *key, size_t len, unsigned 
 		return false;
 	}
 	uint64_t hh = isp_dta_murmur64a(key, len, h->seed), idx[ISP_DTA_MAX_N];
-	uint32_t check = isp_dta_check(key, len, h->seed), had, ver[ISP_DTA_MAX_N];
+	uint32_t check = isp_dta_check(hh), had, ver[ISP_DTA_MAX_N];
 	uint8_t value[4 * ISP_DTA_MAX_WORDS];
 	size_t sb = isp_dta_slot_bytes(h);
 	unsigned n = 0;
@@ -442,4 +442,18 @@ enum dta_sm_result dta_sm_merge(struct dta_store *s, unsigned reporter, unsigned
 	}
 	count(&h->writes, ncols - dup);
 	return res;
+}
+
+int dta_sm_next(struct dta_store *s, unsigned reporter, unsigned epoch)
+{
+	struct isp_dta_header *h = s->h;
+
+	if (reporter >= h->reporters)
+		return -1;
+	pthread_mutex_lock(&s->mu);
+	struct isp_dta_epoch *e = isp_dta_epoch_slot(h, epoch % h->epochs);
+	int n = atomic_load_explicit(&e->epoch, memory_order_relaxed) == epoch + 1 ?
+		next_col(e)[reporter] : -1;
+	pthread_mutex_unlock(&s->mu);
+	return n >= 0 && (unsigned)n < h->columns ? n : -1;
 }

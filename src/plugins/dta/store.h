@@ -81,5 +81,8 @@ enum dta_sm_result {
 enum dta_sm_result dta_sm_merge(struct dta_store *s, unsigned reporter, unsigned epoch,
 				unsigned column, unsigned ncols, unsigned rows,
 				const uint8_t *counters, unsigned *missing);
+/* A reporter's first missing column in an epoch, or -1 when it sent them
+ * all (or the epoch's slot holds another epoch). */
+int dta_sm_next(struct dta_store *s, unsigned reporter, unsigned epoch);
 
 #endif
