@@ -209,6 +209,20 @@ START_TEST(kw_dictionary)
 	}
 	for (uint32_t k = n; k < 2 * n; k++)
 		EXPECT(!isp_dta_kw_get(any.h, kb(k), 4, got) && !isp_dta_kw_get(maj.h, kb(k), 4, got));
+	/* many at a time (37 keys: two whole batches and a part), written
+	 * and unwritten ones: the answers of one at a time */
+	for (uint32_t at = 0; at + 37 <= 2 * n; at += 111) {
+		uint8_t keys[37][4];
+		uint32_t vals[37][4];
+		unsigned found[37];
+		for (unsigned i = 0; i < 37; i++)
+			memcpy(keys[i], kb(at + i), 4);
+		isp_dta_kw_get_many(any.h, keys, 4, 37, &vals[0][0], found);
+		for (unsigned i = 0; i < 37; i++) {
+			unsigned one = isp_dta_kw_get(any.h, keys[i], 4, got);
+			EXPECT(found[i] == one && (!one || !memcmp(vals[i], got, 16)));
+		}
+	}
 	EXPECTED();
 	ck_assert_uint_ge(full, 900);          /* ~97% at this load */
 	ck_assert_uint_eq(ld(&any.h->writes), n + (n + 2) / 3);
