@@ -80,6 +80,8 @@ struct dta_engine {
 	int kw, ap, ki;                         /* the stores taking reports, or -1 */
 	uint16_t proto;
 	struct isp_attr_ref ip_src, ip6_src, udp_sport;
+	bool has_ip6;
+	unsigned fed;                           /* stores that rules feed */
 	bool nack;
 	uint16_t nack_port;
 	bool shed;
@@ -139,10 +141,11 @@ int dta_engine_new(struct isp_engine *e, const struct isp_registry *reg,
 	}
 	/* missing attributes (no ipv6 plugin, say) just never match */
 	isp_attr_lookup(reg, "ip.src", &d->ip_src, err, sizeof(err));
-	isp_attr_lookup(reg, "ipv6.src", &d->ip6_src, err, sizeof(err));
+	d->has_ip6 = isp_attr_lookup(reg, "ipv6.src", &d->ip6_src, err, sizeof(err)) == 0;
 	isp_attr_lookup(reg, "udp.src_port", &d->udp_sport, err, sizeof(err));
 	for (unsigned i = 0; i < prog->ndta; i++) {
 		const struct dta_def *s = &prog->dta_stores[i];
+		d->fed += s->nkey || s->nvalue || s->inc_slot >= 0;
 		if (!s->reports)
 			continue;
 		if (s->cfg.kind == ISP_DTA_KEY_WRITE)
@@ -201,7 +204,8 @@ static bool reporter_of(struct dta_engine *d, const struct isp_packet *p, struct
 	struct isp_value v;
 
 	memset(r, 0, sizeof(*r));
-	if (isp_attr_get(d->reg, p, &d->ip6_src, &v) &&
+	if (d->has_ip6 && (p->protos >> d->ip6_src.proto & 1) &&
+	    isp_attr_get(d->reg, p, &d->ip6_src, &v) &&
 	    (!(p->protos >> d->ip_src.proto & 1) ||
 	     p->last[d->ip6_src.proto] > p->last[d->ip_src.proto])) {
 		memcpy(r->addr, v.v.ip6, 16);
@@ -624,6 +628,8 @@ void dta_rules(struct isp_engine *e, const struct isp_packet *p)
 	uint8_t key[1024];
 	uint32_t w[ISP_DTA_MAX_WORDS];
 
+	if (!d->fed)
+		return;
 	for (unsigned i = 0; i < d->ndefs; i++) {
 		const struct dta_def *s = &d->defs[i];
 		size_t klen = 0;

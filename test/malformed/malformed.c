@@ -21,6 +21,9 @@
  *  3. Wire lengths that lie: below the captured length, or above any
  *     link's, count `bad_wire_len` and decode nothing.
  *
+ * Options first: -o PROTO.KEY=VALUE, as intspect's (a capture that needs
+ * one, such as DTA's 2-byte header).
+ *
  * Prints "ok ..." / "FAIL ..." (the first differences), then
  * "malformed: N passed, M failed".
  */
@@ -262,7 +265,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "malformed: cannot make the registry\n");
 		return 99;
 	}
-	for (int i = 1; i < argc; i++) {
+	int i = 1;
+	for (; i + 1 < argc && strcmp(argv[i], "-o") == 0; i += 2)     /* plugin options */
+		if (isp_registry_option(reg, argv[i + 1], err, sizeof(err)) != 0) {
+			fprintf(stderr, "malformed: -o %s: %s\n", argv[i + 1], err);
+			return 99;
+		}
+	for (; i < argc; i++) {
 		struct stat sb;
 		if (stat(argv[i], &sb) == 0 && S_ISDIR(sb.st_mode))
 			frames(argv[i]);

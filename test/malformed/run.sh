@@ -1,7 +1,21 @@
 #!/bin/sh
 # test/malformed/run.sh - the generated malformed corpus (malformed.c) over
-# every test capture and the fuzz seed frames.
+# every test capture and the fuzz seed frames. A capture whose golden test
+# takes options (test/golden/NAME.args, e.g. -o dta.sequence=no) is cut
+# with them, in a run of its own.
 src=${top_srcdir:-.}
 bld=${top_builddir:-.}
-exec "$bld/test/malformed/malformed" "$src"/test/data/*.pcap "$src"/test/data/*.pcapng \
-	"$src/test/fuzz/corpus/dissect"
+plain=""
+status=0
+for f in "$src"/test/data/*.pcap "$src"/test/data/*.pcapng; do
+	args="$src/test/golden/$(basename "$f" .pcap).args"
+	if [ -f "$args" ]; then
+		# shellcheck disable=SC2046
+		"$bld/test/malformed/malformed" $(cat "$args") "$f" || status=1
+	else
+		plain="$plain $f"
+	fi
+done
+# shellcheck disable=SC2086
+"$bld/test/malformed/malformed" $plain "$src/test/fuzz/corpus/dissect" || status=1
+exit $status

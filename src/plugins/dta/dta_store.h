@@ -83,9 +83,11 @@ static inline uint64_t isp_dta_murmur64a(const void *key, size_t len, uint64_t s
 	uint64_t h = seed ^ (len * m);
 
 	for (; len >= 8; len -= 8, p += 8) {
-		uint64_t k = 0;
-		for (unsigned i = 0; i < 8; i++)        /* little-endian on every host */
-			k |= (uint64_t)p[i] << (8 * i);
+		/* little-endian on every host, written out so that compilers
+		 * make it one load on little-endian ones */
+		uint64_t k = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
+			     (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
+			     (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
 		k *= m;
 		k ^= k >> r;
 		k *= m;

@@ -189,9 +189,15 @@ void dta_store_clear(struct dta_store *s)
 	pthread_mutex_unlock(&s->mu);
 }
 
-static inline void count(_Atomic uint64_t *c, uint64_t n)
+/* A counter of the header: an atomic add only when several threads write
+ * (a locked add on every write costs more than the write of a value). */
+static inline void tally(const struct dta_store *s, _Atomic uint64_t *c, uint64_t n)
 {
-	atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+	if (s->shared)
+		atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+	else
+		atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
+				      memory_order_relaxed);
 }
 
 /* ---- Key-Write ---- */
@@ -231,16 +237,19 @@ void dta_kw_write(struct dta_store *s, const void *key, size_t len, unsigned cop
 
 	if (copies > h->redundancy)
 		copies = h->redundancy;
+	for (unsigned i = 1; i < copies; i++)  /* their misses overlap */
+		ISP_DTA_PREFETCH(isp_dta_kw_slot(h, hh, i));
 	for (unsigned i = 0; i < copies; i++) {
 		uint8_t *slot = isp_dta_data(h) + isp_dta_index(hh, i, h->slots) * sb;
 		_Atomic uint32_t *ver = (_Atomic uint32_t *)slot;
 		uint32_t v = slot_lock(s, ver);
 		memcpy(slot + 4, &check, 4);
-		memcpy(slot + 8, words, nb);
-		memset(slot + 8 + nb, 0, vb - nb);
+		isp_dta_copy_words(slot + 8, words, (unsigned)(nb / 4));
+		for (size_t b = nb; b < vb; b += 4)
+			memset(slot + 8 + b, 0, 4);
 		slot_unlock(ver, v);
 	}
-	count(&h->writes, 1);
+	tally(s, &h->writes, 1);
 }
 
 bool dta_kw_postcard(struct dta_store *s, const void *key, size_t len, unsigned hop,
@@ -249,14 +258,14 @@ bool dta_kw_postcard(struct dta_store *s, const void *key, size_t len, unsigned 
 	struct isp_dta_header *h = s->h;
 
 	if ((size_t)hop * 4 >= h->value_bytes) {
-		count(&h->rejected, 1);
+		tally(s, &h->rejected, 1);
 		return false;
 	}
 	uint64_t hh = isp_dta_murmur64a(key, len, h->seed), idx[ISP_DTA_MAX_N];
 	uint32_t check = isp_dta_check(hh), had, ver[ISP_DTA_MAX_N];
 	uint8_t value[4 * ISP_DTA_MAX_WORDS];
 	size_t sb = isp_dta_slot_bytes(h);
-	unsigned n = 0;
+	unsigned n = 0, words = h->value_bytes / 4;
 	bool base = false;
 
 	/* every copy's slot, in index order (two writers lock in the same
@@ -268,7 +277,9 @@ bool dta_kw_postcard(struct dta_store *s, const void *key, size_t len, unsigned 
 			at--;
 		if (at > 0 && idx[at - 1] == x)
 			continue;
-		memmove(idx + at + 1, idx + at, (n - at) * sizeof(*idx));
+		ISP_DTA_PREFETCH(isp_dta_data(h) + x * sb);
+		for (unsigned j = n; j > at; j--)
+			idx[j] = idx[j - 1];
 		idx[at] = x;
 		n++;
 	}
@@ -280,20 +291,20 @@ bool dta_kw_postcard(struct dta_store *s, const void *key, size_t len, unsigned 
 		uint8_t *slot = isp_dta_data(h) + idx[i] * sb;
 		memcpy(&had, slot + 4, 4);
 		if (ver[i] != 0 && had == check) {
-			memcpy(value, slot + 8, h->value_bytes);
+			isp_dta_copy_words(value, slot + 8, words);
 			base = true;
 		}
 	}
 	if (!base)
-		memset(value, 0, h->value_bytes);
+		memset(value, 0, sizeof(value));
 	memcpy(value + 4 * (size_t)hop, &word, 4);
 	for (unsigned i = 0; i < n; i++) {
 		uint8_t *slot = isp_dta_data(h) + idx[i] * sb;
 		memcpy(slot + 4, &check, 4);
-		memcpy(slot + 8, value, h->value_bytes);
+		isp_dta_copy_words(slot + 8, value, words);
 		slot_unlock((_Atomic uint32_t *)slot, ver[i]);
 	}
-	count(&h->writes, 1);
+	tally(s, &h->writes, 1);
 	return true;
 }
 
@@ -304,7 +315,7 @@ bool dta_append(struct dta_store *s, uint32_t list, const uint32_t *values, unsi
 	struct isp_dta_header *h = s->h;
 
 	if (list >= h->lists) {
-		count(&h->rejected, n);
+		tally(s, &h->rejected, n);
 		return false;
 	}
 	_Atomic uint64_t *head = &isp_dta_heads(h)[list].head;
@@ -324,7 +335,7 @@ bool dta_append(struct dta_store *s, uint32_t list, const uint32_t *values, unsi
 		memcpy(e + 8, (const uint8_t *)values + (size_t)k * h->value_bytes, h->value_bytes);
 		atomic_store_explicit(seq, pos + k + 1, memory_order_release);
 	}
-	count(&h->writes, n);
+	tally(s, &h->writes, n);
 	return true;
 }
 
@@ -344,7 +355,7 @@ void dta_ki_add(struct dta_store *s, const void *key, size_t len, uint64_t v)
 			atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
 					      memory_order_relaxed);
 	}
-	count(&h->writes, 1);
+	tally(s, &h->writes, 1);
 }
 
 /* ---- Sketch-Merge ---- */
@@ -387,7 +398,7 @@ enum dta_sm_result dta_sm_merge(struct dta_store *s, unsigned reporter, unsigned
 
 	if (reporter >= h->reporters || rows != h->rows || ncols == 0 ||
 	    column + (uint64_t)ncols > h->columns) {
-		count(&h->rejected, 1);
+		tally(s, &h->rejected, 1);
 		return DTA_SM_SHAPE;
 	}
 	pthread_mutex_lock(&s->mu);
@@ -397,7 +408,7 @@ enum dta_sm_result dta_sm_merge(struct dta_store *s, unsigned reporter, unsigned
 		/* 16-bit serial arithmetic: a slot holding a newer epoch wins */
 		if (have && (int16_t)(uint16_t)(epoch + 1 - have) < 0) {
 			pthread_mutex_unlock(&s->mu);
-			count(&h->stale, 1);
+			tally(s, &h->stale, 1);
 			return DTA_SM_STALE;
 		}
 		atomic_store_explicit(&e->epoch, 0, memory_order_release);
@@ -436,11 +447,11 @@ enum dta_sm_result dta_sm_merge(struct dta_store *s, unsigned reporter, unsigned
 	next[reporter] = (uint16_t)(n < h->columns ? n : h->columns);
 	pthread_mutex_unlock(&s->mu);
 	if (dup) {
-		count(&h->duplicates, dup);
+		tally(s, &h->duplicates, dup);
 		if (dup == ncols)
 			return DTA_SM_DUPLICATE;
 	}
-	count(&h->writes, ncols - dup);
+	tally(s, &h->writes, ncols - dup);
 	return res;
 }
 
