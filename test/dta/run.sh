@@ -20,7 +20,7 @@ bad() {
 	[ "$(wc -l <"$2")" -le 20 ] || { echo "..."; tail -10 "$2"; }
 }
 check() { if [ "$1" = 0 ]; then ok "$2"; else bad "$2" "${3:-}"; fi; }
-sanitizer() { ! grep -q -E 'runtime error|AddressSanitizer|LeakSanitizer' "$1"; }
+sanitizer() { ! grep -q -E 'runtime error|AddressSanitizer|LeakSanitizer|ThreadSanitizer' "$1"; }
 reader=$tmp/dta_read
 ${CC:-cc} -std=gnu11 -Wall -Wextra -Werror -O2 -I"$src/src/plugins/dta" -o "$reader" \
 	"$src/test/dta/dta_read.c" || { echo "FAIL building dta_read"; exit 1; }

@@ -5,7 +5,8 @@
 # DPDK queues on several workers, per-hop rules on 2 and 4 workers, a
 # Prometheus server scraping the counters of 2 workers while they run,
 # control requests applied by 2 workers, a hot reload while reports flow,
-# flow monitors on 2 and 4. Any
+# flow monitors on 2 and 4, DTA stores written by 2 workers (a capture
+# and a live collector with NACKs). Any
 # report of a data race fails the case.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -34,5 +35,6 @@ case_ prometheus sh "$top/test/outputs/prometheus/run.sh"
 case_ control sh "$top/test/control/run.sh"
 case_ reload sh "$top/test/control/reload.sh"
 case_ monitor sh "$top/test/rules/monitor/run.sh"
+case_ dta sh "$top/test/dta/run.sh"
 echo "tsan: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
