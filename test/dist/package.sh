@@ -129,10 +129,12 @@ check "systemd units intspect.service and intspect@.service${unitdir:+ in $unitd
 	eval 'test -n "$unitdir" && has "$unitdir/intspect@.service"'
 plugdir=/usr/lib/$multiarch/intspect
 missing=
-for p in ethernet sll sll2 raw null loop vlan ipv4 ipv6 udp tcp vxlan vxlan_gpe geneve gre int int_report; do
+for p in ethernet sll sll2 raw null loop vlan ipv4 ipv6 udp tcp vxlan vxlan_gpe geneve gre int int_report \
+	dta; do
 	has "$plugdir/$p.so" || missing="$missing $p.so"
 done
-check "the 17 protocol plugins in $plugdir${missing:+ (missing:$missing)}" test -z "$missing"
+check "the 18 protocol plugins in $plugdir${missing:+ (missing:$missing)}" test -z "$missing"
+check "the DTA stores' reader header /usr/include/intspect/dta_store.h" has /usr/include/intspect/dta_store.h
 check "no libtool archive, nothing under /usr/local" eval '! grep -q -e "\.la$" -e "^/usr/local" "$tmp/contents"'
 # the manual pages name these by their installed paths
 zcat_page() { dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ".$1" | gzip -dc; }
@@ -180,8 +182,8 @@ else
 	bad "intspect -T /etc/intspect/intspect.conf" "$tmp/T"
 fi
 n=$($bin --no-builtin --list-protocols 2>/dev/null | grep -c '^[a-z_0-9]* *plugin ')
-check "intspect --no-builtin --list-protocols: $n protocols from the installed plugins, 17 expected" \
-	test "$n" -eq 17
+check "intspect --no-builtin --list-protocols: $n protocols from the installed plugins, 18 expected" \
+	test "$n" -eq 18
 pcap=$top/test/data/int-v2.1-md-udp.pcap
 $bin -r "$pcap" --dump >"$tmp/builtin.json" 2>/dev/null
 $bin --no-builtin -r "$pcap" --dump >"$tmp/plugins.json" 2>"$tmp/plugins.err"
