@@ -2,7 +2,8 @@
 # bench/fuzz.sh - the fuzzing campaign: every libFuzzer target (test/fuzz/:
 # fuzz_dissect, the dissector chain with each decoder also as the first
 # layer; fuzz_config, the rule language; fuzz_pcap, the capture-file
-# readers; fuzz_control, the control socket's requests) built with clang,
+# readers; fuzz_control, the control socket's requests; fuzz_dta, the DTA
+# collector and stores) built with clang,
 # ASan and UBSan, run from its committed corpus,
 # then a table of executions, coverage and findings per target.
 #
@@ -29,7 +30,7 @@ min_execs=${2:-10000000}
 parallel=${3:-1}
 bld=${FUZZ_BUILD:-$top/build/fuzz}
 out=${FUZZ_OUT:-/tmp/intspect-fuzz}
-targets=${FUZZ_TARGETS:-dissect config pcap control}
+targets=${FUZZ_TARGETS:-dissect config pcap control dta}
 
 command -v clang >/dev/null 2>&1 || { echo "fuzz.sh: clang not installed" >&2; exit 77; }
 if [ ! -x "$bld/test/fuzz/fuzz_dissect" ] || [ ! -f "$bld/Makefile" ] ||
@@ -48,6 +49,7 @@ max_len() {
 	config) echo 4096 ;;
 	pcap) echo 8192 ;;
 	control) echo 4096 ;;
+	dta) echo 4096 ;;
 	esac
 }
 

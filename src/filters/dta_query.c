@@ -118,6 +118,32 @@ static void words_json(FILE *f, const uint32_t *w, unsigned n)
 	fputc(']', f);
 }
 
+/* ",NAME":V with V a count: above 2^63 - 1, which JSON readers such as
+ * Jansson (intspect-ctl) refuse as an integer, in the exponent form */
+static void put_count(FILE *f, const char *name, uint64_t v)
+{
+	if (v <= (uint64_t)INT64_MAX)
+		fprintf(f, ",\"%s\":%llu", name, (unsigned long long)v);
+	else
+		fprintf(f, ",\"%s\":%.17g", name, (double)v);
+}
+
+/* A JSON string: a file name may hold quotes, backslashes, controls */
+static void put_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
 static int epoch_arg(const char *const *args, unsigned nargs, unsigned at, int64_t *epoch,
 		     char *err, size_t errlen)
 {
@@ -142,8 +168,9 @@ static int query_on(const struct isp_program *prog, const struct isp_registry *r
 	size_t klen;
 	int64_t epoch;
 
-	fprintf(f, "{\"op\":\"dta %s\",\"store\":\"%s\",\"type\":\"%s\"", op, d->name,
-		kind_names[h->kind]);
+	fprintf(f, "{\"op\":\"dta %s\",\"store\":", op);
+	put_string(f, d->name);
+	fprintf(f, ",\"type\":\"%s\"", kind_names[h->kind]);
 	if (strcmp(op, "get") == 0 && h->kind == ISP_DTA_KEY_WRITE) {
 		uint32_t v[ISP_DTA_MAX_WORDS];
 		if (!(klen = query_key(prog, reg, d, args, nargs, key, sizeof(key), err, errlen)))
@@ -158,8 +185,7 @@ static int query_on(const struct isp_program *prog, const struct isp_registry *r
 	} else if (strcmp(op, "estimate") == 0 && h->kind == ISP_DTA_KEY_INCREMENT) {
 		if (!(klen = query_key(prog, reg, d, args, nargs, key, sizeof(key), err, errlen)))
 			return -1;
-		fprintf(f, ",\"estimate\":%llu",
-			(unsigned long long)isp_dta_ki_estimate(h, key, klen));
+		put_count(f, "estimate", isp_dta_ki_estimate(h, key, klen));
 	} else if (strcmp(op, "poll") == 0 && h->kind == ISP_DTA_APPEND) {
 		uint64_t list, cursor = 0, max = 256, lost;
 		if (nargs < 1 || nargs > 3 || !parse_u64(args[0], h->lists - 1, &list) ||
@@ -173,9 +199,10 @@ static int query_on(const struct isp_program *prog, const struct isp_registry *r
 		if (!buf)
 			return snprintf(err, errlen, "out of memory"), -1;
 		unsigned n = isp_dta_poll(h, (uint32_t)list, &cursor, buf, (unsigned)max, &lost);
-		fprintf(f, ",\"list\":%llu,\"cursor\":%llu,\"lost\":%llu,\"entries\":[",
-			(unsigned long long)list, (unsigned long long)cursor,
-			(unsigned long long)lost);
+		fprintf(f, ",\"list\":%llu", (unsigned long long)list);
+		put_count(f, "cursor", cursor);
+		put_count(f, "lost", lost);
+		fputs(",\"entries\":[", f);
 		for (unsigned i = 0; i < n; i++) {
 			fputs(i ? "," : "", f);
 			words_json(f, (const uint32_t *)(buf + (size_t)i * h->value_bytes),
@@ -201,8 +228,11 @@ static int query_on(const struct isp_program *prog, const struct isp_registry *r
 		} else {
 			fprintf(f, ",\"found\":true,\"epoch\":%u,\"complete\":%u,\"reporters\":%u",
 				atomic_load(&e->epoch) - 1, atomic_load(&e->complete), h->reporters);
-			if (card)
-				fprintf(f, ",\"cardinality\":%.0f", isp_dta_sm_cardinality(h, e));
+			double c = card ? isp_dta_sm_cardinality(h, e) : 0;
+			if (card && c < 9007199254740992.0)     /* 2^53: a whole number */
+				fprintf(f, ",\"cardinality\":%.0f", c);
+			else if (card)                          /* JSON's exponent form */
+				fprintf(f, ",\"cardinality\":%.17g", c);
 			else
 				fprintf(f, ",\"estimate\":%lld", (long long)isp_dta_sm_estimate(h, e, key));
 		}
@@ -212,11 +242,13 @@ static int query_on(const struct isp_program *prog, const struct isp_registry *r
 			 "info: any)", kind_names[h->kind], op);
 		return -1;
 	}
-	fprintf(f, ",\"file\":\"%s\",\"writes\":%llu,\"rejected\":%llu,\"duplicates\":%llu,"
-		"\"stale\":%llu}", d->path, (unsigned long long)atomic_load(&h->writes),
-		(unsigned long long)atomic_load(&h->rejected),
-		(unsigned long long)atomic_load(&h->duplicates),
-		(unsigned long long)atomic_load(&h->stale));
+	fputs(",\"file\":", f);
+	put_string(f, d->path);
+	put_count(f, "writes", atomic_load(&h->writes));
+	put_count(f, "rejected", atomic_load(&h->rejected));
+	put_count(f, "duplicates", atomic_load(&h->duplicates));
+	put_count(f, "stale", atomic_load(&h->stale));
+	fputc('}', f);
 	return 0;
 }
 

@@ -35,6 +35,6 @@ case_ prometheus sh "$top/test/outputs/prometheus/run.sh"
 case_ control sh "$top/test/control/run.sh"
 case_ reload sh "$top/test/control/reload.sh"
 case_ monitor sh "$top/test/rules/monitor/run.sh"
-case_ dta sh "$top/test/dta/run.sh"
+case_ dta env DTA_LIVE_PPS=500 sh "$top/test/dta/run.sh"
 echo "tsan: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -483,7 +483,8 @@ static inline double isp_dta_sm_cardinality(const struct isp_dta_header *h,
 		int64_t r = atomic_load_explicit(&c[j], memory_order_relaxed);
 		r = r < 0 ? 0 : r > 64 ? 64 : r;
 		zeros += r == 0;
-		sum += 1.0 / (double)(UINT64_C(1) << r);
+		/* 2^r in two halves: r may be 64 */
+		sum += 1.0 / ((double)(UINT64_C(1) << r / 2) * (double)(UINT64_C(1) << (r - r / 2)));
 	}
 	alpha = m <= 16 ? 0.673 : m <= 32 ? 0.697 : m <= 64 ? 0.709 : 0.7213 / (1 + 1.079 / m);
 	double est = alpha * m * m / sum;

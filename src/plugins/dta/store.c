@@ -388,6 +388,16 @@ static void merge_column(const struct isp_dta_header *h, _Atomic int64_t *cnt, u
 	}
 }
 
+/* A HyperLogLog register holds a rank: at most 64 (65 - b for 2^b
+ * registers); a larger one is no HyperLogLog's. */
+static bool hll_registers(const struct isp_dta_header *h, const uint8_t *w, unsigned n)
+{
+	for (unsigned i = 0; h->sketch_kind == ISP_DTA_HLL && i < n; i++, w += 4)
+		if (isp_be32(w) > 64)
+			return false;
+	return true;
+}
+
 enum dta_sm_result dta_sm_merge(struct dta_store *s, unsigned reporter, unsigned epoch,
 				unsigned column, unsigned ncols, unsigned rows,
 				const uint8_t *counters, unsigned *missing)
@@ -397,7 +407,7 @@ enum dta_sm_result dta_sm_merge(struct dta_store *s, unsigned reporter, unsigned
 	unsigned slot = epoch % h->epochs, dup = 0;
 
 	if (reporter >= h->reporters || rows != h->rows || ncols == 0 ||
-	    column + (uint64_t)ncols > h->columns) {
+	    column + (uint64_t)ncols > h->columns || !hll_registers(h, counters, ncols * rows)) {
 		tally(s, &h->rejected, 1);
 		return DTA_SM_SHAPE;
 	}
