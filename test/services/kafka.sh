@@ -13,6 +13,8 @@
 #   kafka.sh sasl-addr DIR the address of its SASL_PLAINTEXT listener
 #                          (mechanism PLAIN, user "intspect", password
 #                          "s3cret"; the same topics)
+#   kafka.sh tls-addr DIR  the address of its SSL listener (TLS; the CA a
+#                          client trusts is DIR/tls/ca.pem; the same topics)
 #
 # Exit 77 (the automake "skip" status) when java is missing or the jars are
 # neither cached nor downloadable, with the reason on stderr.
@@ -67,7 +69,7 @@ fetch() {
 free_ports() {
 	python3 -c '
 import socket
-ss = [socket.socket() for _ in range(3)]
+ss = [socket.socket() for _ in range(4)]
 for s in ss:
     s.bind(("127.0.0.1", 0))
 print(" ".join(str(s.getsockname()[1]) for s in ss))'
@@ -80,21 +82,47 @@ cluster_id() {
 	python3 -c 'import base64, uuid; print(base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("="))'
 }
 
+# A certificate authority and the broker's certificate for 127.0.0.1, in
+# DIR/tls: ca.pem (what a client trusts), broker.pem (the broker's key and
+# certificate chain, PEM, as Kafka reads them with ssl.keystore.type=PEM).
+make_tls() {
+	t=$1/tls
+	mkdir -p "$t"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj "/CN=intspect test CA" \
+		-keyout "$t/ca.key" -out "$t/ca.pem" >"$t/openssl.log" 2>&1 &&
+	openssl req -newkey rsa:2048 -nodes -subj "/CN=127.0.0.1" \
+		-keyout "$t/broker.key" -out "$t/broker.csr" >>"$t/openssl.log" 2>&1 &&
+	printf 'subjectAltName=IP:127.0.0.1\n' >"$t/san.ext" &&
+	openssl x509 -req -in "$t/broker.csr" -CA "$t/ca.pem" -CAkey "$t/ca.key" \
+		-CAcreateserial -days 30 -extfile "$t/san.ext" -out "$t/broker.crt" \
+		>>"$t/openssl.log" 2>&1 &&
+	openssl pkcs8 -topk8 -nocrypt -in "$t/broker.key" -out "$t/broker.pk8" \
+		>>"$t/openssl.log" 2>&1 &&
+	cat "$t/broker.pk8" "$t/broker.crt" "$t/ca.pem" >"$t/broker.pem" ||
+		{ cat "$t/openssl.log" >&2; die "making the test certificates failed (openssl)"; }
+}
+
 configure() {
 	dir=$1
 	set -- $(free_ports)
-	port=$1 cport=$2 sport=$3
+	port=$1 cport=$2 sport=$3 tport=$4
 	mkdir -p "$dir/data"
+	make_tls "$dir"
 	cat >"$dir/server.properties" <<EOF
 # written by test/services/kafka.sh: one node, broker and controller
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$cport
-listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport,SASL_PLAINTEXT://127.0.0.1:$sport
-advertised.listeners=PLAINTEXT://127.0.0.1:$port,SASL_PLAINTEXT://127.0.0.1:$sport
+listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport,SASL_PLAINTEXT://127.0.0.1:$sport,SSL://127.0.0.1:$tport
+advertised.listeners=PLAINTEXT://127.0.0.1:$port,SASL_PLAINTEXT://127.0.0.1:$sport,SSL://127.0.0.1:$tport
 controller.listener.names=CONTROLLER
 inter.broker.listener.name=PLAINTEXT
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT,SASL_PLAINTEXT:SASL_PLAINTEXT,SSL:SSL
+# TLS for the tests of librdkafka's ssl.* properties: the broker's key and
+# chain (make_tls), no client certificate asked
+ssl.keystore.type=PEM
+ssl.keystore.location=$dir/tls/broker.pem
+ssl.client.auth=none
 # SASL/PLAIN for the tests of credentials passed through to librdkafka
 sasl.enabled.mechanisms=PLAIN
 listener.name.sasl_plaintext.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_intspect="s3cret";
@@ -126,6 +154,7 @@ log4j.logger.state.change.logger=WARN
 EOF
 	echo "127.0.0.1:$port" >"$dir/addr"
 	echo "127.0.0.1:$sport" >"$dir/sasl_addr"
+	echo "127.0.0.1:$tport" >"$dir/tls_addr"
 	java -cp "$jars/*" -Dlog4j.configuration="file:$dir/log4j.properties" \
 		kafka.tools.StorageTool format --cluster-id="$(cluster_id)" \
 		-c "$dir/server.properties" >"$dir/format.log" 2>&1 ||
@@ -207,5 +236,6 @@ start) [ $# -eq 2 ] || die "usage: kafka.sh start DIR"; start "$2" ;;
 stop) [ $# -eq 2 ] || die "usage: kafka.sh stop DIR"; stop "$2" ;;
 addr) [ $# -eq 2 ] || die "usage: kafka.sh addr DIR"; cat "$2/addr" ;;
 sasl-addr) [ $# -eq 2 ] || die "usage: kafka.sh sasl-addr DIR"; cat "$2/sasl_addr" ;;
+tls-addr) [ $# -eq 2 ] || die "usage: kafka.sh tls-addr DIR"; cat "$2/tls_addr" ;;
 *) echo "usage: kafka.sh fetch | start DIR | stop DIR | addr DIR" >&2; exit 2 ;;
 esac

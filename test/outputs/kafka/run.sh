@@ -17,6 +17,10 @@
 #   7 sasl        SASL/PLAIN credentials passed through (property
 #                 "sasl.username" ...): the records arrive; a wrong password
 #                 is said (authentication failed), nothing delivered, exit 3
+#   8 tls         TLS (properties "security.protocol" = "SSL",
+#                 "ssl.ca.location"): the records arrive; a CA that did not
+#                 sign the broker's certificate is said (certificate verify
+#                 failed), nothing delivered, exit 3
 #
 # Exit 77 when java or kcat is missing (or the broker's jars cannot be had).
 set -u
@@ -234,6 +238,39 @@ if [ "$st" -eq 3 ] && grep -q -i "authentication failed" "$tmp/7b.err" &&
 	ok sasl-refused
 else
 	bad sasl-refused "exit $st: $(grep -i -m 3 'sasl\|auth\|channel k' "$tmp/7b.err")"
+fi
+
+# ---- 8 TLS: librdkafka's ssl.* properties passed through
+taddr=$(sh "$svc" tls-addr "$kdir")
+tls_rules() {   # CA-FILE [KEY]
+	plain=$addr
+	addr=$taddr
+	rules 'topic = "t8"' 'property "security.protocol" = "SSL"' \
+		"property \"ssl.ca.location\" = \"$1\"" "${2:-}"
+	addr=$plain
+}
+tls_rules "$kdir/tls/ca.pem" >"$tmp/8.conf"
+"$bin" -C "$tmp/8.conf" -r "$tmp/a.pcap" >"$tmp/8.out" 2>"$tmp/8.err"
+if clean_run tls "$tmp/8.err" $?; then
+	kcat -b "$taddr" -X security.protocol=SSL -X ssl.ca.location="$kdir/tls/ca.pem" -t t8 -C -e -q \
+		-f '%p\t%o\t%k\t%s\n' >"$tmp/8.k" 2>"$tmp/8.k.err"
+	if r=$($kc same "$tmp/8.out" "$tmp/8.k" 2>&1); then
+		echo "# $r"; ok tls
+	else
+		bad tls "$r"
+	fi
+fi
+# a CA that did not sign the broker's certificate: refused, said, exit 3
+openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=another CA" \
+	-keyout "$tmp/other.key" -out "$tmp/other.pem" >/dev/null 2>&1
+tls_rules "$tmp/other.pem" 'shutdown-ms = 3000' >"$tmp/8b.conf"
+"$bin" -C "$tmp/8b.conf" -r "$tmp/a.pcap" >/dev/null 2>"$tmp/8b.err"
+st=$?
+if [ "$st" -eq 3 ] && grep -q -i "certificate verify failed" "$tmp/8b.err" &&
+   grep -q "^intspect: channel k: .* 0 delivered\|^intspect: channel k: never connected" "$tmp/8b.err"; then
+	ok tls-refused
+else
+	bad tls-refused "exit $st: $(grep -i -m 3 'ssl\|certif\|channel k' "$tmp/8b.err")"
 fi
 
 echo "kafka: $pass passed, $fail failed"
