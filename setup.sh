@@ -22,8 +22,9 @@ BUILD_PACKAGES="autoconf automake libtool pkg-config make gcc libpcap-dev flex b
 libxxhash-dev zlib1g-dev libjansson-dev libhiredis-dev librdkafka-dev"
 # What only the tests use: Check, sanitizers' and fuzzers' compiler,
 # valgrind, the services they start (Redis, a Kafka broker on Java with its
-# jars from Maven Central), network tools, and DPDK for the DPDK input.
-TEST_PACKAGES="check clang python3 valgrind tcpreplay iproute2 procps socat openjdk-17-jre-headless \
+# jars from Maven Central, openssl for its test certificates), network
+# tools, and DPDK for the DPDK input.
+TEST_PACKAGES="check clang python3 valgrind tcpreplay iproute2 procps socat openjdk-17-jre-headless openssl \
 maven kcat redis-server redis-tools influxdb influxdb-client prometheus libclang-rt-14-dev cppcheck libdpdk-dev strace systemd mandoc groff-base man-db \
 debhelper dpkg-dev fakeroot lintian"
 
