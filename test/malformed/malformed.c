@@ -20,6 +20,13 @@
  *     packet counts `too_deep` and keeps ISP_MAX_LAYERS layers.
  *  3. Wire lengths that lie: below the captured length, or above any
  *     link's, count `bad_wire_len` and decode nothing.
+ *  4. DTA fields: in every well-formed DTA report of the captures, the
+ *     opcode set to each of its 256 values, the redundancy of Key-Write
+ *     and Key-Increment to 0, 1 and 255, and Sketch-Merge's column count
+ *     to 0, 1, one less, one more and 65535: each verdict is the one the
+ *     wire format's table (src/plugins/dta/README.md) gives, written
+ *     again here (dta_model), counted once under dta, the layers before
+ *     it as in the whole packet.
  *
  * Options first: -o PROTO.KEY=VALUE, as intspect's (a capture that needs
  * one, such as DTA's 2-byte header).
@@ -28,6 +35,7 @@
  * "malformed: N passed, M failed".
  */
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +128,112 @@ static void report(const char *what, const struct tally *t)
 	}
 }
 
+/* ---- 4. DTA fields ---- */
+
+static bool dta_seq = true;     /* -o dta.sequence=no: the 2-byte header */
+static struct tally dta_t;
+
+/* The verdict of a complete DTA payload of n bytes, by the README's table:
+ * opcode 1 Key-Write {redundancy u8, key u32, 4k bytes, k >= 1}, 2 Append
+ * {list u32, 4k bytes}, 3 Key-Increment {redundancy u8, key u32, u64}, 4
+ * Postcarder {key u32, hop u8, u32}, 5 Sketch-Merge {6 u16, columns the
+ * 5th; 4 x columns x rows bytes, rows >= 1}; redundancy 0 and columns 0
+ * ask for nothing: bad_length; another opcode: bad_version. */
+static enum isp_verdict dta_model(const uint8_t *b, size_t n)
+{
+	size_t h = dta_seq ? 3 : 2;
+	static const size_t fixed[6] = { 0, 5, 4, 13, 9, 12 };
+
+	if (n < h)
+		return ISP_ERR_BAD_LENGTH;
+	if (b[0] < 1 || b[0] > 5)
+		return ISP_ERR_BAD_VERSION;
+	const uint8_t *q = b + h;
+	size_t m = n - h;
+	if (m < fixed[b[0]])
+		return ISP_ERR_BAD_LENGTH;
+	size_t rest = m - fixed[b[0]];
+	unsigned cols = b[0] == 5 ? (unsigned)(q[8] << 8 | q[9]) : 0;
+	switch (b[0]) {
+	case 1: return q[0] && rest && rest % 4 == 0 ? ISP_OK : ISP_ERR_BAD_LENGTH;
+	case 2: return rest && rest % 4 == 0 ? ISP_OK : ISP_ERR_BAD_LENGTH;
+	case 3: return q[0] && !rest ? ISP_OK : ISP_ERR_BAD_LENGTH;
+	case 4: return !rest ? ISP_OK : ISP_ERR_BAD_LENGTH;
+	default: return cols && rest && rest % (4u * cols) == 0 ? ISP_OK : ISP_ERR_BAD_LENGTH;
+	}
+}
+
+/* One mutant of a DTA frame whose DTA layer starts at off: as the model
+ * says, counted once, the layers before it unchanged. */
+static bool dta_mutant(const struct isp_packet *whole, const uint8_t *m, uint32_t n, uint32_t off,
+		       uint16_t first)
+{
+	struct isp_packet p = { .data = m, .caplen = n, .wirelen = n };
+	struct isp_stats st = { 0 };
+	uint16_t dta = isp_proto_id(reg, "dta");
+	enum isp_verdict want = dta_model(m + off, n - off);
+
+	isp_dissect(reg, &p, first, &st);
+	unsigned before = whole->nlayers - 1, counted = 0;
+	for (unsigned pr = 0; pr < reg->nprotos; pr++)
+		for (unsigned r = 0; r < ISP_VERDICT__COUNT; r++)
+			counted += st.malformed[pr][r];
+	bool same = p.nlayers >= before;
+	for (unsigned i = 0; same && i < before; i++)
+		same = p.layer[i].proto == whole->layer[i].proto && p.layer[i].off == whole->layer[i].off;
+	if (want == ISP_OK)
+		return same && !p.malformed && counted == 0 && p.nlayers == whole->nlayers &&
+		       p.layer[before].proto == dta;
+	return same && p.malformed == want && counted == 1 && st.malformed[dta][want] == 1 &&
+	       p.nlayers == before;
+}
+
+static void dta_fields(const char *what, const uint8_t *d, uint32_t n, uint16_t first)
+{
+	struct isp_packet whole = { .data = d, .caplen = n, .wirelen = n };
+	struct isp_stats st = { 0 };
+	uint16_t dta = isp_proto_id(reg, "dta");
+	static uint8_t m[65536];
+
+	isp_dissect(reg, &whole, first, &st);
+	if (whole.malformed || !whole.nlayers || whole.layer[whole.nlayers - 1].proto != dta ||
+	    n > sizeof(m))
+		return;
+	uint32_t off = whole.layer[whole.nlayers - 1].off, h = dta_seq ? 3 : 2;
+	struct mut { uint32_t at; unsigned bytes, v; } muts[256 + 8];
+	unsigned k = 0;
+	for (unsigned v = 0; v < 256; v++)
+		muts[k++] = (struct mut){ off, 1, v };
+	if (d[off] == 1 || d[off] == 3) {
+		muts[k++] = (struct mut){ off + h, 1, 0 };
+		muts[k++] = (struct mut){ off + h, 1, 1 };
+		muts[k++] = (struct mut){ off + h, 1, 255 };
+	}
+	if (d[off] == 5 && off + h + 10 <= n) {
+		unsigned c = (unsigned)(d[off + h + 8] << 8 | d[off + h + 9]);
+		unsigned cs[] = { 0, 1, c - 1, c + 1, 65535 };
+		for (unsigned i = 0; i < 5; i++)
+			muts[k++] = (struct mut){ off + h + 8, 2, cs[i] & 0xffff };
+	}
+	dta_t.packets++;
+	for (unsigned i = 0; i < k; i++) {
+		memcpy(m, d, n);
+		if (muts[i].bytes == 1) {
+			m[muts[i].at] = (uint8_t)muts[i].v;
+		} else {
+			m[muts[i].at] = (uint8_t)(muts[i].v >> 8);
+			m[muts[i].at + 1] = (uint8_t)muts[i].v;
+		}
+		dta_t.cuts++;
+		if (dta_mutant(&whole, m, n, off, first)) {
+			dta_t.counted += dta_model(m + off, n - off) != ISP_OK;
+		} else if (dta_t.bad++ < 3) {
+			printf("# %s: byte %u set to %u: not what the wire format says\n", what,
+			       muts[i].at - off, muts[i].v);
+		}
+	}
+}
+
 static void capture(const char *path)
 {
 	char err[256];
@@ -141,8 +255,10 @@ static void capture(const char *path)
 	       isp_source_next(s, &d, &cap, &wire, &ts, err, sizeof(err)) == 1) {
 		char what[512];
 		snprintf(what, sizeof(what), "%s packet %u", path, ++k);
-		if (cap == wire)
+		if (cap == wire) {
 			cuts(what, d, cap, first, &t);
+			dta_fields(what, d, cap, first);
+		}
 	}
 	isp_source_close(s);
 	const char *base = strrchr(path, '/');
@@ -171,6 +287,7 @@ static void frames(const char *dir)
 		size_t n = fread(buf, 1, sizeof(buf), f);
 		fclose(f);
 		cuts(path, buf, (uint32_t)n, eth, &t);
+		dta_fields(path, buf, (uint32_t)n, eth);
 	}
 	closedir(dd);
 	report("of the fuzz seed frames", &t);
@@ -266,11 +383,14 @@ int main(int argc, char **argv)
 		return 99;
 	}
 	int i = 1;
-	for (; i + 1 < argc && strcmp(argv[i], "-o") == 0; i += 2)     /* plugin options */
+	for (; i + 1 < argc && strcmp(argv[i], "-o") == 0; i += 2) {   /* plugin options */
+		if (strcmp(argv[i + 1], "dta.sequence=no") == 0)
+			dta_seq = false;
 		if (isp_registry_option(reg, argv[i + 1], err, sizeof(err)) != 0) {
 			fprintf(stderr, "malformed: -o %s: %s\n", argv[i + 1], err);
 			return 99;
 		}
+	}
 	for (; i < argc; i++) {
 		struct stat sb;
 		if (stat(argv[i], &sb) == 0 && S_ISDIR(sb.st_mode))
@@ -280,6 +400,16 @@ int main(int argc, char **argv)
 	}
 	loops();
 	wire_lengths();
+	if (dta_t.packets && !dta_t.bad) {
+		printf("ok DTA fields: %lu reports, %lu mutants (every opcode, redundancy, columns) "
+		       "as the wire format says, %lu of them counted\n", dta_t.packets, dta_t.cuts,
+		       dta_t.counted);
+		pass++;
+	} else if (dta_t.bad) {
+		printf("FAIL DTA fields: %lu of %lu mutants not as the wire format says\n", dta_t.bad,
+		       dta_t.cuts);
+		fail++;
+	}
 	isp_registry_free(reg);
 	printf("malformed: %u passed, %u failed\n", pass, fail);
 	return fail ? 1 : 0;
