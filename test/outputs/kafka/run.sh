@@ -208,6 +208,32 @@ if clean_run late "$tmp/6.err" $?; then
 	fi
 fi
 
+# A secured listener: the records of CONF arrive at ADDR (read back by
+# kcat with the same properties), or a refused run exits 3 having said why
+# and delivered nothing.
+secured_ok() {  # NAME N ADDR KCAT-PROPERTIES...
+	name=$1 n=$2 at=$3
+	shift 3
+	"$bin" -C "$tmp/$n.conf" -r "$tmp/a.pcap" >"$tmp/$n.out" 2>"$tmp/$n.err"
+	clean_run "$name" "$tmp/$n.err" $? || return
+	kcat -b "$at" "$@" -t "t$n" -C -e -q -f '%p\t%o\t%k\t%s\n' >"$tmp/$n.k" 2>"$tmp/$n.k.err"
+	if r=$($kc same "$tmp/$n.out" "$tmp/$n.k" 2>&1); then
+		echo "# $r"; ok "$name"
+	else
+		bad "$name" "$r"
+	fi
+}
+secured_refused() {     # NAME CONF REASON
+	"$bin" -C "$2" -r "$tmp/a.pcap" >/dev/null 2>"$2.err"
+	st=$?
+	if [ "$st" -eq 3 ] && grep -q -i "$3" "$2.err" &&
+	   grep -q "^intspect: channel k: .* 0 delivered\|^intspect: channel k: never connected" "$2.err"; then
+		ok "$1"
+	else
+		bad "$1" "exit $st: $(grep -i -m 3 'sasl\|auth\|ssl\|certif\|channel k' "$2.err")"
+	fi
+}
+
 # ---- 7 SASL/PLAIN: credentials passed through to librdkafka
 saddr=$(sh "$svc" sasl-addr "$kdir")
 sasl_rules() {  # PASSWORD [KEY]
@@ -219,26 +245,10 @@ sasl_rules() {  # PASSWORD [KEY]
 	addr=$plain
 }
 sasl_rules s3cret >"$tmp/7.conf"
-"$bin" -C "$tmp/7.conf" -r "$tmp/a.pcap" >"$tmp/7.out" 2>"$tmp/7.err"
-if clean_run sasl "$tmp/7.err" $?; then
-	kcat -b "$saddr" -X security.protocol=SASL_PLAINTEXT -X sasl.mechanisms=PLAIN \
-		-X sasl.username=intspect -X sasl.password=s3cret -t t7 -C -e -q \
-		-f '%p\t%o\t%k\t%s\n' >"$tmp/7.k" 2>"$tmp/7.k.err"
-	if r=$($kc same "$tmp/7.out" "$tmp/7.k" 2>&1); then
-		echo "# $r"; ok sasl
-	else
-		bad sasl "$r"
-	fi
-fi
+secured_ok sasl 7 "$saddr" -X security.protocol=SASL_PLAINTEXT -X sasl.mechanisms=PLAIN \
+	-X sasl.username=intspect -X sasl.password=s3cret
 sasl_rules wrong 'shutdown-ms = 3000' >"$tmp/7b.conf"
-"$bin" -C "$tmp/7b.conf" -r "$tmp/a.pcap" >/dev/null 2>"$tmp/7b.err"
-st=$?
-if [ "$st" -eq 3 ] && grep -q -i "authentication failed" "$tmp/7b.err" &&
-   grep -q "^intspect: channel k: .* 0 delivered\|^intspect: channel k: never connected" "$tmp/7b.err"; then
-	ok sasl-refused
-else
-	bad sasl-refused "exit $st: $(grep -i -m 3 'sasl\|auth\|channel k' "$tmp/7b.err")"
-fi
+secured_refused sasl-refused "$tmp/7b.conf" "authentication failed"
 
 # ---- 8 TLS: librdkafka's ssl.* properties passed through
 taddr=$(sh "$svc" tls-addr "$kdir")
@@ -250,28 +260,12 @@ tls_rules() {   # CA-FILE [KEY]
 	addr=$plain
 }
 tls_rules "$kdir/tls/ca.pem" >"$tmp/8.conf"
-"$bin" -C "$tmp/8.conf" -r "$tmp/a.pcap" >"$tmp/8.out" 2>"$tmp/8.err"
-if clean_run tls "$tmp/8.err" $?; then
-	kcat -b "$taddr" -X security.protocol=SSL -X ssl.ca.location="$kdir/tls/ca.pem" -t t8 -C -e -q \
-		-f '%p\t%o\t%k\t%s\n' >"$tmp/8.k" 2>"$tmp/8.k.err"
-	if r=$($kc same "$tmp/8.out" "$tmp/8.k" 2>&1); then
-		echo "# $r"; ok tls
-	else
-		bad tls "$r"
-	fi
-fi
+secured_ok tls 8 "$taddr" -X security.protocol=SSL -X ssl.ca.location="$kdir/tls/ca.pem"
 # a CA that did not sign the broker's certificate: refused, said, exit 3
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=another CA" \
 	-keyout "$tmp/other.key" -out "$tmp/other.pem" >/dev/null 2>&1
 tls_rules "$tmp/other.pem" 'shutdown-ms = 3000' >"$tmp/8b.conf"
-"$bin" -C "$tmp/8b.conf" -r "$tmp/a.pcap" >/dev/null 2>"$tmp/8b.err"
-st=$?
-if [ "$st" -eq 3 ] && grep -q -i "certificate verify failed" "$tmp/8b.err" &&
-   grep -q "^intspect: channel k: .* 0 delivered\|^intspect: channel k: never connected" "$tmp/8b.err"; then
-	ok tls-refused
-else
-	bad tls-refused "exit $st: $(grep -i -m 3 'ssl\|certif\|channel k' "$tmp/8b.err")"
-fi
+secured_refused tls-refused "$tmp/8b.conf" "certificate verify failed"
 
 echo "kafka: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
