@@ -163,7 +163,7 @@ bool attr_list(struct compiler *c, const struct cfg_kv *kv, int **slots, char **
 }
 
 bool format_of(struct compiler *c, const struct cfg_kv *kv, enum rec_format *out,
-		      bool allow_template)
+		      unsigned allow)
 {
 	const char *f;
 
@@ -177,11 +177,15 @@ bool format_of(struct compiler *c, const struct cfg_kv *kv, enum rec_format *out
 		*out = FMT_CSV;
 	} else if (strcasecmp(f, "intspect-csv") == 0) {
 		*out = FMT_CSV_CELLS;
-	} else if (allow_template && strchr(f, '"')) {
+	} else if ((allow & FMT_ALLOW_PARTIAL) && strcasecmp(f, "partial") == 0) {
+		*out = FMT_PARTIAL;
+	} else if ((allow & FMT_ALLOW_TEMPLATE) && strchr(f, '"')) {
 		*out = FMT_TEMPLATE;
 	} else {
-		dsl_error(c->d, &kv->value->loc, "'%s' expects json, csv or intspect-csv%s", kv->key,
-			  allow_template ? " (or a template such as '{\"src\": \"ip.src\"}')" : "");
+		dsl_error(c->d, &kv->value->loc, "'%s' expects json, csv%s or intspect-csv%s", kv->key,
+			  (allow & FMT_ALLOW_PARTIAL) ? ", partial" : "",
+			  (allow & FMT_ALLOW_TEMPLATE) ?
+			  " (or a template such as '{\"src\": \"ip.src\"}')" : "");
 		return false;
 	}
 	return true;
@@ -366,7 +370,7 @@ bool section_enabled(struct compiler *c, const struct cfg_section *s, bool *enab
 	return !kv || get_bool(c, kv, enabled);
 }
 
-bool report_tail(struct compiler *c, const struct cfg_section *s, bool allow_template,
+bool report_tail(struct compiler *c, const struct cfg_section *s, unsigned allow,
 		 enum rec_format *format, bool *format_set, int **channels, unsigned *nchannels,
 		 char **name, char **text)
 {
@@ -374,7 +378,7 @@ bool report_tail(struct compiler *c, const struct cfg_section *s, bool allow_tem
 	bool ok = true;
 
 	if (kv) {
-		ok &= format_of(c, kv, format, allow_template);
+		ok &= format_of(c, kv, format, allow);
 		*format_set = true;
 	}
 	ok &= channel_list(c, find_kv(s, "output-channel"), channels, nchannels);
@@ -472,7 +476,7 @@ static bool compile_event(struct compiler *c, const struct cfg_section *s)
 		dsl_error(c->d, &s->loc, "an event-report needs an event or a where condition");
 		ok = false;
 	}
-	ok &= report_tail(c, s, true, &r.format, &r.format_set, &r.channels, &r.nchannels, &r.name,
+	ok &= report_tail(c, s, FMT_ALLOW_TEMPLATE, &r.format, &r.format_set, &r.channels, &r.nchannels, &r.name,
 			  &r.text);
 	if (ok && r.format == FMT_TEMPLATE)
 		ok &= compile_template(c, find_kv(s, "output-format"), &r);
@@ -563,8 +567,18 @@ static bool compile_query(struct compiler *c, const struct cfg_section *s)
 			ok = false;
 		}
 	}
-	ok &= report_tail(c, s, false, &r.format, &r.format_set, &r.channels, &r.nchannels, &r.name,
-			  &r.text);
+	ok &= report_tail(c, s, FMT_ALLOW_PARTIAL, &r.format, &r.format_set, &r.channels,
+			  &r.nchannels, &r.name, &r.text);
+	for (unsigned k = 0; ok && r.format == FMT_PARTIAL && k < r.nitems; k++) {
+		/* a difference needs the group's packets in order, on one instance */
+		if (r.items[k].diff || r.items[k].agg == AGG_DIFF) {
+			dsl_error(c->d, &find_kv(s, "output-format")->value->loc,
+				  "output-format = partial cannot carry '%s': diff() needs every "
+				  "packet of its group in order, which instances split by flow do "
+				  "not see", r.items[k].text);
+			ok = false;
+		}
+	}
 	if (!ok || !enabled) {
 		free_qrule(&r);
 		return ok;
@@ -623,6 +637,7 @@ static struct isp_program *compile_tree(struct dsl_diags *d, const struct isp_re
 	}
 	p->cfg_tree = f;
 	p->default_format = FMT_JSON;
+	p->merge_lateness_ms = 5000;
 	p->dta = (struct dta_settings){ .nack = 0, .nack_port = 40044, .shed = true,
 					.max_reporters = 4096 };
 	/* the output section first (file channels take its cache-period),
@@ -639,6 +654,8 @@ static struct isp_program *compile_tree(struct dsl_diags *d, const struct isp_re
 			ok &= compile_input(&c, s);
 		else if (strcmp(s->type, "control") == 0)
 			ok &= compile_control(&c, s);
+		else if (strcmp(s->type, "merge") == 0)
+			ok &= compile_merge(&c, s);
 		else if (strcmp(s->type, "dta") == 0)
 			ok &= compile_dta_settings(&c, s);
 		else if (ignored_section(&c, s))
@@ -661,11 +678,12 @@ static struct isp_program *compile_tree(struct dsl_diags *d, const struct isp_re
 			ok &= compile_dta_store(&c, s);
 		} else if (strcmp(s->type, "global") && strcmp(s->type, "input") &&
 			   strcmp(s->type, "control") && strcmp(s->type, "dta") &&
+			   strcmp(s->type, "merge") &&
 			   strcmp(s->type, "output") && !is_output_section(s, type, sizeof(type)) &&
 			   !is_ignored_type(s->type)) {
 			static const char *const known[] = {
 				"event-report", "query-report", "metrics", "flow-monitor", "dta-store", "dta",
-				"control", "input",
+				"control", "input", "merge",
 				"output", "file-output", "redis-output", "kafka-output",
 				"socket-output", "stdout-output", "influxdb-output", NULL
 			};
@@ -766,6 +784,8 @@ void isp_program_free(struct isp_program *p)
 	free(p->input_filter);
 	free(p->input_dpdk);
 	free(p->control_path);
+	free(p->input_topic);
+	free(p->input_group);
 	free(p->control_tcp);
 	free(p->control_token);
 	cfg_file_free(p->cfg_tree);

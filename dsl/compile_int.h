@@ -47,8 +47,12 @@ bool get_bool(struct compiler *c, const struct cfg_kv *kv, bool *out);
 bool get_number(struct compiler *c, const struct cfg_kv *kv, double min, double max,
 		double *out);
 bool get_string(struct compiler *c, const struct cfg_kv *kv, const char **out);
+/* output-format's value; `allow`: which formats beyond json, csv and
+ * intspect-csv the section takes. */
+#define FMT_ALLOW_TEMPLATE 1u   /* event reports: MMT's templates */
+#define FMT_ALLOW_PARTIAL 2u    /* query reports: mergeable partial windows */
 bool format_of(struct compiler *c, const struct cfg_kv *kv, enum rec_format *out,
-	       bool allow_template);
+	       unsigned allow);
 
 /* ---- settings.c: the global settings, input and output sections, and
  * MMT-Probe's sections outside intspect's job ---- */
@@ -56,6 +60,7 @@ bool compile_global(struct compiler *c, const struct cfg_section *s);
 bool compile_input(struct compiler *c, const struct cfg_section *s);
 bool compile_output(struct compiler *c, const struct cfg_section *s);
 bool compile_control(struct compiler *c, const struct cfg_section *s);
+bool compile_merge(struct compiler *c, const struct cfg_section *s);
 /* An MMT-Probe section intspect does not implement: a warning, true. */
 bool ignored_section(struct compiler *c, const struct cfg_section *s);
 /* An output-channel name of such a section (mongodb, mqtt). */
@@ -88,9 +93,9 @@ bool unique_report(struct compiler *c, const struct cfg_section *s);
 /* A section as canonical text (type, name, extra, keys and values, no
  * locations): equal texts, the same rule (hot reload). malloc'd. */
 char *section_text(const struct cfg_section *s, const char *extra);
-/* What every report section ends with: output-format (a template allowed
- * or not), output-channel, its name and its text. */
-bool report_tail(struct compiler *c, const struct cfg_section *s, bool allow_template,
+/* What every report section ends with: output-format (FMT_ALLOW_...),
+ * output-channel, its name and its text. */
+bool report_tail(struct compiler *c, const struct cfg_section *s, unsigned allow,
 		 enum rec_format *format, bool *format_set, int **channels, unsigned *nchannels,
 		 char **name, char **text);
 /* monitor.c: a flow-monitor { ... } section; a monitor's memory */

@@ -144,7 +144,7 @@ bool compile_monitor(struct compiler *c, const struct cfg_section *s)
 			  r.nbuf);
 		ok = false;
 	}
-	ok &= report_tail(c, s, false, &r.format, &r.format_set, &r.channels, &r.nchannels, &r.name,
+	ok &= report_tail(c, s, 0, &r.format, &r.format_set, &r.channels, &r.nchannels, &r.name,
 			  &r.text);
 	if (!ok || !enabled) {
 		free_mrule(&r);

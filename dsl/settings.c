@@ -168,10 +168,39 @@ bool compile_control(struct compiler *c, const struct cfg_section *s)
 	return ok;
 }
 
+/* merge { instances = N; lateness-ms = N; late = drop | correct }: how a
+ * merge stage combines partial windows (src/filters/pmerge.c). */
+bool compile_merge(struct compiler *c, const struct cfg_section *s)
+{
+	static const char *const keys[] = { "instances", "lateness-ms", "late", NULL };
+	struct isp_program *p = c->prog;
+	bool ok = check_keys(c, s, keys, "the merge section");
+	const struct cfg_kv *kv;
+	const char *str;
+	double d;
+
+	if ((kv = find_kv(s, "instances")) && (ok &= get_number(c, kv, 1, 4096, &d)))
+		p->merge_instances = (unsigned)d;
+	if ((kv = find_kv(s, "lateness-ms")) && (ok &= get_number(c, kv, 0, 86400000, &d)))
+		p->merge_lateness_ms = (unsigned)d;
+	if ((kv = find_kv(s, "late")) && (ok &= get_string(c, kv, &str))) {
+		if (strcasecmp(str, "correct") == 0) {
+			p->merge_late_correct = true;
+		} else if (strcasecmp(str, "drop") == 0) {
+			p->merge_late_correct = false;
+		} else {
+			dsl_error(c->d, &kv->value->loc, "late expects drop or correct");
+			ok = false;
+		}
+	}
+	return ok;
+}
+
 bool compile_input(struct compiler *c, const struct cfg_section *s)
 {
 	static const char *const keys[] = { "mode", "source", "filter", "pcap-filter", "snap-len",
-					    "buffer-size", "timeout", "port", "dpdk-option", NULL };
+					    "buffer-size", "timeout", "port", "dpdk-option", "topic",
+					    "group", NULL };
 	struct isp_program *p = c->prog;
 	bool ok = check_keys(c, s, keys, "the input section");
 	const struct cfg_kv *kv;
@@ -182,6 +211,7 @@ bool compile_input(struct compiler *c, const struct cfg_section *s)
 		static const char *const modes[][2] = {
 			{ "offline", "file" }, { "file", "file" }, { "online", "live" },
 			{ "live", "live" }, { "udp", "udp" }, { "dpdk", "dpdk" },
+			{ "kafka", "kafka" }, { "kafka-partials", "kafka-partials" },
 		};
 		const char *mode = NULL;
 		for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
@@ -193,7 +223,8 @@ bool compile_input(struct compiler *c, const struct cfg_section *s)
 			ok &= (p->input_mode = strdup(mode)) != NULL;
 		} else {
 			dsl_error(c->d, &kv->value->loc,
-				  "mode expects offline (file), online (live), udp or dpdk");
+				  "mode expects offline (file), online (live), udp, dpdk, kafka "
+				  "or kafka-partials");
 			ok = false;
 		}
 	}
@@ -215,6 +246,16 @@ bool compile_input(struct compiler *c, const struct cfg_section *s)
 	}
 	if ((kv = find_kv(s, "dpdk-option")))
 		ok &= set_text(c, kv, &p->input_dpdk);
+	if ((kv = find_kv(s, "topic")))
+		ok &= set_text(c, kv, &p->input_topic);
+	if ((kv = find_kv(s, "group")))
+		ok &= set_text(c, kv, &p->input_group);
+	if (ok && p->input_mode && strncmp(p->input_mode, "kafka", 5) == 0 &&
+	    (!p->input_source || !p->input_topic)) {
+		dsl_error(c->d, &s->loc, "a Kafka input needs source = \"BROKERS\" and topic = "
+			  "\"TOPIC\"");
+		ok = false;
+	}
 	/* MMT-Probe's units: bytes, milliseconds; 0 leaves the default */
 	if ((kv = find_kv(s, "snap-len")) && (ok &= get_number(c, kv, 0, 262144, &d)))
 		p->input_snaplen = (int)d;
@@ -235,7 +276,7 @@ bool compile_output(struct compiler *c, const struct cfg_section *s)
 	double d;
 
 	if ((kv = find_kv(s, "format")))
-		ok &= format_of(c, kv, &c->prog->default_format, false);
+		ok &= format_of(c, kv, &c->prog->default_format, 0);
 	/* cache-max sizes MMT-Probe's MongoDB batches only: nothing to do */
 	if ((kv = find_kv(s, "cache-max")))
 		ok &= get_number(c, kv, 0, 1e9, &d);

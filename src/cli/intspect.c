@@ -23,6 +23,7 @@
 #include "../core/registry.h"
 #include "../filters/bloom.h"
 #include "ctlsock.h"
+#include "merge.h"
 #include "reload.h"
 #include "runchan.h"
 #include "../filters/engine.h"
@@ -108,6 +109,10 @@ static void usage(FILE *out)
 "  -c COUNT              stop after COUNT packets\n"
 "  -w, --workers N       rule workers (default 1, or thread-nb of the config);\n"
 "                        each reads its own share of the input\n"
+"  --merge SOURCE        merge stage: partial windows (output-format = partial)\n"
+"                        from a file ('-': standard input; repeat for more) or\n"
+"                        kafka:BROKERS/TOPIC[@GROUP], merged by the config's\n"
+"                        query reports\n"
 "Rules:\n"
 "  -C, --config FILE     run the report rules of FILE (event-report, query-report,\n"
 "                        outputs; see dsl/README.md)\n"
@@ -151,6 +156,8 @@ struct cli {
 	bool dump, quiet, list_attrs, list_protos, no_builtin, verbose, allow_drops;
 	const char *options[MAX_OPTIONS];
 	unsigned noptions;
+	struct cli_merge merge;         /* --merge */
+	bool merging;
 };
 
 /* -V: the version and every optional part, with its library's version,
@@ -169,12 +176,13 @@ static void print_version(void)
 static int parse_cli(int argc, char **argv, struct cli *c)
 {
 	enum { O_DUMP = 256, O_LIST_ATTRS, O_LIST_PROTOS, O_PLUGIN_DIR, O_NO_BUILTIN, O_DPDK,
-	       O_ALLOW_DROPS, O_PIDFILE, O_SYSLOG, O_CONTROL };
+	       O_ALLOW_DROPS, O_PIDFILE, O_SYSLOG, O_CONTROL, O_MERGE };
 	static const struct option longopts[] = {
 		{ "dump", no_argument, NULL, O_DUMP },
 		{ "allow-drops", no_argument, NULL, O_ALLOW_DROPS },
 		{ "pidfile", required_argument, NULL, O_PIDFILE },
 		{ "control", required_argument, NULL, O_CONTROL },
+		{ "merge", required_argument, NULL, O_MERGE },
 		{ "syslog", no_argument, NULL, O_SYSLOG },
 		{ "user", required_argument, NULL, 'Z' },
 		{ "config", required_argument, NULL, 'C' },
@@ -246,6 +254,14 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		case O_ALLOW_DROPS: c->allow_drops = true; break;
 		case O_PIDFILE: c->pidfile = optarg; break;
 		case O_CONTROL: c->control = optarg; break;
+		case O_MERGE:
+			if (c->merge.nsrc >= CLI_MERGE_MAX) {
+				fprintf(stderr, "intspect: more than %d --merge inputs\n", CLI_MERGE_MAX);
+				return -1;
+			}
+			c->merge.src[c->merge.nsrc++] = optarg;
+			c->merging = true;
+			break;
 		case O_SYSLOG: c->use_syslog = true; break;
 		case 'Z': c->user = optarg; break;
 		default: usage(stderr); return -1;
@@ -761,7 +777,16 @@ int main(int argc, char **argv)
 			prog = isp_compile_file(&diags, reg, c.config);
 			dsl_print_diags(&diags, stderr);
 		}
-		rc = c.config && !prog ? 2 : run(&c, reg, prog);
+		bool merge = c.merging || (prog && prog->input_mode &&
+					   strcmp(prog->input_mode, "kafka-partials") == 0);
+		c.merge.allow_drops = c.allow_drops;
+		if (merge && !prog && !(c.config && !prog)) {
+			fprintf(stderr, "intspect: --merge needs the query reports to merge: -C FILE\n");
+			rc = 2;
+		} else {
+			rc = c.config && !prog ? 2 : merge ? cli_merge_run(&c.merge, reg, prog, &g_stop) :
+			     run(&c, reg, prog);
+		}
 		isp_program_free(prog);
 		dsl_diags_free(&diags);
 	}

@@ -3,6 +3,7 @@
  */
 #include "engine.h"
 #include "engine_int.h"
+#include "query_int.h"
 #include "dta.h"
 
 #include "../core/mesh.h"
@@ -372,6 +373,8 @@ void isp_engine_route(struct isp_engine *e, const struct isp_packet *p, unsigned
 	dest[lead] |= ROUTE_REST;
 }
 
+static void partial_ends(struct isp_engine *e);
+
 void isp_engine_tick(struct isp_engine *e, uint64_t now_ns)
 {
 	e->tick_now = now_ns;
@@ -383,7 +386,18 @@ void isp_engine_tick(struct isp_engine *e, uint64_t now_ns)
 		if (e->prog->events[i].idle_ns && now_ns != UINT64_MAX)
 			event_expire(e, i, now_ns);     /* the end of the input is not idleness */
 	dta_tick(e, now_ns);
+	if (now_ns == UINT64_MAX && !e->partial)
+		partial_ends(e);
 	isp_engine_flush(e);
+}
+
+/* The input ended: every partial rule says so (one worker, or the merger
+ * once every worker reached the end). */
+static void partial_ends(struct isp_engine *e)
+{
+	for (unsigned i = 0; i < e->prog->nqueries; i++)
+		if (e->q[i].ts_order)
+			partial_watermark(e, i, UINT64_MAX);
 }
 
 void isp_engine_flush(struct isp_engine *e)
@@ -401,6 +415,8 @@ void isp_engine_merge_windows(struct isp_engine *merger, struct isp_engine *cons
 		monitor_merge(merger, i, workers, n);
 	for (unsigned i = 0; i < merger->prog->nqueries; i++)
 		query_merge(merger, i, workers, n);
+	if (n && workers[0]->tick_now == UINT64_MAX)
+		partial_ends(merger);
 }
 
 uint64_t isp_engine_window_end(const struct isp_program *prog, uint64_t t)

@@ -48,6 +48,7 @@ struct query_state {
 	uint16_t *cell_size;    /* per select item: bytes of its kept agg_state (per hop) */
 	struct qplan *plan;     /* how each item is updated (query.c), one block */
 	struct rec_jkey *group_keys, *item_keys;
+	bool ts_order;          /* partial windows: first/last by packet time */
 	struct rule_stats st;
 	/* partial mode (a worker): the last closed window, waiting for the merger */
 	struct table done;

@@ -18,7 +18,9 @@
 /* FMT_CSV: MMT-Probe's rows, cell for cell (dsl/README.md); FMT_CSV_CELLS
  * ("intspect-csv"): the same columns, one cell per attribute, typed;
  * FMT_INFLUX: InfluxDB's line protocol. */
-enum rec_format { FMT_JSON, FMT_CSV, FMT_TEMPLATE, FMT_CSV_CELLS, FMT_INFLUX };
+/* FMT_PARTIAL: a query window's mergeable per-group states (partial.c;
+ * query reports only). */
+enum rec_format { FMT_JSON, FMT_CSV, FMT_TEMPLATE, FMT_CSV_CELLS, FMT_INFLUX, FMT_PARTIAL };
 
 /* An output template (MMT's event-report output-format = '{"src": "ip.src"}'):
  * literal text with attribute values spliced in. */
@@ -50,7 +52,7 @@ struct qitem {
  * format and each encoding goes to its channels. */
 struct rule_formats {
 	uint8_t *of;            /* per channel of the rule: enum rec_format */
-	uint8_t list[5];        /* the distinct formats, the rule's first */
+	uint8_t list[6];        /* the distinct formats, the rule's first */
 	unsigned n;             /* 0 before binding: every channel, the rule's */
 };
 
@@ -193,13 +195,18 @@ struct isp_program {
 				 * input (isp_program_input), as MMT-Probe's */
 	enum rec_format default_format;
 	/* input section */
-	char *input_mode;       /* "file", "live", "udp" or NULL */
+	char *input_mode;       /* "file", "live", "udp", "kafka", "kafka-partials" or NULL */
 	char *input_source;
 	char *input_filter;
 	char *input_dpdk;       /* dpdk-option: EAL arguments (mode = dpdk) */
 	int input_snaplen;      /* snap-len, 0: the default */
 	int input_buffer_mb;    /* buffer-size, rounded up to MiB; 0: default */
 	int input_timeout_ms;   /* timeout, 0: the default */
+	char *input_topic, *input_group;        /* mode = kafka, kafka-partials */
+	/* merge section: how partial windows of several instances combine */
+	unsigned merge_instances;       /* 0: every instance seen so far */
+	unsigned merge_lateness_ms;     /* a window waits this long for slow instances */
+	bool merge_late_correct;        /* late = correct: re-emit; else drop */
 	/* control section: 1 on, -1 off, 0 not written (on for live inputs) */
 	int control;
 	char *control_path, *control_tcp, *control_token;

@@ -286,3 +286,36 @@ uint64_t qs_quantile(const struct qsketch *q, double quantile)
 	}
 	return b->max;
 }
+
+void qs_view(const struct qsketch *q, struct qs_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->n = q->n;
+	if (!bucketed(q)) {
+		v->values = values(q);
+		return;
+	}
+	const struct qs_big *b = q->u.big;
+	v->count = b->count;
+	v->lo = b->lo;
+	v->cap = b->cap;
+	v->min = b->min;
+	v->max = b->max;
+}
+
+int qs_merge_view(struct qsketch *to, const struct qs_view *v, qs_alloc_fn alloc, void *ctx)
+{
+	uint64_t n = 0;
+
+	if (!v->count || v->cap == 0 || v->lo >= QS_BUCKETS || v->cap > QS_BUCKETS - v->lo ||
+	    v->min > v->max || qs_bucket(v->min) < v->lo || qs_bucket(v->max) >= v->lo + v->cap)
+		return -1;
+	for (unsigned i = 0; i < v->cap; i++)
+		n += v->count[i];
+	if (n <= QS_SMALL)
+		return -1;      /* a bucketed sketch holds more (qs_add) */
+	struct qs_big b = { .min = v->min, .max = v->max, .count = (uint32_t *)v->count,
+			    .lo = (uint16_t)v->lo, .cap = (uint16_t)v->cap };
+	struct qsketch from = { .n = n, .u.big = &b };
+	return qs_merge(to, &from, alloc, ctx);
+}

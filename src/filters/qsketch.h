@@ -47,6 +47,21 @@ struct qsketch {
 int qs_add(struct qsketch *q, uint64_t v, qs_alloc_fn alloc, void *ctx);
 /* Add everything `from` holds (from is not changed and keeps its blocks). */
 int qs_merge(struct qsketch *to, const struct qsketch *from, qs_alloc_fn alloc, void *ctx);
+/* What a sketch holds, to write it out (a partial window): exact values
+ * (count == NULL: values[0 .. n-1]), or counters of buckets lo .. lo +
+ * cap - 1 with the extremes. Valid until the sketch changes. */
+struct qs_view {
+	uint64_t n;
+	const uint64_t *values;
+	const uint32_t *count;
+	unsigned lo, cap;
+	uint64_t min, max;
+};
+void qs_view(const struct qsketch *q, struct qs_view *v);
+/* Merge bucket counters read back (what qs_view gave for a bucketed
+ * sketch) into `to`; -1 when they are not a bucketed sketch's (buckets out
+ * of range, min above max, QS_SMALL values or fewer) or out of memory. */
+int qs_merge_view(struct qsketch *to, const struct qs_view *v, qs_alloc_fn alloc, void *ctx);
 /* Value at quantile q in [0, 1], nearest rank (0 for an empty sketch). */
 uint64_t qs_quantile(const struct qsketch *q, double quantile);
 

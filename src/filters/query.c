@@ -16,24 +16,8 @@
 #include "agg.h"
 #include "../core/value.h"
 #include "engine_int.h"
+#include "query_int.h"
 
-/*
- * A group's state: the order of its first packet, then one cell per
- * select item at qs->cell_off[k]: the part of the item's agg_state its
- * function uses (qs->cell_size[k] bytes, agg_state_size), or for a
- * per-hop argument a struct qhops whose array holds that much per hop.
- * Sized per rule because a million groups multiply every byte.
- */
-struct qhops {
-	uint8_t *hops;          /* nh states of cell_size bytes (cap allocated) */
-	uint8_t nh, cap;
-};
-
-#define MAX_GROUP_BY 16   /* the compiler refuses more */
-
-struct qgroup {
-	uint64_t first;                 /* order of its first packet (output order) */
-};
 
 /*
  * How query_packet updates each item, chosen once by query_init: most
@@ -74,16 +58,19 @@ struct qplan {
 	struct qstep step[];    /* one per item */
 };
 
-static uint8_t *cell_of(const struct query_state *qs, struct qgroup *g, unsigned k)
-{
-	return (uint8_t *)g + qs->cell_off[k];
-}
-
 /* Packet order for first/last and for the order of groups: the position
  * in the input, then the report within a coalesced packet. The same for
- * any number of workers. */
-static uint64_t order_of(const struct isp_packet *p)
+ * any number of workers. A rule written as partial windows orders by
+ * packet time within the window instead (then the report), which other
+ * instances' inputs share: their windows merge in the same order. */
+static uint64_t order_of(const struct query_state *qs, const struct isp_packet *p)
 {
+	if (qs->ts_order) {
+		/* (a window of 2^55 ns or more, a rule without a period:
+		 * nanoseconds alone, the reports of a packet equal) */
+		uint64_t d = p->ts_ns - qs->win_start;
+		return d < UINT64_C(1) << 55 ? d << 8 | p->report_index : d;
+	}
 	return p->index << 8 | p->report_index;
 }
 
@@ -156,6 +143,7 @@ int query_init(struct isp_engine *e, unsigned i)
 		off += r->items[k].per_hop ? sizeof(struct qhops) : qs->cell_size[k];
 	}
 	qs->entry_state = off;
+	qs->ts_order = r->format == FMT_PARTIAL;
 	if (plan_init(e, r, qs) != 0)
 		return -1;
 	size_t kmax = engine_key_max(e, r->group_slots, r->ngroup);
@@ -473,7 +461,7 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 	if (!te)
 		return;         /* max-groups reached: counted in overflows */
 	struct qgroup *g = tentry_state(te);
-	uint64_t order = order_of(p);
+	uint64_t order = order_of(qs, p);
 	if (created)
 		g->first = order;
 	/* each distinct input once: several functions often share one */
@@ -573,6 +561,10 @@ static void encode_group(struct isp_engine *e, unsigned i, struct qgroup *g,
 
 	if (format == FMT_INFLUX) {
 		encode_influx(e, i, g, vals, present, ng);
+		return;
+	}
+	if (format == FMT_PARTIAL) {
+		partial_encode_group(e, i, g, vals, present, ng);
 		return;
 	}
 	rec_begin(rec, rec_style_of(format), r->name, "query", 999, prog->probe_id,
@@ -680,6 +672,8 @@ static void write_window(struct isp_engine *e, unsigned i)
 
 	for (uint32_t k = 0; k < qs->groups.count; k++)
 		write_group(e, i, qs->groups.order[k]);
+	if (qs->ts_order)
+		partial_watermark(e, i, qs->win_end);
 	qs->flushes++;
 	qs->st.windows++;
 	table_clear(&qs->groups);
@@ -789,4 +783,54 @@ void query_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w, 
 	/* the groups in the order of their first packet, as one worker writes them */
 	qsort(mqs->groups.order, mqs->groups.count, sizeof(*mqs->groups.order), by_first);
 	write_window(m, i);
+}
+
+/* ---- folding partial windows in (partial.c) ---- */
+
+struct qgroup *query_group_get(struct isp_engine *e, unsigned i, const uint8_t *key, size_t len,
+			       uint64_t first)
+{
+	struct query_state *qs = &e->q[i];
+	bool created;
+
+	if (len > qs->groups.key_max)
+		return NULL;
+	struct tentry *te = table_get_hashed(&qs->groups, key, len, group_hash(key, len), 0, false,
+					     &created);
+	if (!te)
+		return NULL;    /* max-groups: counted in overflows */
+	struct qgroup *g = tentry_state(te);
+	if (created || first < g->first)
+		g->first = first;
+	return g;
+}
+
+uint8_t *query_hop_cell(struct isp_engine *e, unsigned i, struct qgroup *g, unsigned k,
+			unsigned h)
+{
+	struct query_state *qs = &e->q[i];
+
+	return hop_state(qs, (struct qhops *)cell_of(qs, g, k), h, qs->cell_size[k]);
+}
+
+void query_fold(struct isp_engine *e, unsigned i, unsigned k, uint8_t *kept,
+		const struct agg_state *from)
+{
+	struct query_state *qs = &e->q[i];
+	size_t size = qs->cell_size[k];
+	struct agg_state a;
+
+	agg_load(&a, kept, size);
+	agg_merge(&a, from, &e->prog->queries[i].items[k], &qs->hops);
+	agg_store(kept, &a, size);
+}
+
+void query_write_merged(struct isp_engine *e, unsigned i, uint64_t start, uint64_t end)
+{
+	struct query_state *qs = &e->q[i];
+
+	qs->win_start = start;
+	qs->win_end = end;
+	qsort(qs->groups.order, qs->groups.count, sizeof(*qs->groups.order), by_first);
+	write_window(e, i);
 }

@@ -1,0 +1,362 @@
+/*
+ * pmerge.c - the merge stage (pmerge.h).
+ *
+ * Each open window of each rule is an engine of its own (query.c keeps
+ * one window per engine): partial groups fold into its tables exactly as
+ * the windows of several workers fold at a tick, and closing it writes
+ * its records through the rule's channels. Engines of written windows go
+ * back to a pool: a merge of a steady stream makes none after its first
+ * windows.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "partial.h"
+#include "pmerge.h"
+#include "query_int.h"
+
+#define MAX_INSTANCES 4096
+
+struct pm_window {
+	unsigned rule;
+	uint64_t start, end;
+	struct isp_engine *e;
+	uint64_t told_ns;       /* when an instance first said it closed it (0: none yet) */
+	struct pm_window *next; /* by end, then rule */
+};
+
+struct pm_instance {
+	uint64_t id;
+	uint64_t *mark;         /* per rule: windows ending at or before it are closed there */
+};
+
+struct isp_pmerge {
+	const struct isp_program *prog;
+	const struct isp_registry *reg;
+	struct isp_channel **channels;
+	struct pm_window *open;
+	struct isp_engine **pool, **all;        /* free engines; every engine made */
+	unsigned npool, nall, capall;
+	struct pm_instance *inst;
+	unsigned ninst;
+	uint64_t *closed;       /* per rule: windows ending at or before it are written */
+	uint64_t *fp;           /* per rule: partial_fingerprint */
+	bool *said;             /* per rule: a mismatch was reported */
+	struct arena scratch;
+	struct isp_pmerge_stats st;
+	uint64_t lateness_ns;
+	unsigned want;          /* instances to wait for; 0: those seen */
+};
+
+struct isp_pmerge *isp_pmerge_new(const struct isp_program *prog, const struct isp_registry *reg,
+				  struct isp_channel **channels, char *err, size_t errlen)
+{
+	struct isp_pmerge *m = calloc(1, sizeof(*m));
+	unsigned nq = prog->nqueries ? prog->nqueries : 1;
+
+	if (!m || !(m->closed = calloc(nq, sizeof(*m->closed))) ||
+	    !(m->fp = calloc(nq, sizeof(*m->fp))) || !(m->said = calloc(nq, sizeof(*m->said))) ||
+	    !(m->inst = calloc(MAX_INSTANCES, sizeof(*m->inst)))) {
+		isp_pmerge_free(m);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (prog->nqueries == 0) {
+		isp_pmerge_free(m);
+		snprintf(err, errlen, "nothing to merge: the config has no query-report");
+		return NULL;
+	}
+	m->prog = prog;
+	m->reg = reg;
+	m->channels = channels;
+	m->lateness_ns = (uint64_t)prog->merge_lateness_ms * 1000000u;
+	m->want = prog->merge_instances;
+	for (unsigned i = 0; i < prog->nqueries; i++)
+		m->fp[i] = partial_fingerprint(&prog->queries[i]);
+	return m;
+}
+
+static struct isp_engine *engine_take(struct isp_pmerge *m)
+{
+	if (m->npool)
+		return m->pool[--m->npool];
+	if (m->nall == m->capall) {
+		unsigned cap = m->capall ? 2 * m->capall : 8;
+		struct isp_engine **a = realloc(m->all, cap * sizeof(*a));
+		struct isp_engine **p = a ? realloc(m->pool, cap * sizeof(*p)) : NULL;
+		if (a)
+			m->all = a;
+		if (!p)
+			return NULL;
+		m->pool = p;
+		m->capall = cap;
+	}
+	char err[256];
+	struct isp_engine *e = isp_engine_new(m->prog, m->reg, m->channels, false, err, sizeof(err));
+	if (e)
+		m->all[m->nall++] = e;
+	return e;
+}
+
+/* The open window of rule i ending at end, made when asked. */
+static struct pm_window *window_of(struct isp_pmerge *m, unsigned i, uint64_t start, uint64_t end,
+				   bool make)
+{
+	struct pm_window **at = &m->open;
+
+	for (; *at; at = &(*at)->next) {
+		if ((*at)->end == end && (*at)->rule == i)
+			return *at;
+		if ((*at)->end > end || ((*at)->end == end && (*at)->rule > i))
+			break;
+	}
+	if (!make)
+		return NULL;
+	struct pm_window *w = calloc(1, sizeof(*w));
+	if (!w || !(w->e = engine_take(m))) {
+		free(w);
+		return NULL;
+	}
+	w->rule = i;
+	w->start = start;
+	w->end = end;
+	w->next = *at;
+	*at = w;
+	m->st.open++;
+	return w;
+}
+
+static void write_window(struct isp_pmerge *m, struct pm_window **at)
+{
+	struct pm_window *w = *at;
+
+	query_write_merged(w->e, w->rule, w->start, w->end);
+	isp_engine_flush(w->e);
+	if (w->end > m->closed[w->rule])
+		m->closed[w->rule] = w->end;
+	m->pool[m->npool++] = w->e;
+	*at = w->next;
+	free(w);
+	m->st.open--;
+	m->st.windows++;
+}
+
+/* Write w and the rule's earlier windows, in order of their ends. */
+static void close_upto(struct isp_pmerge *m, unsigned rule, uint64_t end, bool forced)
+{
+	for (struct pm_window **at = &m->open; *at;) {
+		if ((*at)->end > end)
+			break;
+		if ((*at)->rule != rule) {
+			at = &(*at)->next;
+			continue;
+		}
+		m->st.forced += forced;
+		write_window(m, at);
+	}
+}
+
+/* How many instances have closed rule i's windows up to end. */
+static unsigned told(const struct isp_pmerge *m, unsigned i, uint64_t end)
+{
+	unsigned k = 0;
+
+	for (unsigned j = 0; j < m->ninst; j++)
+		k += m->inst[j].mark[i] >= end;
+	return k;
+}
+
+void isp_pmerge_expect(struct isp_pmerge *m, unsigned n)
+{
+	if (!m->prog->merge_instances)
+		m->want = n;
+}
+
+void isp_pmerge_tick(struct isp_pmerge *m, uint64_t now_ns)
+{
+	unsigned want = m->want;
+
+	for (struct pm_window *w = m->open; w;) {
+		unsigned k = told(m, w->rule, w->end);
+		unsigned need = want ? want : m->ninst;
+		struct pm_window *next = w->next;
+		if (k && !w->told_ns)
+			w->told_ns = now_ns;
+		if (k >= need && m->ninst >= need) {
+			close_upto(m, w->rule, w->end, false);
+			w = m->open;    /* the list changed: again from the start */
+			continue;
+		}
+		if (w->told_ns && now_ns && now_ns - w->told_ns >= m->lateness_ns) {
+			close_upto(m, w->rule, w->end, true);
+			w = m->open;
+			continue;
+		}
+		w = next;
+	}
+}
+
+static struct pm_instance *instance_of(struct isp_pmerge *m, uint64_t id)
+{
+	for (unsigned j = 0; j < m->ninst; j++)
+		if (m->inst[j].id == id)
+			return &m->inst[j];
+	if (m->ninst == MAX_INSTANCES)
+		return NULL;
+	struct pm_instance *in = &m->inst[m->ninst];
+	if (!(in->mark = calloc(m->prog->nqueries, sizeof(*in->mark))))
+		return NULL;
+	in->id = id;
+	m->ninst++;
+	m->st.instances = m->ninst;
+	return in;
+}
+
+static int rule_named(const struct isp_program *prog, const char *name)
+{
+	for (unsigned i = 0; name && i < prog->nqueries; i++)
+		if (strcmp(prog->queries[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+static bool member_u64(const json_t *o, const char *key, uint64_t *out)
+{
+	const json_t *v = json_object_get(o, key);
+
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return false;
+	*out = (uint64_t)json_integer_value(v);
+	return true;
+}
+
+/* One record; false when it is not a partial record at all. */
+static bool feed(struct isp_pmerge *m, const json_t *o, uint64_t now_ns)
+{
+	uint64_t version, id, start, end;
+	const char *fp = json_string_value(json_object_get(o, "rule"));
+
+	if (!json_is_object(o) || !member_u64(o, "partial", &version) ||
+	    version != PARTIAL_VERSION || !member_u64(o, "instance", &id) || !fp)
+		return false;
+	int i = rule_named(m->prog, json_string_value(json_object_get(o, "report")));
+	if (i < 0) {
+		m->st.unknown++;
+		return true;
+	}
+	char want[20];
+	snprintf(want, sizeof(want), "%016" PRIx64, m->fp[i]);
+	if (strcmp(fp, want) != 0) {
+		if (!m->said[i])
+			fprintf(stderr, "intspect: merge: partials of '%s' come from a query-report "
+				"whose period, group-by or select differ from this one's: dropped\n",
+				m->prog->queries[i].name);
+		m->said[i] = true;
+		m->st.mismatched++;
+		return true;
+	}
+	struct pm_instance *in = instance_of(m, id);
+	if (!in)
+		return false;
+	if (json_is_true(json_object_get(o, "end"))) {
+		in->mark[i] = UINT64_MAX;
+		m->st.watermarks++;
+		isp_pmerge_tick(m, now_ns);
+		return true;
+	}
+	if (member_u64(o, "watermark", &end)) {
+		if (end > in->mark[i])
+			in->mark[i] = end;
+		m->st.watermarks++;
+		isp_pmerge_tick(m, now_ns);
+		return true;
+	}
+	const uint64_t period = m->prog->queries[i].period_ns;
+	if (!member_u64(o, "window_start", &start) || !member_u64(o, "window_end", &end) ||
+	    end - start != period || start % period != 0)
+		return false;
+	if (end <= m->closed[i]) {
+		m->st.late++;
+		return true;
+	}
+	struct pm_window *w = window_of(m, (unsigned)i, start, end, true);
+	char err[128];
+	if (!w || partial_fold(w->e, (unsigned)i, o, &m->scratch, err, sizeof(err)) != 0)
+		return false;
+	arena_reset(&m->scratch);
+	m->st.groups++;
+	return true;
+}
+
+void isp_pmerge_feed(struct isp_pmerge *m, const char *text, size_t len, uint64_t now_ns)
+{
+	json_error_t jerr;
+	json_t *o = json_loadb(text, len, 0, &jerr);
+
+	m->st.records++;
+	if (!o || !feed(m, o, now_ns))
+		m->st.malformed++;
+	arena_reset(&m->scratch);
+	json_decref(o);
+}
+
+void isp_pmerge_finish(struct isp_pmerge *m)
+{
+	while (m->open)
+		write_window(m, &m->open);
+}
+
+void isp_pmerge_stats(const struct isp_pmerge *m, struct isp_pmerge_stats *st)
+{
+	*st = m->st;
+}
+
+void isp_pmerge_print_stats(const struct isp_pmerge *m, FILE *out)
+{
+	const struct isp_pmerge_stats *s = &m->st;
+
+	fprintf(out, "intspect: merge: %" PRIu64 " records read, %" PRIu64 " partial groups, %"
+		PRIu64 " watermarks, %u instances, %" PRIu64 " windows written (%" PRIu64
+		" before every instance closed them), %" PRIu64 " late partials dropped, %"
+		PRIu64 " malformed, %" PRIu64 " of an unknown report, %" PRIu64
+		" of a different rule\n", s->records, s->groups, s->watermarks, s->instances,
+		s->windows, s->forced, s->late, s->malformed, s->unknown, s->mismatched);
+	for (unsigned i = 0; i < m->prog->nqueries; i++) {
+		uint64_t rec = 0, drop = 0, over = 0, win = 0;
+		for (unsigned k = 0; k < m->nall; k++) {
+			const struct rule_stats *st = &m->all[k]->q[i].st;
+			rec += st->records;
+			drop += st->dropped;
+			over += st->overflows;
+			win += st->windows;
+		}
+		fprintf(out, "intspect: query %s: %" PRIu64 " windows, %" PRIu64 " records, %"
+			PRIu64 " dropped, %" PRIu64 " groups over max-groups\n",
+			m->prog->queries[i].name, win, rec, drop, over);
+	}
+}
+
+void isp_pmerge_free(struct isp_pmerge *m)
+{
+	if (!m)
+		return;
+	while (m->open) {
+		struct pm_window *w = m->open;
+		m->open = w->next;
+		free(w);
+	}
+	for (unsigned k = 0; k < m->nall; k++)
+		isp_engine_free(m->all[k]);
+	for (unsigned j = 0; j < m->ninst; j++)
+		free(m->inst[j].mark);
+	free(m->all);
+	free(m->pool);
+	free(m->inst);
+	free(m->closed);
+	free(m->fp);
+	free(m->said);
+	arena_free(&m->scratch);
+	free(m);
+}

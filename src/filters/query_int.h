@@ -1,0 +1,61 @@
+/*
+ * query_int.h - a query window's groups, as query.c keeps them and
+ * partial.c writes and reads them.
+ */
+#ifndef ISP_FILTERS_QUERY_INT_H
+#define ISP_FILTERS_QUERY_INT_H
+
+#include "agg.h"
+#include "engine_int.h"
+
+/*
+ * A group's state: the order of its first packet, then one cell per
+ * select item at qs->cell_off[k]: the part of the item's agg_state its
+ * function uses (qs->cell_size[k] bytes, agg_state_size), or for a
+ * per-hop argument a struct qhops whose array holds that much per hop.
+ * Sized per rule because a million groups multiply every byte.
+ */
+struct qhops {
+	uint8_t *hops;          /* nh states of cell_size bytes (cap allocated) */
+	uint8_t nh, cap;
+};
+
+#define MAX_GROUP_BY 16   /* the compiler refuses more */
+
+struct qgroup {
+	uint64_t first;                 /* order of its first packet (output order) */
+};
+
+static inline uint8_t *cell_of(const struct query_state *qs, struct qgroup *g, unsigned k)
+{
+	return (uint8_t *)g + qs->cell_off[k];
+}
+
+/* ---- partial windows (partial.c) ---- */
+
+/* The record of a group as a partial window (FMT_PARTIAL), into e->rec. */
+void partial_encode_group(struct isp_engine *e, unsigned i, struct qgroup *g,
+			  const struct isp_value *vals, const bool *present, unsigned ng);
+/* The record saying this instance closed rule i's windows up to `end`
+ * (UINT64_MAX: every window, the input ended), sent to the rule's
+ * partial channels. */
+void partial_watermark(struct isp_engine *e, unsigned i, uint64_t end);
+
+/* ---- what partial.c uses of query.c to fold a partial in ---- */
+
+/* The group of key in the engine's open window of rule i, made on first
+ * use with first packet order `first` (kept the smallest); NULL when the
+ * table is full (counted). */
+struct qgroup *query_group_get(struct isp_engine *e, unsigned i, const uint8_t *key, size_t len,
+			       uint64_t first);
+/* The state of hop h of item k's per-hop cell, made on first use. */
+uint8_t *query_hop_cell(struct isp_engine *e, unsigned i, struct qgroup *g, unsigned k,
+			unsigned h);
+/* Fold a partial state into a kept one (item k of rule i). */
+void query_fold(struct isp_engine *e, unsigned i, unsigned k, uint8_t *kept,
+		const struct agg_state *from);
+/* Write the window [start, end) the engine holds for rule i: groups in
+ * the order of their first packet. */
+void query_write_merged(struct isp_engine *e, unsigned i, uint64_t start, uint64_t end);
+
+#endif
