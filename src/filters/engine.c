@@ -397,7 +397,7 @@ static void partial_ends(struct isp_engine *e)
 {
 	for (unsigned i = 0; i < e->prog->nqueries; i++)
 		if (e->q[i].ts_order)
-			partial_watermark(e, i, UINT64_MAX);
+			partial_watermark(e, i, UINT64_MAX, 0);
 }
 
 void isp_engine_flush(struct isp_engine *e)

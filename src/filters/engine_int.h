@@ -49,6 +49,7 @@ struct query_state {
 	struct qplan *plan;     /* how each item is updated (query.c), one block */
 	struct rec_jkey *group_keys, *item_keys;
 	bool ts_order;          /* partial windows: first/last by packet time */
+	uint64_t partial_last;  /* partial windows: the end of the last one written */
 	struct rule_stats st;
 	/* partial mode (a worker): the last closed window, waiting for the merger */
 	struct table done;

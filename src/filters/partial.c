@@ -274,7 +274,7 @@ void partial_encode_group(struct isp_engine *e, unsigned i, struct qgroup *g,
 	jsonw_array_end(w);
 }
 
-void partial_watermark(struct isp_engine *e, unsigned i, uint64_t end)
+void partial_watermark(struct isp_engine *e, unsigned i, uint64_t end, uint64_t groups)
 {
 	const struct qrule *r = &e->prog->queries[i];
 	struct query_state *qs = &e->q[i];
@@ -283,8 +283,12 @@ void partial_watermark(struct isp_engine *e, unsigned i, uint64_t end)
 	if (end == UINT64_MAX) {
 		put_key(&e->rec.w, "end");
 		jsonw_value_text(&e->rec.w, "true", 4);
+		put_u64(&e->rec.w, "last", qs->partial_last);
 	} else {
 		put_u64(&e->rec.w, "watermark", end);
+		put_u64(&e->rec.w, "groups", groups);
+		put_u64(&e->rec.w, "after", qs->partial_last);
+		qs->partial_last = end;
 	}
 	size_t len = rec_end(&e->rec);
 	if (len == 0)

@@ -27,9 +27,32 @@ struct pm_window {
 	struct pm_window *next; /* by end, then rule */
 };
 
+/* What an instance said of one rule's windows. Its records may come out
+ * of order (a topic keyed by group spreads them over partitions): a
+ * watermark names the window before it and how many groups it wrote, so
+ * the windows it closed are known whole only once the chain is unbroken
+ * and every group of it arrived. */
+struct pm_said {
+	uint64_t end, after, groups;
+};
+
+struct pm_got {
+	uint64_t end, groups;
+};
+
+struct pm_track {
+	uint64_t mark;          /* its windows ending at or before it are here whole */
+	uint64_t last;          /* its end record: the last window it wrote */
+	bool ended;
+	struct pm_said *said;   /* watermarks ahead of the mark */
+	unsigned nsaid, capsaid;
+	struct pm_got *got;     /* groups arrived per window ahead of the mark */
+	unsigned ngot, capgot;
+};
+
 struct pm_instance {
 	uint64_t id;
-	uint64_t *mark;         /* per rule: windows ending at or before it are closed there */
+	struct pm_track *t;     /* per rule */
 };
 
 struct isp_pmerge {
@@ -164,7 +187,7 @@ static unsigned told(const struct isp_pmerge *m, unsigned i, uint64_t end)
 	unsigned k = 0;
 
 	for (unsigned j = 0; j < m->ninst; j++)
-		k += m->inst[j].mark[i] >= end;
+		k += m->inst[j].t[i].mark >= end;
 	return k;
 }
 
@@ -198,6 +221,71 @@ void isp_pmerge_tick(struct isp_pmerge *m, uint64_t now_ns)
 	}
 }
 
+/* One more element at the end of a vector (zeroed), or NULL. */
+static void *grow(void *vec, unsigned *n, unsigned *cap, size_t size)
+{
+	void **v = vec;
+
+	if (*n == *cap) {
+		unsigned c = *cap ? 2 * *cap : 4;
+		void *p = realloc(*v, c * size);
+		if (!p)
+			return NULL;
+		*v = p;
+		*cap = c;
+	}
+	void *at = (uint8_t *)*v + (size_t)(*n)++ * size;
+	memset(at, 0, size);
+	return at;
+}
+
+static uint64_t got_of(const struct pm_track *t, uint64_t end)
+{
+	for (unsigned k = 0; k < t->ngot; k++)
+		if (t->got[k].end == end)
+			return t->got[k].groups;
+	return 0;
+}
+
+/* Move the mark along the chain of watermarks whose groups all arrived
+ * (a chain starting again at 0: the instance restarted). true when it
+ * moved. */
+static bool advance(struct pm_track *t)
+{
+	bool moved = false;
+
+	for (bool again = true; again;) {
+		again = false;
+		for (unsigned k = 0; k < t->nsaid; k++) {
+			const struct pm_said *a = &t->said[k];
+			if ((a->after != t->mark && a->after != 0) || a->end <= t->mark ||
+			    got_of(t, a->end) < a->groups)
+				continue;
+			t->mark = a->end;
+			moved = again = true;
+			break;
+		}
+	}
+	if (t->ended && t->last <= t->mark && t->mark != UINT64_MAX) {
+		t->mark = UINT64_MAX;
+		moved = true;
+	}
+	if (!moved)
+		return false;
+	/* what the mark passed is no longer needed */
+	unsigned n = 0;
+	for (unsigned k = 0; k < t->nsaid; k++)
+		if (t->said[k].end > t->mark)
+			t->said[n++] = t->said[k];
+	t->nsaid = n;
+	n = 0;
+	for (unsigned k = 0; k < t->ngot; k++)
+		if (t->got[k].end > t->mark)
+			t->got[n++] = t->got[k];
+	t->ngot = n;
+	return true;
+}
+
 static struct pm_instance *instance_of(struct isp_pmerge *m, uint64_t id)
 {
 	for (unsigned j = 0; j < m->ninst; j++)
@@ -206,7 +294,7 @@ static struct pm_instance *instance_of(struct isp_pmerge *m, uint64_t id)
 	if (m->ninst == MAX_INSTANCES)
 		return NULL;
 	struct pm_instance *in = &m->inst[m->ninst];
-	if (!(in->mark = calloc(m->prog->nqueries, sizeof(*in->mark))))
+	if (!(in->t = calloc(m->prog->nqueries, sizeof(*in->t))))
 		return NULL;
 	in->id = id;
 	m->ninst++;
@@ -260,16 +348,29 @@ static bool feed(struct isp_pmerge *m, const json_t *o, uint64_t now_ns)
 	struct pm_instance *in = instance_of(m, id);
 	if (!in)
 		return false;
+	struct pm_track *t = &in->t[i];
+	uint64_t after, groups;
 	if (json_is_true(json_object_get(o, "end"))) {
-		in->mark[i] = UINT64_MAX;
+		if (!member_u64(o, "last", &t->last))
+			return false;
+		t->ended = true;
 		m->st.watermarks++;
+		advance(t);
 		isp_pmerge_tick(m, now_ns);
 		return true;
 	}
 	if (member_u64(o, "watermark", &end)) {
-		if (end > in->mark[i])
-			in->mark[i] = end;
+		if (!member_u64(o, "groups", &groups) || !member_u64(o, "after", &after) ||
+		    after >= end)
+			return false;
 		m->st.watermarks++;
+		if (end > t->mark) {
+			struct pm_said *a = grow(&t->said, &t->nsaid, &t->capsaid, sizeof(*a));
+			if (!a)
+				return false;
+			*a = (struct pm_said){ end, after, groups };
+			advance(t);
+		}
 		isp_pmerge_tick(m, now_ns);
 		return true;
 	}
@@ -287,6 +388,18 @@ static bool feed(struct isp_pmerge *m, const json_t *o, uint64_t now_ns)
 		return false;
 	arena_reset(&m->scratch);
 	m->st.groups++;
+	unsigned k = 0;
+	while (k < t->ngot && t->got[k].end != end)
+		k++;
+	if (k == t->ngot) {
+		struct pm_got *g = grow(&t->got, &t->ngot, &t->capgot, sizeof(*g));
+		if (!g)
+			return false;
+		*g = (struct pm_got){ end, 0 };
+	}
+	t->got[k].groups++;
+	if (advance(t))
+		isp_pmerge_tick(m, now_ns);
 	return true;
 }
 
@@ -349,8 +462,13 @@ void isp_pmerge_free(struct isp_pmerge *m)
 	}
 	for (unsigned k = 0; k < m->nall; k++)
 		isp_engine_free(m->all[k]);
-	for (unsigned j = 0; j < m->ninst; j++)
-		free(m->inst[j].mark);
+	for (unsigned j = 0; j < m->ninst; j++) {
+		for (unsigned i = 0; i < m->prog->nqueries; i++) {
+			free(m->inst[j].t[i].said);
+			free(m->inst[j].t[i].got);
+		}
+		free(m->inst[j].t);
+	}
 	free(m->all);
 	free(m->pool);
 	free(m->inst);

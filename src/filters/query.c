@@ -673,7 +673,7 @@ static void write_window(struct isp_engine *e, unsigned i)
 	for (uint32_t k = 0; k < qs->groups.count; k++)
 		write_group(e, i, qs->groups.order[k]);
 	if (qs->ts_order)
-		partial_watermark(e, i, qs->win_end);
+		partial_watermark(e, i, qs->win_end, qs->groups.count);
 	qs->flushes++;
 	qs->st.windows++;
 	table_clear(&qs->groups);

@@ -36,10 +36,12 @@ static inline uint8_t *cell_of(const struct query_state *qs, struct qgroup *g, u
 /* The record of a group as a partial window (FMT_PARTIAL), into e->rec. */
 void partial_encode_group(struct isp_engine *e, unsigned i, struct qgroup *g,
 			  const struct isp_value *vals, const bool *present, unsigned ng);
-/* The record saying this instance closed rule i's windows up to `end`
- * (UINT64_MAX: every window, the input ended), sent to the rule's
+/* The record saying this instance wrote rule i's window ending at `end`
+ * in `groups` records, after the one it wrote before (a chain, so that a
+ * merge reading them out of order knows when it has them all); end
+ * UINT64_MAX: the input ended, every window written. Sent to the rule's
  * partial channels. */
-void partial_watermark(struct isp_engine *e, unsigned i, uint64_t end);
+void partial_watermark(struct isp_engine *e, unsigned i, uint64_t end, uint64_t groups);
 
 /* ---- what partial.c uses of query.c to fold a partial in ---- */
 
