@@ -786,6 +786,7 @@ void isp_program_free(struct isp_program *p)
 	free(p->control_path);
 	free(p->input_topic);
 	free(p->input_group);
+	free(p->input_kafka);
 	free(p->control_tcp);
 	free(p->control_token);
 	cfg_file_free(p->cfg_tree);

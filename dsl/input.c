@@ -2,6 +2,7 @@
  * input.c - what a config says about the input (compile.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "compile.h"
@@ -9,9 +10,20 @@
 
 void isp_program_input(struct isp_program *prog, struct isp_source_opts *so)
 {
-	if (!so->file && !so->iface && !so->udp && !so->dpdk && prog->input_source) {
+	if (!so->file && !so->iface && !so->udp && !so->dpdk && !so->kafka && prog->input_source) {
 		const char *mode = prog->input_mode ? prog->input_mode : "file";
-		if (strcmp(mode, "live") == 0)
+		if (strcmp(mode, "kafka") == 0) {
+			size_t n = strlen(prog->input_source) + strlen(prog->input_topic) +
+				   (prog->input_group ? strlen(prog->input_group) : 0) + 3;
+			free(prog->input_kafka);
+			if ((prog->input_kafka = malloc(n)))
+				snprintf(prog->input_kafka, n, "%s/%s%s%s", prog->input_source,
+					 prog->input_topic, prog->input_group ? "@" : "",
+					 prog->input_group ? prog->input_group : "");
+			so->kafka = prog->input_kafka;
+		} else if (strcmp(mode, "kafka-partials") == 0) {
+			/* the merge stage's input (src/cli/merge.c) */
+		} else if (strcmp(mode, "live") == 0)
 			so->iface = prog->input_source;
 		else if (strcmp(mode, "udp") == 0)
 			so->udp = prog->input_source;
@@ -31,7 +43,8 @@ void isp_program_input(struct isp_program *prog, struct isp_source_opts *so)
 	if (!prog->source_name) {
 		/* MMT-Probe's CSV names the input.source (a file or interface) */
 		const char *name = so->file ? so->file : so->iface ? so->iface :
-				   so->udp ? so->udp : so->dpdk ? "dpdk" : "intspect";
+				   so->udp ? so->udp : so->dpdk ? "dpdk" : so->kafka ? so->kafka :
+				   "intspect";
 		prog->source_name = strdup(name);
 	}
 }

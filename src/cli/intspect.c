@@ -23,6 +23,7 @@
 #include "../core/registry.h"
 #include "../filters/bloom.h"
 #include "ctlsock.h"
+#include "forward.h"
 #include "merge.h"
 #include "reload.h"
 #include "runchan.h"
@@ -105,6 +106,11 @@ static void usage(FILE *out)
 "  -u, --udp [ADDR:]PORT receive telemetry reports on a UDP port, as a collector\n"
 "  --dpdk 'EAL ARGS'     read the first DPDK port, e.g. '--no-huge --no-pci\n"
 "                        --vdev net_pcap0,rx_pcap=FILE' (when built with DPDK)\n"
+"  -k, --kafka BROKERS/TOPIC[@GROUP]  consume telemetry reports from a Kafka\n"
+"                        topic as a member of GROUP (default intspect)\n"
+"  --kafka-property NAME=VALUE  a librdkafka property of the -k consumer\n"
+"  --forward kafka:BROKERS/TOPIC  publish every datagram read to TOPIC, keyed\n"
+"                        by its monitored flow (for -k consumers); no rules\n"
 "  -f EXPR               BPF filter expression\n"
 "  -c COUNT              stop after COUNT packets\n"
 "  -w, --workers N       rule workers (default 1, or thread-nb of the config);\n"
@@ -158,6 +164,10 @@ struct cli {
 	unsigned noptions;
 	struct cli_merge merge;         /* --merge */
 	bool merging;
+	const char *kafka;              /* -k BROKERS/TOPIC[@GROUP] */
+	const char *kafka_props[MAX_OPTIONS];   /* --kafka-property */
+	unsigned nkafka_props;
+	const char *forward;            /* --forward kafka:BROKERS/TOPIC */
 };
 
 /* -V: the version and every optional part, with its library's version,
@@ -176,13 +186,16 @@ static void print_version(void)
 static int parse_cli(int argc, char **argv, struct cli *c)
 {
 	enum { O_DUMP = 256, O_LIST_ATTRS, O_LIST_PROTOS, O_PLUGIN_DIR, O_NO_BUILTIN, O_DPDK,
-	       O_ALLOW_DROPS, O_PIDFILE, O_SYSLOG, O_CONTROL, O_MERGE };
+	       O_ALLOW_DROPS, O_PIDFILE, O_SYSLOG, O_CONTROL, O_MERGE, O_KAFKA_PROP, O_FORWARD };
 	static const struct option longopts[] = {
 		{ "dump", no_argument, NULL, O_DUMP },
 		{ "allow-drops", no_argument, NULL, O_ALLOW_DROPS },
 		{ "pidfile", required_argument, NULL, O_PIDFILE },
 		{ "control", required_argument, NULL, O_CONTROL },
 		{ "merge", required_argument, NULL, O_MERGE },
+		{ "kafka", required_argument, NULL, 'k' },
+		{ "kafka-property", required_argument, NULL, O_KAFKA_PROP },
+		{ "forward", required_argument, NULL, O_FORWARD },
 		{ "syslog", no_argument, NULL, O_SYSLOG },
 		{ "user", required_argument, NULL, 'Z' },
 		{ "config", required_argument, NULL, 'C' },
@@ -202,11 +215,21 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 	};
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "r:i:u:f:c:o:C:T:w:Z:qvVh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "r:i:u:k:f:c:o:C:T:w:Z:qvVh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'r': c->file = optarg; break;
 		case 'i': c->iface = optarg; break;
 		case 'u': c->udp = optarg; break;
+		case 'k': c->kafka = optarg; break;
+		case O_KAFKA_PROP:
+			if (c->nkafka_props >= MAX_OPTIONS || !strchr(optarg, '=')) {
+				fprintf(stderr, "intspect: --kafka-property '%s': expected NAME=VALUE "
+					"(at most %d)\n", optarg, MAX_OPTIONS);
+				return -1;
+			}
+			c->kafka_props[c->nkafka_props++] = optarg;
+			break;
+		case O_FORWARD: c->forward = optarg; break;
 		case 'w': {
 			char *end;
 			unsigned long n = strtoul(optarg, &end, 10);
@@ -599,21 +622,58 @@ static void note_cpus(unsigned workers)
 			"than CPUs each has one\n", workers, cpus);
 }
 
+/* A Kafka input's commits wait for the channels (src/core/kafkasrc.h). */
+static unsigned rec_mark_cb(void *ctx, uint64_t *mark, unsigned max)
+{
+	struct cli_rules *cr = ctx;
+
+	pthread_mutex_lock(&cr->mu);
+	unsigned n = cli_channels_mark(cr->prog, cr->channels, mark, max);
+	pthread_mutex_unlock(&cr->mu);
+	return n;
+}
+
+static bool rec_settled_cb(void *ctx, const uint64_t *mark, unsigned n)
+{
+	struct cli_rules *cr = ctx;
+
+	pthread_mutex_lock(&cr->mu);
+	bool ok = cli_channels_settled(cr->prog, cr->channels, mark, n);
+	pthread_mutex_unlock(&cr->mu);
+	return ok;
+}
+
 /* Everything after the options: the rules, the channels, the pipeline. */
 static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog)
 {
 	struct run r = { .reg = reg, .prog = prog, .dump = c->dump };
 	struct isp_source_opts so = { .file = c->file, .iface = c->iface, .udp = c->udp,
-				      .dpdk = c->dpdk, .filter = c->filter, .promisc = true };
+				      .dpdk = c->dpdk, .kafka = c->kafka, .filter = c->filter,
+				      .kafka_props = c->kafka_props, .nkafka_props = c->nkafka_props,
+				      .promisc = true };
 	char err[512];
 	int rc = 0;
 
 	if (prog)
 		isp_program_input(prog, &so);
-	if (!so.file && !so.iface && !so.udp && !so.dpdk) {
-		fprintf(stderr, "intspect: no input: give -r FILE, -i IFACE, -u PORT or --dpdk ARGS (see --help)\n");
+	if (!so.file && !so.iface && !so.udp && !so.dpdk && !so.kafka) {
+		fprintf(stderr, "intspect: no input: give -r FILE, -i IFACE, -u PORT, -k BROKERS/TOPIC "
+			"or --dpdk ARGS (see --help)\n");
 		return 2;
 	}
+	if (c->forward && (prog || c->dump)) {
+		fprintf(stderr, "intspect: --forward runs no rules and no dump: give it without -C "
+			"and --dump\n");
+		return 2;
+	}
+	/* a Kafka input commits its offsets behind what the channels settled */
+	static struct cli_rules cr;
+	so.rec_mark = rec_mark_cb;
+	so.rec_settled = rec_settled_cb;
+	so.rec_ctx = &cr;
+	static struct cli_forward fwd;
+	if (c->forward && cli_forward_open(&fwd, c->forward, reg) < 0)
+		return 2;
 	if (prog && (so.iface || so.udp || so.dpdk) && isp_program_check_live(prog, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s\n", err);
 		return 2;
@@ -633,7 +693,11 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 		isp_rules_set_live(r.rules, so.iface || so.udp || so.dpdk);
 	}
 	struct isp_pipeline_opts po = { .src = so, .workers = workers, .count = c->count };
-	if (c->dump) {
+	if (c->forward) {
+		po.ops = &cli_forward_ops;
+		po.rules = &fwd;
+		po.workers = 1;
+	} else if (c->dump) {
 		po.ops = &dump_ops;
 		po.rules = &r;
 	} else if (r.rules) {
@@ -648,13 +712,13 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 		fprintf(stderr, "intspect: %s\n", err);
 		isp_rules_free(r.rules);
 		cli_close_channels(prog, r.channels);
+		cli_forward_close(&fwd, stderr);
 		return 1;
 	}
 	if (workers > 1)
 		note_cpus(workers);
 	/* the control socket (before -Z: its directory may be root's); its
 	 * commands act through the same pipeline */
-	static struct cli_rules cr;
 	unsigned nrules = prog ? prog->nevents + prog->nqueries + prog->nmonitors : 0;
 	g_ctl_run = (struct isp_ctl_run){ reg, g_pipeline, r.rules, prog, r.channels,
 					prog ? prog->nchannels : 0, calloc(nrules + 1, sizeof(bool)),
@@ -724,7 +788,8 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 	isp_rules_free(r.rules);
 	/* the channels of the running program (a reload may have replaced
 	 * them), and those a reload closed with losses */
-	unsigned lossy = cli_close_channels(cr.prog, cr.channels) + cr.lossy;
+	unsigned lossy = cli_close_channels(cr.prog, cr.channels) + cr.lossy +
+			 cli_forward_close(&fwd, stderr);
 	free(cr.enabled);
 	cli_reload_end(&cr, prog);
 	pthread_mutex_destroy(&cr.mu);

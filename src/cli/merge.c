@@ -34,14 +34,13 @@ struct merge_file {
 	uint64_t mark;          /* its last watermark; UINT64_MAX at its end */
 };
 
-/* The watermark a line says, or 0. */
+/* The watermark a line says, or 0 (a file may hold several instances:
+ * only its end ends it). */
 static uint64_t line_mark(const char *line)
 {
 	const char *w = strstr(line, "\"watermark\":");
 
-	if (w)
-		return strtoull(w + 12, NULL, 10);
-	return strstr(line, "\"end\":true") ? UINT64_MAX : 0;
+	return w ? strtoull(w + 12, NULL, 10) : 0;
 }
 
 static int read_files(struct isp_pmerge *pm, const struct cli_merge *m, volatile sig_atomic_t *stop)

@@ -96,3 +96,35 @@ unsigned cli_close_channels(const struct isp_program *prog, struct isp_channel *
 	free(channels);
 	return lossy;
 }
+
+unsigned cli_channels_mark(const struct isp_program *prog, struct isp_channel *const *channels,
+			   uint64_t *mark, unsigned max)
+{
+	unsigned n = prog && channels ? prog->nchannels : 0;
+
+	for (unsigned i = 0; i < n && i < max; i++) {
+		struct isp_channel_stats st = { 0 };
+		if (channels[i])
+			isp_channel_get_stats(channels[i], &st);
+		mark[i] = st.queued;
+	}
+	return n < max ? n : max;
+}
+
+bool cli_channels_settled(const struct isp_program *prog, struct isp_channel *const *channels,
+			  const uint64_t *mark, unsigned n)
+{
+	for (unsigned i = 0; prog && channels && i < n && i < prog->nchannels; i++) {
+		struct isp_channel_stats st;
+		if (!channels[i])
+			continue;
+		isp_channel_get_stats(channels[i], &st);
+		/* a Kafka channel moves a failed record from delivered to
+		 * dropped: settled once acknowledged */
+		bool kafka = strcmp(prog->channels[i].cfg.type, "kafka") == 0;
+		uint64_t done = (kafka ? st.acked : st.delivered) + st.dropped;
+		if (done < mark[i])
+			return false;
+	}
+	return true;
+}

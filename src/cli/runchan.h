@@ -18,4 +18,12 @@ void cli_print_channels(const struct isp_program *prog, struct isp_channel *cons
  * many enabled channels lost records or never reached their service. */
 unsigned cli_close_channels(const struct isp_program *prog, struct isp_channel **channels);
 
+/* What each channel was given so far (one counter per channel, up to
+ * max); and whether each then wrote (Kafka: had acknowledged) or dropped
+ * all of it: what a Kafka input commits its offsets behind. */
+unsigned cli_channels_mark(const struct isp_program *prog, struct isp_channel *const *channels,
+			   uint64_t *mark, unsigned max);
+bool cli_channels_settled(const struct isp_program *prog, struct isp_channel *const *channels,
+			  const uint64_t *mark, unsigned n);
+
 #endif

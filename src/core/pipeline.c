@@ -147,6 +147,30 @@ static void *worker_main(void *arg)
 
 /* ---- one worker: the calling thread ---- */
 
+/*
+ * A Kafka input's time while it waits: packet time, not the wall clock
+ * (it may be reading hours old reports), moving on with the wall clock
+ * once the input has been quiet longer than KAFKA_GRACE_NS, so that the
+ * windows of a stream that stopped close, and those of a fetch that is
+ * late do not.
+ */
+#define KAFKA_GRACE_NS 1000000000u
+
+static uint64_t idle_time(const struct worker *me, uint64_t last_ts, uint64_t last_wall)
+{
+	uint64_t quiet = wall_ns() - last_wall;
+
+	(void)me;
+	if (!last_ts || quiet <= KAFKA_GRACE_NS)
+		return last_ts;
+	return last_ts + (quiet - KAFKA_GRACE_NS);
+}
+
+static bool holding(const struct isp_pipeline *pl, struct worker *me)
+{
+	return pl->ops.holding && pl->ops.holding(me->ctx);
+}
+
 static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ctl)
 {
 	struct worker *me = &pl->w[0];
@@ -154,6 +178,10 @@ static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ct
 	struct isp_stats *st = &me->st;
 	uint64_t next_tick = 0;         /* 0 before the first packet */
 	int rc = 0;
+	/* a Kafka input commits its offsets behind checkpoints: points where
+	 * the rules hold nothing of what was read */
+	const bool ckpt = isp_source_checkpoints(pl->src[0]);
+	uint64_t last_ts = 0, last_wall = 0;    /* a Kafka input's time */
 
 	while (!atomic_load_explicit(&pl->broken, memory_order_relaxed) &&
 	       (!pl->count || st->packets < pl->count)) {
@@ -169,7 +197,15 @@ static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ct
 		p->backlog = isp_source_backlog(pl->src[0]);
 		if (got == 2) {         /* live and idle: let windows close */
 			if (pl->ops.tick)
-				pl->ops.tick(me->ctx, wall_ns());
+				pl->ops.tick(me->ctx, ckpt ? idle_time(me, last_ts, last_wall) : wall_ns());
+			if (ckpt && !holding(pl, me))
+				isp_source_checkpoint(pl->src[0], true, false);
+			continue;
+		}
+		if (got == 3) {         /* a Kafka input's partitions leave */
+			if (pl->ops.drain)
+				pl->ops.drain(me->ctx);
+			isp_source_checkpoint(pl->src[0], true, true);
 			continue;
 		}
 		if (got < 0) {
@@ -185,9 +221,16 @@ static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ct
 			} else if (p->ts_ns >= next_tick) {
 				pl->ops.tick(me->ctx, p->ts_ns);
 				next_tick = window_end(pl, p->ts_ns);
+				/* the windows before this packet are written */
+				if (ckpt && !holding(pl, me))
+					isp_source_checkpoint(pl->src[0], false, true);
 			}
 		}
 		p->index = st->packets + 1;
+		if (ckpt) {
+			last_ts = p->ts_ns;
+			last_wall = wall_ns();
+		}
 		isp_dissect(pl->reg, p, pl->first, st);
 		if (isp_dissect_refused(p))
 			continue;
@@ -195,6 +238,8 @@ static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ct
 			if (pl->has_ops)
 				pl->ops.item(me->ctx, p, ISP_ROUTE_ALL);
 		} while (isp_dissect_next_report(pl->reg, p, st));
+		if (ckpt && !holding(pl, me))
+			isp_source_checkpoint(pl->src[0], true, false);
 	}
 	me->local = st->packets;
 	if (pl->ops.tick)
@@ -340,7 +385,7 @@ struct isp_pipeline *isp_pipeline_open(struct isp_registry *reg, const struct is
 	pl->ip4 = isp_proto_id(reg, "ip");
 	pl->ip6 = isp_proto_id(reg, "ipv6");
 	pl->port_counters = o->src.dpdk != NULL;
-	bool live = o->src.iface || o->src.udp || o->src.dpdk;
+	bool live = o->src.iface || o->src.udp || o->src.dpdk || o->src.kafka;
 	if (n > 1 && live) {
 		int k = isp_source_open_shares(&o->src, n, pl->src, err, errlen);
 		if (k <= 0)

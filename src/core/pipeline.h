@@ -57,6 +57,12 @@ struct isp_pipeline_ops {
 	/* on the worker's own thread, when isp_pipeline_sample asks: copy
 	 * its counters where another thread may read them (optional) */
 	void (*publish)(void *w);
+	/* a Kafka input: true while the rules hold what they have not
+	 * written (an open window), when no offset may be committed */
+	bool (*holding)(void *w);
+	/* a Kafka input's partitions are leaving: write now what the rules
+	 * hold (open windows, early) */
+	void (*drain)(void *w);
 };
 
 struct isp_pipeline_opts {

@@ -19,6 +19,9 @@
 #ifdef HAVE_DPDK
 #include "dpdksrc.h"
 #endif
+#ifdef HAVE_RDKAFKA
+#include "kafkasrc.h"
+#endif
 #include "registry.h"
 
 struct isp_source {
@@ -28,6 +31,9 @@ struct isp_source {
 	struct udp_src *udp;    /* UDP report listener */
 #ifdef HAVE_DPDK
 	struct dpdk_src *dpdk;
+#endif
+#ifdef HAVE_RDKAFKA
+	struct kafka_src *kafka;
 #endif
 	bool filtered;
 	struct bpf_program prog;
@@ -129,6 +135,26 @@ struct isp_source *isp_source_open(const struct isp_source_opts *o, char *err, s
 		return s;
 #else
 		snprintf(err, errlen, "this intspect was built without DPDK (install libdpdk-dev and rebuild)");
+		goto fail;
+#endif
+	}
+	if (o->kafka) {
+#ifdef HAVE_RDKAFKA
+		struct kafka_src_opts ko = { o->kafka, o->kafka_props, o->nkafka_props, o->kafka_port,
+					     o->rec_mark, o->rec_settled, o->rec_ctx };
+		if (o->filter && *o->filter) {
+			snprintf(err, errlen, "a BPF filter does not apply to a Kafka input");
+			goto fail;
+		}
+		if (!(s->kafka = kafka_src_open(&ko, err, errlen)))
+			goto fail;
+		s->linktype = LINKTYPE_IPV4;    /* it writes an IPv4 header in front */
+		s->nano = true;
+		s->live = true;
+		return s;
+#else
+		snprintf(err, errlen, "this intspect was built without librdkafka (install "
+			 "librdkafka-dev and rebuild)");
 		goto fail;
 #endif
 	}
@@ -238,6 +264,11 @@ int isp_source_open_shares(const struct isp_source_opts *o, unsigned n, struct i
 	unsigned got = 0;
 	char spec[300];
 
+	if (o->kafka) {
+		snprintf(err, errlen, "a Kafka input is read by one worker (-w 1): for more, run "
+			 "more intspect processes in its consumer group (README.md, \"Scaling out\")");
+		return -1;
+	}
 	if (!o->iface && !o->udp && !o->dpdk)
 		return 0;
 	one.reuseport = true;
@@ -285,7 +316,31 @@ fail:
 
 uint16_t isp_source_udp_port(const struct isp_source *s)
 {
+#ifdef HAVE_RDKAFKA
+	if (s->kafka)
+		return kafka_src_port(s->kafka);
+#endif
 	return s->udp ? udp_src_port(s->udp) : 0;
+}
+
+void isp_source_checkpoint(struct isp_source *s, bool with_current, bool force)
+{
+#ifdef HAVE_RDKAFKA
+	if (s->kafka)
+		kafka_src_checkpoint(s->kafka, with_current, force);
+#else
+	(void)s, (void)with_current, (void)force;
+#endif
+}
+
+bool isp_source_checkpoints(const struct isp_source *s)
+{
+#ifdef HAVE_RDKAFKA
+	return s->kafka != NULL;
+#else
+	(void)s;
+	return false;
+#endif
 }
 
 uint16_t isp_source_first_proto(struct isp_source *s, const struct isp_registry *reg,
@@ -315,6 +370,10 @@ int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen
 
 	if (s->udp)
 		return udp_src_next(s->udp, data, caplen, wirelen, ts_ns, err, errlen);
+#ifdef HAVE_RDKAFKA
+	if (s->kafka)
+		return kafka_src_next(s->kafka, data, caplen, wirelen, ts_ns, err, errlen);
+#endif
 #ifdef HAVE_DPDK
 	if (s->dpdk)
 		return dpdk_src_next(s->dpdk, data, caplen, wirelen, ts_ns, err, errlen);
@@ -383,6 +442,10 @@ void isp_source_break(struct isp_source *s)
 {
 	if (s && s->udp)
 		udp_src_stop(s->udp);
+#ifdef HAVE_RDKAFKA
+	if (s && s->kafka)
+		kafka_src_stop(s->kafka);
+#endif
 #ifdef HAVE_DPDK
 	if (s && s->dpdk)
 		dpdk_src_stop(s->dpdk);
@@ -401,6 +464,15 @@ bool isp_source_kernel_stats(struct isp_source *s, uint64_t *recv, uint64_t *dro
 		udp_src_stats(s->udp, recv, drop);
 		return true;
 	}
+#ifdef HAVE_RDKAFKA
+	if (s->kafka) {         /* consumed; nothing is dropped before us */
+		struct kafka_in_stats ks;
+		kafka_src_stats(s->kafka, &ks);
+		*recv = ks.consumed;
+		*drop = 0;
+		return true;
+	}
+#endif
 #ifdef HAVE_DPDK
 	if (s->dpdk) {
 		dpdk_src_stats(s->dpdk, recv, drop);
@@ -421,6 +493,9 @@ void isp_source_close(struct isp_source *s)
 	if (s->filtered)
 		pcap_freecode(&s->prog);
 	udp_src_close(s->udp);
+#ifdef HAVE_RDKAFKA
+	kafka_src_close(s->kafka);
+#endif
 #ifdef HAVE_DPDK
 	dpdk_src_close(s->dpdk);
 #endif
@@ -434,6 +509,11 @@ void isp_source_describe(FILE *out)
 {
 	fprintf(out, "  inputs: capture files (pcap mapped, pcapng, stdin), live interfaces, "
 		"UDP report socket\n");
+#ifdef HAVE_RDKAFKA
+	fprintf(out, "  kafka input: librdkafka %s\n", kafka_src_version());
+#else
+	fprintf(out, "  kafka input: not built (configure found no librdkafka)\n");
+#endif
 #ifdef HAVE_DPDK
 	fprintf(out, "  dpdk input: %s\n", dpdk_src_version());
 #else

@@ -23,6 +23,15 @@ struct isp_source_opts {
 	const char *filter;     /* BPF expression */
 	const char *udp;        /* UDP report listener: "PORT" or "ADDR:PORT" */
 	const char *dpdk;       /* DPDK EAL arguments: read the first port */
+	const char *kafka;      /* BROKERS/TOPIC[@GROUP]: reports from a topic (kafkasrc.h) */
+	const char *const *kafka_props; /* librdkafka properties, "name=value" */
+	unsigned nkafka_props;
+	uint16_t kafka_port;    /* the report port its datagrams go to (32766) */
+	/* Kafka: what the channels were given, and whether they settled it
+	 * (offsets are committed behind them; kafkasrc.h) */
+	unsigned (*rec_mark)(void *ctx, uint64_t *mark, unsigned max);
+	bool (*rec_settled)(void *ctx, const uint64_t *mark, unsigned n);
+	void *rec_ctx;
 	bool reuseport;         /* several listeners on one port (workers) */
 	int snaplen;            /* live: bytes per packet (default 262144) */
 	int buffer_mb;          /* live: kernel buffer (default 64) */
@@ -46,8 +55,9 @@ uint16_t isp_source_first_proto(struct isp_source *s, const struct isp_registry 
 int isp_source_linktype_of_dlt(int dlt);
 
 /* Next packet: 1 got one, 0 end of input, 2 nothing yet (live: a read
- * timeout, a chance to do periodic work), -1 error (message in err). The
- * data stays valid until the next call. */
+ * timeout, a chance to do periodic work), 3 (a Kafka input) partitions
+ * are leaving: write what the rules hold now and mark a checkpoint, -1
+ * error (message in err). The data stays valid until the next call. */
 int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen,
 		    uint32_t *wirelen, uint64_t *ts_ns, char *err, size_t errlen);
 
@@ -95,6 +105,13 @@ void isp_source_break(struct isp_source *s);
  * return 2 at once (the UDP listener; a live interface waits out its
  * timeout). true when the source uses it. */
 bool isp_source_set_wake(struct isp_source *s, int fd);
+
+/* A Kafka input: its offsets may be committed up to here once the
+ * channels settled what they hold now (with_current: including the packet
+ * just read; force: even right after another). Nothing for the others. */
+void isp_source_checkpoint(struct isp_source *s, bool with_current, bool force);
+/* true for a source that takes checkpoints (a Kafka input). */
+bool isp_source_checkpoints(const struct isp_source *s);
 
 /* Kernel counters of a live source: received, dropped. false for files. */
 bool isp_source_kernel_stats(struct isp_source *s, uint64_t *recv, uint64_t *drop);

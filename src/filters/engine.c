@@ -400,6 +400,21 @@ static void partial_ends(struct isp_engine *e)
 			partial_watermark(e, i, UINT64_MAX, 0);
 }
 
+bool isp_engine_holding(const struct isp_engine *e)
+{
+	for (unsigned i = 0; i < e->prog->nqueries; i++)
+		if (e->q[i].win_end)
+			return true;
+	return false;
+}
+
+void isp_engine_drain(struct isp_engine *e)
+{
+	for (unsigned i = 0; i < e->prog->nqueries; i++)
+		query_drain(e, i);
+	isp_engine_flush(e);
+}
+
 void isp_engine_flush(struct isp_engine *e)
 {
 	dta_flush(e);

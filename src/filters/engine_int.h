@@ -50,6 +50,10 @@ struct query_state {
 	struct rec_jkey *group_keys, *item_keys;
 	bool ts_order;          /* partial windows: first/last by packet time */
 	uint64_t partial_last;  /* partial windows: the end of the last one written */
+	/* partial windows written early (query_drain, or the input went
+	 * back in time): groups per window end, counted at its watermark */
+	struct { uint64_t end, groups; } drained[8];
+	unsigned ndrained;
 	struct rule_stats st;
 	/* partial mode (a worker): the last closed window, waiting for the merger */
 	struct table done;
@@ -157,6 +161,10 @@ void isp_engine_route(struct isp_engine *e, const struct isp_packet *p, unsigned
 void isp_engine_tick(struct isp_engine *e, uint64_t now_ns);
 /* Hand staged records to their channels (partial engines stage them). */
 void isp_engine_flush(struct isp_engine *e);
+/* An open query window holds what is not written yet. */
+bool isp_engine_holding(const struct isp_engine *e);
+/* Write what open query windows hold now (query_drain). */
+void isp_engine_drain(struct isp_engine *e);
 /* With every worker at a barrier: merge their closed windows, write them. */
 void isp_engine_merge_windows(struct isp_engine *merger, struct isp_engine *const *workers,
 			      unsigned n);
@@ -239,6 +247,9 @@ const uint8_t *engine_key_value(const uint8_t *k, const uint8_t *end, uint8_t ty
 int query_init(struct isp_engine *e, unsigned i);
 void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p);
 void query_flush(struct isp_engine *e, unsigned i);
+/* Write the groups of rule i's open window now and go on with the window
+ * empty (a Kafka input's partitions leaving); its close writes the rest. */
+void query_drain(struct isp_engine *e, unsigned i);
 void query_advance(struct isp_engine *e, unsigned i, uint64_t now);
 void query_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w, unsigned n);
 int monitor_init(struct isp_engine *e, unsigned i);

@@ -70,6 +70,7 @@ struct isp_pmerge {
 	struct arena scratch;
 	struct isp_pmerge_stats st;
 	uint64_t lateness_ns;
+	char why[160];          /* the first malformed record's reason */
 	unsigned want;          /* instances to wait for; 0: those seen */
 };
 
@@ -166,21 +167,6 @@ static void write_window(struct isp_pmerge *m, struct pm_window **at)
 	m->st.windows++;
 }
 
-/* Write w and the rule's earlier windows, in order of their ends. */
-static void close_upto(struct isp_pmerge *m, unsigned rule, uint64_t end, bool forced)
-{
-	for (struct pm_window **at = &m->open; *at;) {
-		if ((*at)->end > end)
-			break;
-		if ((*at)->rule != rule) {
-			at = &(*at)->next;
-			continue;
-		}
-		m->st.forced += forced;
-		write_window(m, at);
-	}
-}
-
 /* How many instances have closed rule i's windows up to end. */
 static unsigned told(const struct isp_pmerge *m, unsigned i, uint64_t end)
 {
@@ -199,25 +185,21 @@ void isp_pmerge_expect(struct isp_pmerge *m, unsigned n)
 
 void isp_pmerge_tick(struct isp_pmerge *m, uint64_t now_ns)
 {
-	unsigned want = m->want;
+	unsigned need = m->want ? m->want : m->ninst;
 
-	for (struct pm_window *w = m->open; w;) {
-		unsigned k = told(m, w->rule, w->end);
-		unsigned need = want ? want : m->ninst;
-		struct pm_window *next = w->next;
-		if (k && !w->told_ns)
+	for (struct pm_window *w = m->open; w; w = w->next)
+		if (!w->told_ns && told(m, w->rule, w->end))
 			w->told_ns = now_ns;
-		if (k >= need && m->ninst >= need) {
-			close_upto(m, w->rule, w->end, false);
-			w = m->open;    /* the list changed: again from the start */
-			continue;
-		}
-		if (w->told_ns && now_ns && now_ns - w->told_ns >= m->lateness_ns) {
-			close_upto(m, w->rule, w->end, true);
-			w = m->open;
-			continue;
-		}
-		w = next;
+	/* in the order one instance writes them: by end, then rule; a
+	 * window complete behind one that is not waits for it */
+	while (m->open) {
+		struct pm_window *w = m->open;
+		bool all = m->ninst >= need && told(m, w->rule, w->end) >= need;
+		bool late = !all && w->told_ns && now_ns && now_ns - w->told_ns >= m->lateness_ns;
+		if (!all && !late)
+			break;
+		m->st.forced += late;
+		write_window(m, &m->open);
 	}
 }
 
@@ -384,8 +366,15 @@ static bool feed(struct isp_pmerge *m, const json_t *o, uint64_t now_ns)
 	}
 	struct pm_window *w = window_of(m, (unsigned)i, start, end, true);
 	char err[128];
-	if (!w || partial_fold(w->e, (unsigned)i, o, &m->scratch, err, sizeof(err)) != 0)
+	if (!w) {
+		snprintf(m->why, sizeof(m->why), "out of memory for a window");
 		return false;
+	}
+	if (partial_fold(w->e, (unsigned)i, o, &m->scratch, err, sizeof(err)) != 0) {
+		if (!m->why[0])
+			snprintf(m->why, sizeof(m->why), "%s", err);
+		return false;
+	}
 	arena_reset(&m->scratch);
 	m->st.groups++;
 	unsigned k = 0;
@@ -409,8 +398,12 @@ void isp_pmerge_feed(struct isp_pmerge *m, const char *text, size_t len, uint64_
 	json_t *o = json_loadb(text, len, 0, &jerr);
 
 	m->st.records++;
-	if (!o || !feed(m, o, now_ns))
+	if (!o || !feed(m, o, now_ns)) {
+		if (!m->why[0])
+			snprintf(m->why, sizeof(m->why), "%s", o ? "a field is missing or out of range" :
+				 jerr.text);
 		m->st.malformed++;
+	}
 	arena_reset(&m->scratch);
 	json_decref(o);
 }
@@ -436,6 +429,8 @@ void isp_pmerge_print_stats(const struct isp_pmerge *m, FILE *out)
 		PRIu64 " malformed, %" PRIu64 " of an unknown report, %" PRIu64
 		" of a different rule\n", s->records, s->groups, s->watermarks, s->instances,
 		s->windows, s->forced, s->late, s->malformed, s->unknown, s->mismatched);
+	if (s->malformed)
+		fprintf(out, "intspect: merge: the first malformed record: %s\n", m->why);
 	for (unsigned i = 0; i < m->prog->nqueries; i++) {
 		uint64_t rec = 0, drop = 0, over = 0, win = 0;
 		for (unsigned k = 0; k < m->nall; k++) {

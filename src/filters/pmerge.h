@@ -7,8 +7,9 @@
  * A window closes when every instance has said it closed it (its
  * watermark, or its end), counting `merge { instances = N }` instances
  * (or those seen so far), or `lateness-ms` after the first instance said
- * so; closing a window closes the rule's earlier ones. A partial of a
- * window already closed is late: counted and dropped.
+ * so. Windows are written in the order one instance writes them (by
+ * end, then rule): a complete window waits for the earlier ones. A
+ * partial of a window already written is late: counted and dropped.
  */
 #ifndef ISP_FILTERS_PMERGE_H
 #define ISP_FILTERS_PMERGE_H

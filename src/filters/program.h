@@ -203,6 +203,7 @@ struct isp_program {
 	int input_buffer_mb;    /* buffer-size, rounded up to MiB; 0: default */
 	int input_timeout_ms;   /* timeout, 0: the default */
 	char *input_topic, *input_group;        /* mode = kafka, kafka-partials */
+	char *input_kafka;      /* mode = kafka: BROKERS/TOPIC[@GROUP] (isp_program_input) */
 	/* merge section: how partial windows of several instances combine */
 	unsigned merge_instances;       /* 0: every instance seen so far */
 	unsigned merge_lateness_ms;     /* a window waits this long for slow instances */

@@ -447,6 +447,13 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		query_advance(e, i, p->ts_ns);
 	if (r->where && !cx_true(r->where, &ctx))
 		return;
+	if (qs->win_end && p->ts_ns < qs->win_start && qs->ts_order) {
+		/* partial windows from an input that went back in time (a
+		 * Kafka partition late): the open one is written as it is and
+		 * the packet's window opens; the merge adds them up */
+		query_drain(e, i);
+		qs->win_end = 0;
+	}
 	if (qs->win_end == 0) {
 		qs->win_start = p->ts_ns - p->ts_ns % r->period_ns;
 		qs->win_end = qs->win_start + r->period_ns;
@@ -462,7 +469,8 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		return;         /* max-groups reached: counted in overflows */
 	struct qgroup *g = tentry_state(te);
 	uint64_t order = order_of(qs, p);
-	if (created)
+	/* (packet time from a Kafka input may step back within a window) */
+	if (created || (qs->ts_order && order < g->first))
 		g->first = order;
 	/* each distinct input once: several functions often share one */
 	struct qinput *in = pl->in;
@@ -672,13 +680,47 @@ static void write_window(struct isp_engine *e, unsigned i)
 
 	for (uint32_t k = 0; k < qs->groups.count; k++)
 		write_group(e, i, qs->groups.order[k]);
-	if (qs->ts_order)
-		partial_watermark(e, i, qs->win_end, qs->groups.count);
+	if (qs->ts_order) {
+		uint64_t groups = qs->groups.count;
+		for (unsigned k = 0; k < qs->ndrained; k++)
+			if (qs->drained[k].end == qs->win_end) {
+				groups += qs->drained[k].groups;
+				qs->drained[k] = qs->drained[--qs->ndrained];
+				break;
+			}
+		/* (a window already said written: its late groups go bare) */
+		if (qs->win_end > qs->partial_last)
+			partial_watermark(e, i, qs->win_end, groups);
+	}
 	qs->flushes++;
 	qs->st.windows++;
 	table_clear(&qs->groups);
 	arena_reset(&qs->hops);
 	qs->win_end = 0;
+}
+
+void query_drain(struct isp_engine *e, unsigned i)
+{
+	struct query_state *qs = &e->q[i];
+	unsigned k = 0;
+
+	if (qs->win_end == 0 || e->partial)
+		return;
+	for (uint32_t g = 0; g < qs->groups.count; g++)
+		write_group(e, i, qs->groups.order[g]);
+	while (k < qs->ndrained && qs->drained[k].end != qs->win_end)
+		k++;
+	if (k == qs->ndrained) {
+		if (k == sizeof(qs->drained) / sizeof(qs->drained[0]))
+			k = 0;          /* the oldest guess goes: that window closes by lateness */
+		else
+			qs->ndrained++;
+		qs->drained[k].end = qs->win_end;
+		qs->drained[k].groups = 0;
+	}
+	qs->drained[k].groups += qs->groups.count;
+	table_clear(&qs->groups);
+	arena_reset(&qs->hops);
 }
 
 void query_flush(struct isp_engine *e, unsigned i)

@@ -201,6 +201,16 @@ static void publish(void *w)
 		rules_publish_engine(e->merger);
 }
 
+static bool holding(void *w)
+{
+	return isp_engine_holding(((struct rules_worker *)w)->e);
+}
+
+static void drain(void *w)
+{
+	isp_engine_drain(((struct rules_worker *)w)->e);
+}
+
 const struct isp_pipeline_ops isp_rules_ops = {
 	.worker_new = worker_new,
 	.worker_free = worker_free,
@@ -211,6 +221,8 @@ const struct isp_pipeline_ops isp_rules_ops = {
 	.merge = merge,
 	.window_end = window_end,
 	.publish = publish,
+	.holding = holding,
+	.drain = drain,
 };
 
 static void add_counts(struct rule_stats *to, const struct rule_stats *from, unsigned n)

@@ -8,7 +8,7 @@
 #   run.sh        against a real Kafka broker (test/services/kafka.sh);
 #                 skipped (77) without java
 if HAVE_RDKAFKA
-libispout_la_SOURCES += outputs/kafka.c src/core/kafkasrc.c
+libispout_la_SOURCES += outputs/kafka.c
 libispout_la_LIBADD += $(RDKAFKA_LIBS)
 libispout_la_CFLAGS += $(RDKAFKA_CFLAGS)
 
