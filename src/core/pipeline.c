@@ -154,7 +154,7 @@ static void *worker_main(void *arg)
  * windows of a stream that stopped close, and those of a fetch that is
  * late do not.
  */
-#define KAFKA_GRACE_NS 1000000000u
+#define KAFKA_GRACE_NS 3000000000u
 
 static uint64_t idle_time(const struct worker *me, uint64_t last_ts, uint64_t last_wall)
 {

@@ -50,6 +50,7 @@ struct query_state {
 	struct rec_jkey *group_keys, *item_keys;
 	bool ts_order;          /* partial windows: first/last by packet time */
 	uint64_t partial_last;  /* partial windows: the end of the last one written */
+	bool partial_started;   /* partial windows: the start record went */
 	/* partial windows written early (query_drain, or the input went
 	 * back in time): groups per window end, counted at its watermark */
 	struct { uint64_t end, groups; } drained[8];

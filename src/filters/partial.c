@@ -279,8 +279,12 @@ void partial_watermark(struct isp_engine *e, unsigned i, uint64_t end, uint64_t 
 	const struct qrule *r = &e->prog->queries[i];
 	struct query_state *qs = &e->q[i];
 
-	put_head(e, i, end == UINT64_MAX ? e->last_ts : end);
-	if (end == UINT64_MAX) {
+	put_head(e, i, end == UINT64_MAX || end == 0 ? e->last_ts : end);
+	if (end == 0) {
+		put_key(&e->rec.w, "start");
+		jsonw_value_text(&e->rec.w, "true", 4);
+		put_u64(&e->rec.w, "window_start", groups);
+	} else if (end == UINT64_MAX) {
 		put_key(&e->rec.w, "end");
 		jsonw_value_text(&e->rec.w, "true", 4);
 		put_u64(&e->rec.w, "last", qs->partial_last);

@@ -268,6 +268,16 @@ static bool advance(struct pm_track *t)
 	return true;
 }
 
+/* An instance that said it ended speaks again (restarted with the same
+ * probe-id): it has nothing before `from`, and its windows from there
+ * are waited for again. */
+static void restart(struct pm_track *t, uint64_t from)
+{
+	t->ended = false;
+	t->mark = from;
+	t->nsaid = t->ngot = 0;
+}
+
 static struct pm_instance *instance_of(struct isp_pmerge *m, uint64_t id)
 {
 	for (unsigned j = 0; j < m->ninst; j++)
@@ -332,6 +342,14 @@ static bool feed(struct isp_pmerge *m, const json_t *o, uint64_t now_ns)
 		return false;
 	struct pm_track *t = &in->t[i];
 	uint64_t after, groups;
+	if (json_is_true(json_object_get(o, "start"))) {
+		if (!member_u64(o, "window_start", &start))
+			return false;
+		if (t->ended)
+			restart(t, start);
+		m->st.watermarks++;
+		return true;
+	}
 	if (json_is_true(json_object_get(o, "end"))) {
 		if (!member_u64(o, "last", &t->last))
 			return false;
@@ -345,6 +363,8 @@ static bool feed(struct isp_pmerge *m, const json_t *o, uint64_t now_ns)
 		if (!member_u64(o, "groups", &groups) || !member_u64(o, "after", &after) ||
 		    after >= end)
 			return false;
+		if (t->ended && after == 0)
+			restart(t, end - m->prog->queries[i].period_ns);
 		m->st.watermarks++;
 		if (end > t->mark) {
 			struct pm_said *a = grow(&t->said, &t->nsaid, &t->capsaid, sizeof(*a));
@@ -364,6 +384,8 @@ static bool feed(struct isp_pmerge *m, const json_t *o, uint64_t now_ns)
 		m->st.late++;
 		return true;
 	}
+	if (t->ended)
+		restart(t, start);
 	struct pm_window *w = window_of(m, (unsigned)i, start, end, true);
 	char err[128];
 	if (!w) {

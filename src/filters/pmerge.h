@@ -26,7 +26,7 @@ struct isp_pmerge;
 struct isp_pmerge_stats {
 	uint64_t records;       /* lines or messages read */
 	uint64_t groups;        /* partial groups folded */
-	uint64_t watermarks;    /* watermarks and ends */
+	uint64_t watermarks;    /* watermarks, starts and ends */
 	uint64_t windows;       /* windows written */
 	uint64_t forced;        /* of them, closed by lateness before every instance */
 	uint64_t late;          /* partials of a window already written: dropped */

@@ -457,6 +457,11 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 	if (qs->win_end == 0) {
 		qs->win_start = p->ts_ns - p->ts_ns % r->period_ns;
 		qs->win_end = qs->win_start + r->period_ns;
+		if (qs->ts_order && !qs->partial_started) {
+			/* a merge waits for this instance from here (a restart) */
+			qs->partial_started = true;
+			partial_watermark(e, i, 0, qs->win_start);
+		}
 	}
 	qs->st.matched++;
 	size_t klen = pl->key_fixed ? group_key(e, p, r, pl) :

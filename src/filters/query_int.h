@@ -39,7 +39,8 @@ void partial_encode_group(struct isp_engine *e, unsigned i, struct qgroup *g,
 /* The record saying this instance wrote rule i's window ending at `end`
  * in `groups` records, after the one it wrote before (a chain, so that a
  * merge reading them out of order knows when it has them all); end
- * UINT64_MAX: the input ended, every window written. Sent to the rule's
+ * UINT64_MAX: the input ended, every window written; end 0: the instance
+ * starts, its first window starting at `groups`. Sent to the rule's
  * partial channels. */
 void partial_watermark(struct isp_engine *e, unsigned i, uint64_t end, uint64_t groups);
 
