@@ -204,7 +204,7 @@ static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ct
 		}
 		if (got == 3) {         /* a Kafka input's partitions leave */
 			if (pl->ops.drain)
-				pl->ops.drain(me->ctx);
+				pl->ops.drain(me->ctx, false);
 			isp_source_checkpoint(pl->src[0], true, true);
 			continue;
 		}
@@ -242,6 +242,8 @@ static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ct
 			isp_source_checkpoint(pl->src[0], true, false);
 	}
 	me->local = st->packets;
+	if (ckpt && pl->ops.drain)
+		pl->ops.drain(me->ctx, true);   /* a Kafka input's windows are not over */
 	if (pl->ops.tick)
 		pl->ops.tick(me->ctx, UINT64_MAX);      /* every window */
 	pl_publish(me);         /* its final counters */

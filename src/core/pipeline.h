@@ -61,8 +61,9 @@ struct isp_pipeline_ops {
 	 * written (an open window), when no offset may be committed */
 	bool (*holding)(void *w);
 	/* a Kafka input's partitions are leaving: write now what the rules
-	 * hold (open windows, early) */
-	void (*drain)(void *w);
+	 * hold (open windows, early); final: the input stops, and its open
+	 * windows are not finished (others may go on with its partitions) */
+	void (*drain)(void *w, bool final);
 };
 
 struct isp_pipeline_opts {

@@ -408,10 +408,10 @@ bool isp_engine_holding(const struct isp_engine *e)
 	return false;
 }
 
-void isp_engine_drain(struct isp_engine *e)
+void isp_engine_drain(struct isp_engine *e, bool final)
 {
 	for (unsigned i = 0; i < e->prog->nqueries; i++)
-		query_drain(e, i);
+		query_drain(e, i, final);
 	isp_engine_flush(e);
 }
 

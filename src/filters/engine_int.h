@@ -165,7 +165,7 @@ void isp_engine_flush(struct isp_engine *e);
 /* An open query window holds what is not written yet. */
 bool isp_engine_holding(const struct isp_engine *e);
 /* Write what open query windows hold now (query_drain). */
-void isp_engine_drain(struct isp_engine *e);
+void isp_engine_drain(struct isp_engine *e, bool final);
 /* With every worker at a barrier: merge their closed windows, write them. */
 void isp_engine_merge_windows(struct isp_engine *merger, struct isp_engine *const *workers,
 			      unsigned n);
@@ -249,8 +249,11 @@ int query_init(struct isp_engine *e, unsigned i);
 void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p);
 void query_flush(struct isp_engine *e, unsigned i);
 /* Write the groups of rule i's open window now and go on with the window
- * empty (a Kafka input's partitions leaving); its close writes the rest. */
-void query_drain(struct isp_engine *e, unsigned i);
+ * empty (a Kafka input's partitions leaving); its close writes the rest.
+ * final (the input stops): a partial window is left unfinished, no
+ * watermark (its partitions may go on elsewhere); others close at the
+ * end as always. */
+void query_drain(struct isp_engine *e, unsigned i, bool final);
 void query_advance(struct isp_engine *e, unsigned i, uint64_t now);
 void query_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w, unsigned n);
 int monitor_init(struct isp_engine *e, unsigned i);

@@ -42,7 +42,9 @@ struct pm_got {
 
 struct pm_track {
 	uint64_t mark;          /* its windows ending at or before it are here whole */
-	uint64_t last;          /* its end record: the last window it wrote */
+	uint64_t last;          /* its end record: the last window it wrote whole */
+	/* it stopped: the windows after `last` wait for it (its partitions
+	 * may go on elsewhere, or it comes back) until lateness-ms */
 	bool ended;
 	struct pm_said *said;   /* watermarks ahead of the mark */
 	unsigned nsaid, capsaid;
@@ -247,10 +249,6 @@ static bool advance(struct pm_track *t)
 			moved = again = true;
 			break;
 		}
-	}
-	if (t->ended && t->last <= t->mark && t->mark != UINT64_MAX) {
-		t->mark = UINT64_MAX;
-		moved = true;
 	}
 	if (!moved)
 		return false;

@@ -451,7 +451,7 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		/* partial windows from an input that went back in time (a
 		 * Kafka partition late): the open one is written as it is and
 		 * the packet's window opens; the merge adds them up */
-		query_drain(e, i);
+		query_drain(e, i, false);
 		qs->win_end = 0;
 	}
 	if (qs->win_end == 0) {
@@ -704,12 +704,12 @@ static void write_window(struct isp_engine *e, unsigned i)
 	qs->win_end = 0;
 }
 
-void query_drain(struct isp_engine *e, unsigned i)
+void query_drain(struct isp_engine *e, unsigned i, bool final)
 {
 	struct query_state *qs = &e->q[i];
 	unsigned k = 0;
 
-	if (qs->win_end == 0 || e->partial)
+	if (qs->win_end == 0 || e->partial || (final && !qs->ts_order))
 		return;
 	for (uint32_t g = 0; g < qs->groups.count; g++)
 		write_group(e, i, qs->groups.order[g]);
@@ -726,6 +726,8 @@ void query_drain(struct isp_engine *e, unsigned i)
 	qs->drained[k].groups += qs->groups.count;
 	table_clear(&qs->groups);
 	arena_reset(&qs->hops);
+	if (final)
+		qs->win_end = 0;
 }
 
 void query_flush(struct isp_engine *e, unsigned i)

@@ -206,9 +206,9 @@ static bool holding(void *w)
 	return isp_engine_holding(((struct rules_worker *)w)->e);
 }
 
-static void drain(void *w)
+static void drain(void *w, bool final)
 {
-	isp_engine_drain(((struct rules_worker *)w)->e);
+	isp_engine_drain(((struct rules_worker *)w)->e, final);
 }
 
 const struct isp_pipeline_ops isp_rules_ops = {

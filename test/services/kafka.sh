@@ -15,8 +15,8 @@
 #                          "s3cret"; the same topics)
 #   kafka.sh tls-addr DIR  the address of its SSL listener (TLS; the CA a
 #                          client trusts is DIR/tls/ca.pem; the same topics)
-#   kafka.sh topic DIR NAME N  create topic NAME with N partitions (Kafka's
-#                          AdminClient; nothing when it exists)
+#   kafka.sh topic DIR N NAME...  create topics NAME... with N partitions
+#                          each (Kafka's AdminClient; nothing when one exists)
 #
 # Exit 77 (the automake "skip" status) when java is missing or the jars are
 # neither cached nor downloadable, with the reason on stderr.
@@ -235,14 +235,16 @@ stop() {
 topic() {
 	need_java
 	fetch
-	java -cp "$jars/*" -Dlog4j.configuration="file:$1/log4j.properties" \
-		"$here/kafka/CreateTopic.java" "$(cat "$1/addr")" "$2" "$3" >>"$1/admin.log" 2>&1 ||
-		die "cannot create topic $2 (see $1/admin.log)"
+	tdir=$1
+	shift
+	java -cp "$jars/*" -Dlog4j.configuration="file:$tdir/log4j.properties" \
+		"$here/kafka/CreateTopic.java" "$(cat "$tdir/addr")" "$@" >>"$tdir/admin.log" 2>&1 ||
+		die "cannot create topics $* (see $tdir/admin.log)"
 }
 
 case "${1:-}" in
 fetch) need_java; fetch ;;
-topic) [ $# -eq 4 ] || die "usage: kafka.sh topic DIR NAME PARTITIONS"; topic "$2" "$3" "$4" ;;
+topic) [ $# -ge 4 ] || die "usage: kafka.sh topic DIR PARTITIONS NAME..."; shift; topic "$@" ;;
 start) [ $# -eq 2 ] || die "usage: kafka.sh start DIR"; start "$2" ;;
 stop) [ $# -eq 2 ] || die "usage: kafka.sh stop DIR"; stop "$2" ;;
 addr) [ $# -eq 2 ] || die "usage: kafka.sh addr DIR"; cat "$2/addr" ;;

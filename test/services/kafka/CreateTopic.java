@@ -1,6 +1,7 @@
-// CreateTopic.java - create a topic with N partitions through Kafka's own
-// AdminClient (kafka.sh topic DIR NAME PARTITIONS), run as a single-file
-// source program on the broker's jars. Exit 0 when the topic exists.
+// CreateTopic.java - create topics with N partitions each through Kafka's
+// own AdminClient (kafka.sh topic DIR N NAME...), run as a single-file
+// source program on the broker's jars. Exit 0 when the topics exist.
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
@@ -13,12 +14,18 @@ public class CreateTopic {
 	public static void main(String[] a) throws Exception {
 		Properties p = new Properties();
 		p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, a[0]);
+		List<NewTopic> topics = new ArrayList<>();
+		for (int i = 2; i < a.length; i++)
+			topics.add(new NewTopic(a[i], Integer.parseInt(a[1]), (short) 1));
 		try (Admin admin = Admin.create(p)) {
-			admin.createTopics(List.of(new NewTopic(a[1], Integer.parseInt(a[2]), (short) 1)))
-				.all().get();
-		} catch (ExecutionException e) {
-			if (!(e.getCause() instanceof TopicExistsException))
-				throw e;
+			for (var f : admin.createTopics(topics).values().values()) {
+				try {
+					f.get();
+				} catch (ExecutionException e) {
+					if (!(e.getCause() instanceof TopicExistsException))
+						throw e;
+				}
+			}
 		}
 	}
 }

@@ -1,0 +1,390 @@
+#!/bin/sh
+# test/scaleout/run.sh - scaling out (README.md, "Scaling out"): partial
+# windows (output-format = partial) of several instances merged by
+# intspect --merge into the records one instance writes on the whole
+# input; intspect --forward and -k (a Kafka consumer group) between them.
+# The reference is always intspect itself run once on the whole capture,
+# with the same rules written as JSON: the merge must give it byte for
+# byte (every function: exact sums, moments, sketches, first/last, per-hop
+# arrays, the order of groups and windows).
+#
+# Without a broker:
+#   1 files-2       a capture split in 2 by flow (BPF), one instance on 2
+#                   workers; --merge of their two files
+#   2 files-3       split in 3; the three files merged
+#   3 stdin         the three instances' partials in one stream ('-',
+#                   merge { instances = 3 })
+#   4 mismatch      a merge whose query-report differs (select): said once,
+#                   every partial counted "of a different rule", no record
+#   5 malformed     lines that are not partials (not JSON, fields missing,
+#                   a bad state) among them: counted, the reason said, the
+#                   records still right
+#   6 errors        partial on an event report and with diff(): file:line:col;
+#                   --merge without -C; -k with -w 2; --forward with -C
+# Against a real Kafka broker (test/services/kafka.sh; skipped without java):
+#   7 kafka-2       --forward of a reports capture into a 4-partition topic,
+#                   2 consumers (-k) of one group write partials to a topic,
+#                   a merge reads it: the records of one instance; each
+#                   consumer had a share, together every report once
+#   8 kafka-3       the same with 3 consumers and 6 partitions
+#   9 committed     a consumer of the same group started again reads nothing
+#                   (the offsets were committed behind the written records)
+#  10 rebalance     reports paced at 2,000/s through intspect -u --forward;
+#                   one of 2 consumers stopped and restarted mid-stream: the
+#                   merged records equal those of a consumer reading the whole
+#                   topic alone, and every report sent is counted once
+set -u
+src=${top_srcdir:-.}
+bld=${top_builddir:-.}
+bin=$bld/intspect
+gen=$bld/intgen
+svc=$src/test/services/kafka.sh
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/intspect-scaleout.XXXXXX")
+kdir=$tmp/broker
+pids=""
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	[ -d "$kdir" ] && sh "$svc" stop "$kdir" >/dev/null 2>&1
+	if [ -n "${SCALEOUT_TEST_KEEP:-}" ]; then echo "# kept $tmp"; else rm -rf "$tmp"; fi
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+pass=0 fail=0 skipped=0
+ok() { echo "ok $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1: $2"; fail=$((fail + 1)); }
+
+sanitized() {   # FILE...: a sanitizer said something
+	grep -q -E 'runtime error|AddressSanitizer|LeakSanitizer|ThreadSanitizer' "$@" 2>/dev/null
+}
+
+# the rules: every report function that merges, per-hop ones, two periods
+rules() {       # OUTPUT-FORMAT-LINE CHANNEL-SECTION
+	cat <<EOF
+$2
+query-report qa {
+  ms-period = 100
+  select = {"count()", "sum(int.latency)", "avg(int.latency)", "var(int.latency)", "min(int.latency)",
+            "max(int.latency)", "first(int.hop_switch_ids)", "last(int.num_hop)", "rate(int.latency)",
+            "p50(int.latency)", "p99(int.latency)", "avg(int.hop_latencies)",
+            "max(int.hop_queue_occups)", "p90(int.hop_latencies)"}
+  group-by = {"int.num_hop"}
+  output-channel = {out}
+  $1
+}
+query-report qb {
+  ms-period = 250
+  select = {"count()", "avg(int.latency)", "var(int.hop_latencies)", "last(int.hop_switch_ids)"}
+  group-by = {"int.hop_switch_ids"}
+  output-channel = {out}
+  $1
+}
+EOF
+}
+file_out() { echo "file-output out { path = \"$1\" }"; }
+
+"$gen" -o "$tmp/a.pcap" -n 20000 --seed 1 --hops 1-6 --bitmap 0xFC00 --flows 64 --pps 20000 \
+	>/dev/null || { echo "FAIL intgen"; exit 1; }
+rules "" "$(file_out "$tmp/single.json")" >"$tmp/single.conf"
+"$bin" -r "$tmp/a.pcap" -C "$tmp/single.conf" 2>"$tmp/single.err" ||
+	{ echo "FAIL reference run"; cat "$tmp/single.err"; exit 1; }
+rules "" "$(file_out "$tmp/merged.json")" >"$tmp/merge.conf"
+
+# instance K of N on its share of the flows: partials into FILE
+instance() {    # K N FILE [intspect options]
+	k=$1 n=$2 f=$3
+	shift 3
+	{ rules "output-format = partial" "$(file_out "$f")"; echo "probe-id = $((k + 1))"; } \
+		>"$tmp/i$k-$n.conf"
+	"$bin" -r "$tmp/a.pcap" -C "$tmp/i$k-$n.conf" "$@" "ip[15] % $n = $k" 2>"$tmp/i$k-$n.err"
+}
+
+merge_same() {  # NAME SOURCES...: merge, compare with the reference
+	name=$1
+	shift
+	rm -f "$tmp/merged.json"
+	"$bin" -C "$tmp/merge.conf" "$@" 2>"$tmp/$name.err"
+	rc=$?
+	if [ $rc -ne 0 ] || sanitized "$tmp/$name.err"; then
+		bad "$name" "merge exited $rc"; sed 's/^/# /' "$tmp/$name.err"; return 1
+	fi
+	if ! cmp -s "$tmp/single.json" "$tmp/merged.json"; then
+		bad "$name" "merged records differ from one instance's ($(wc -l <"$tmp/merged.json") lines against $(wc -l <"$tmp/single.json"))"
+		sed 's/^/# /' "$tmp/$name.err"
+		return 1
+	fi
+	return 0
+}
+
+# ---- 1 files-2 (instance 0 on two workers)
+instance 0 2 "$tmp/p0-2.json" -w 2 && instance 1 2 "$tmp/p1-2.json" ||
+	bad files-2 "an instance failed"
+merge_same files-2 --merge "$tmp/p0-2.json" --merge "$tmp/p1-2.json" &&
+	grep -q "2 instances, 14 windows written (0 before every instance closed them), 0 late" \
+		"$tmp/files-2.err" && ok files-2
+
+# ---- 2 files-3
+for k in 0 1 2; do instance $k 3 "$tmp/p$k-3.json" || bad files-3 "instance $k failed"; done
+merge_same files-3 --merge "$tmp/p0-3.json" --merge "$tmp/p1-3.json" --merge "$tmp/p2-3.json" &&
+	ok files-3
+
+# ---- 3 stdin: the three instances in one stream (one after the other:
+# the merge is told how many to wait for)
+cat "$tmp/p0-3.json" "$tmp/p1-3.json" "$tmp/p2-3.json" >"$tmp/all-3.json"
+cp "$tmp/merge.conf" "$tmp/merge-1.conf"
+echo "merge { instances = 3 }" >>"$tmp/merge.conf"
+merge_same stdin --merge - <"$tmp/all-3.json" && ok stdin
+
+# ---- 4 mismatch: a select that differs
+sed 's/"count()", "avg(int.latency)", "var/"count()", "max(int.latency)", "var/' \
+	"$tmp/merge.conf" >"$tmp/mismatch.conf"
+rm -f "$tmp/merged.json"
+"$bin" -C "$tmp/mismatch.conf" --merge "$tmp/all-3.json" 2>"$tmp/mismatch.err"
+nb=$(grep -c '"report":"qb"' "$tmp/all-3.json")
+if grep -q "partials of 'qb' come from a query-report whose period, group-by or select differ" \
+	"$tmp/mismatch.err" &&
+	grep -q "$nb of a different rule" "$tmp/mismatch.err" &&
+	[ "$(grep -c '"report":"qb"' "$tmp/merged.json" 2>/dev/null)" = 0 ] &&
+	[ "$(grep -c "differ from this one" "$tmp/mismatch.err")" = 1 ]; then
+	ok mismatch
+else
+	bad mismatch "expected the mismatch said once and $nb partials counted"; sed 's/^/# /' "$tmp/mismatch.err"
+fi
+
+# ---- 5 malformed lines among the partials
+{
+	echo 'not json at all'
+	echo '{"partial":1,"report":"qa","instance":9}'
+	grep -m 1 '"states"' "$tmp/p0-3.json" | sed 's/"states":\[{"n":[0-9]*}/"states":[{"n":"x"}/'
+	echo '{"partial":2,"report":"qa","instance":1,"rule":"0"}'
+	cat "$tmp/all-3.json"
+} >"$tmp/bad.json"
+if merge_same malformed --merge "$tmp/bad.json"; then
+	if grep -q " 4 malformed" "$tmp/malformed.err" &&
+		grep -q "the first malformed record: '\\[' or '{' expected near 'not'" "$tmp/malformed.err"; then
+		ok malformed
+	else
+		bad malformed "4 malformed lines not counted, or the reason not said"; sed 's/^/# /' "$tmp/malformed.err"
+	fi
+fi
+
+# ---- 6 errors
+printf 'event-report e {\n  event = "int.latency"\n  attributes = {"int.latency"}\n  output-format = partial\n}\n' \
+	>"$tmp/e1.conf"
+"$bin" -T "$tmp/e1.conf" >/dev/null 2>"$tmp/e1.err"
+r1=$?
+printf 'query-report q {\n  select = {"avg(diff(int.latency))"}\n  group-by = {"ip.src"}\n  output-format = partial\n}\n' \
+	>"$tmp/e2.conf"
+"$bin" -T "$tmp/e2.conf" >/dev/null 2>"$tmp/e2.err"
+r2=$?
+"$bin" --merge "$tmp/all-3.json" 2>"$tmp/e3.err"
+r3=$?
+"$bin" -k 127.0.0.1:1/t -w 2 -C "$tmp/merge.conf" 2>"$tmp/e4.err"
+r4=$?
+"$bin" -r "$tmp/a.pcap" --forward kafka:127.0.0.1:1/t -C "$tmp/merge.conf" 2>"$tmp/e5.err"
+r5=$?
+if [ $r1 = 2 ] && grep -q "e1.conf:4:19: error: 'output-format' expects json, csv or intspect-csv" "$tmp/e1.err" &&
+	[ $r2 = 2 ] && grep -q "e2.conf:4:19: error: output-format = partial cannot carry 'avg(diff(int.latency))'" "$tmp/e2.err" &&
+	[ $r3 = 2 ] && grep -q "needs the query reports to merge: -C FILE" "$tmp/e3.err" &&
+	[ $r4 != 0 ] && grep -q "a Kafka input is read by one worker" "$tmp/e4.err" &&
+	[ $r5 = 2 ] && grep -q "forward runs no rules" "$tmp/e5.err"; then
+	ok errors
+else
+	bad errors "exits $r1 $r2 $r3 $r4 $r5"; cat "$tmp"/e[1-5].err | sed 's/^/# /'
+fi
+
+# ---- Kafka
+kafka_cases() {
+	command -v java >/dev/null 2>&1 || { echo "# java not found: the Kafka cases are skipped"; return 77; }
+	addr=$(sh "$svc" start "$kdir") || return $?
+	echo "# broker at $addr"
+	sh "$svc" topic "$kdir" 4 r2 p2 r10 p10 && sh "$svc" topic "$kdir" 6 r3 p3 || return 1
+	"$gen" -o "$tmp/b.pcap" -n 20000 --seed 2 --format report --report-version 2.0 --hops 1-6 \
+		--bitmap 0xFF80 --flows 64 --pps 20000 >/dev/null || return 1
+	rules "" "$(file_out "$tmp/bsingle.json")" >"$tmp/bsingle.conf"
+	"$bin" -r "$tmp/b.pcap" -C "$tmp/bsingle.conf" 2>/dev/null || return 1
+	kafka_group 2 r2 p2 kafka-2
+	kafka_group 3 r3 p3 kafka-3
+	# ---- 9 committed: the group of case 7 again
+	"$bin" -k "$addr/r2@g" -C "$tmp/k0-2.conf" 2>"$tmp/again.err" &
+	p=$!
+	sleep 6
+	kill $p
+	wait $p
+	if grep -q "kafka input r2: 0 messages consumed" "$tmp/again.err"; then
+		ok committed
+	else
+		bad committed "the group read again: $(grep 'kafka input' "$tmp/again.err")"
+	fi
+	rebalance
+}
+
+# the consumers' counters now (SIGUSR1 prints them): the packets they read
+consumed() {    # PID:ERRFILE...
+	t=0
+	for pe in "$@"; do
+		[ "${pe%%:*}" = 0 ] || kill -USR1 "${pe%%:*}" 2>/dev/null
+	done
+	sleep 0.3
+	for pe in "$@"; do
+		c=$(sed -n 's/^intspect: \([0-9]*\) packets (.*/\1/p' "${pe#*:}" | tail -n 1)
+		t=$((t + ${c:-0}))
+	done
+	echo $t
+}
+
+wait_consumed() {       # TOTAL SECONDS PID:ERRFILE...
+	want=$1 secs=$2
+	shift 2
+	i=0
+	while [ "$(consumed "$@")" -lt "$want" ] && [ $i -lt $((secs * 2)) ]; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+}
+
+wait_lines() {  # FILE LINES SECONDS
+	i=0
+	while [ "$(wc -l <"$1" 2>/dev/null || echo 0)" -lt "$2" ] && [ $i -lt $(($3 * 10)) ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
+# ---- 7, 8: N consumers of a group, their partials merged
+kafka_group() { # N REPORTS-TOPIC PARTIALS-TOPIC NAME
+	n=$1 rt=$2 pt=$3 name=$4
+	rules "" "$(file_out "$tmp/$name.json")" >"$tmp/$name-m.conf"
+	echo "merge { instances = $n }" >>"$tmp/$name-m.conf"
+	"$bin" -C "$tmp/$name-m.conf" --merge "kafka:$addr/$pt@merge" 2>"$tmp/$name-m.err" &
+	mp=$!
+	pids="$pids $mp"
+	cs=""
+	k=0
+	while [ $k -lt "$n" ]; do
+		{ rules "output-format = partial" "kafka-output out { brokers = \"$addr\"; topic = \"$pt\" }"
+		  echo "probe-id = $((k + 1))"; } >"$tmp/k$k-$n.conf"
+		"$bin" -k "$addr/$rt@g" -C "$tmp/k$k-$n.conf" 2>"$tmp/$name-c$k.err" &
+		cs="$cs $!:$tmp/$name-c$k.err"
+		pids="$pids $!"
+		k=$((k + 1))
+	done
+	sleep 6         # the group formed
+	"$bin" -r "$tmp/b.pcap" --forward "kafka:$addr/$rt" 2>"$tmp/$name-f.err" ||
+		{ bad "$name" "the forwarder failed"; sed 's/^/# /' "$tmp/$name-f.err"; }
+	# shellcheck disable=SC2086
+	wait_consumed 20000 60 $cs
+	for pe in $cs; do kill "${pe%%:*}"; wait "${pe%%:*}"; done
+	wait_lines "$tmp/$name.json" "$(wc -l <"$tmp/bsingle.json")" 30
+	kill $mp
+	wait $mp
+	total=0 shares=0
+	for pe in $cs; do
+		c=$(sed -n 's/^intspect: kafka input .*: \([0-9]*\) messages consumed.*/\1/p' "${pe#*:}")
+		total=$((total + ${c:-0}))
+		[ "${c:-0}" -gt 0 ] && shares=$((shares + 1))
+	done
+	if sanitized "$tmp/$name"-*.err; then
+		bad "$name" "sanitizer report"; cat "$tmp/$name"-*.err
+	elif ! cmp -s "$tmp/bsingle.json" "$tmp/$name.json"; then
+		bad "$name" "merged records differ from one instance's"
+		sed 's/^/# /' "$tmp/$name"-*.err
+	elif [ "$total" != 20000 ] || [ "$shares" != "$n" ]; then
+		bad "$name" "consumed $total in $shares shares (20000 in $n)"
+	else
+		echo "# $name: shares $(for pe in $cs; do sed -n 's/^intspect: kafka input .*: \([0-9]*\) messages consumed.*/\1/p' "${pe#*:}"; done | tr '\n' ' ')"
+		ok "$name"
+	fi
+}
+
+# ---- 10 rebalance: paced, one consumer stopped and restarted
+rebalance() {
+	cat >"$tmp/rt.body" <<'EOF'
+query-report rt {
+  ms-period = 500
+  select = {"count()", "sum(int.latency)", "max(int.hop_queue_occups)", "p50(int.latency)"}
+  group-by = {"int.num_hop"}
+  output-channel = {out}
+  OUTFMT
+}
+EOF
+	sed 's/OUTFMT//' "$tmp/rt.body" >"$tmp/rt-m.conf"
+	printf 'file-output out { path = "%s" }\nmerge { instances = 2 }\n' "$tmp/rt-merged.json" >>"$tmp/rt-m.conf"
+	sed 's/OUTFMT//' "$tmp/rt.body" >"$tmp/rt-ref.conf"
+	file_out "$tmp/rt-ref.json" >>"$tmp/rt-ref.conf"
+	for k in 1 2; do
+		sed 's/OUTFMT/output-format = partial/' "$tmp/rt.body" >"$tmp/rt-$k.conf"
+		printf 'kafka-output out { brokers = "%s"; topic = "p10" }\nprobe-id = %d\n' "$addr" "$k" \
+			>>"$tmp/rt-$k.conf"
+	done
+	"$gen" -o "$tmp/rt.pcap" -n 2000 --seed 3 --format report --report-version 2.0 --hops 1-6 \
+		--bitmap 0xFF80 >/dev/null
+	port=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	"$bin" -C "$tmp/rt-m.conf" --merge "kafka:$addr/p10@merge" 2>"$tmp/rt-m.err" &
+	mp=$!
+	"$bin" -k "$addr/r10@ref" -C "$tmp/rt-ref.conf" 2>"$tmp/rt-ref.err" &
+	rp=$!
+	"$bin" -k "$addr/r10@g" -C "$tmp/rt-1.conf" 2>"$tmp/rt-1a.err" &
+	c1=$!
+	"$bin" -k "$addr/r10@g" -C "$tmp/rt-2.conf" 2>"$tmp/rt-2.err" &
+	c2=$!
+	"$bin" -u "127.0.0.1:$port" --forward "kafka:$addr/r10" 2>"$tmp/rt-f.err" &
+	fp=$!
+	pids="$pids $mp $rp $c1 $c2 $fp"
+	sleep 6
+	python3 "$src/test/soak/pace.py" "$tmp/rt.pcap" 127.0.0.1 "$port" 2000 8 >"$tmp/sent" &
+	pp=$!
+	sleep 2.5
+	kill $c1
+	wait $c1
+	sleep 2
+	"$bin" -k "$addr/r10@g" -C "$tmp/rt-1.conf" 2>"$tmp/rt-1b.err" &
+	c1=$!
+	pids="$pids $c1"
+	wait $pp
+	sent=$(cat "$tmp/sent")
+	wait_consumed "$sent" 30 "$rp:$tmp/rt-ref.err"
+	wait_consumed "$sent" 30 "$c1:$tmp/rt-1b.err" "$c2:$tmp/rt-2.err" "0:$tmp/rt-1a.err"
+	kill $fp $c1 $c2 $rp
+	wait $fp $c1 $c2 $rp
+	wait_lines "$tmp/rt-merged.json" "$(wc -l <"$tmp/rt-ref.json")" 30
+	kill $mp
+	wait $mp
+	if sanitized "$tmp"/rt-*.err; then
+		bad rebalance "sanitizer report"; cat "$tmp"/rt-*.err
+	elif r=$(python3 - "$tmp/rt-ref.json" "$tmp/rt-merged.json" "$sent" "$tmp"/rt-1a.err \
+		"$tmp"/rt-1b.err "$tmp"/rt-2.err <<'EOF'
+import json, re, sys
+def load(p):
+    return {(o["window_end"], o["int.num_hop"]): o for o in map(json.loads, open(p))}
+ref, merged, sent = load(sys.argv[1]), load(sys.argv[2]), int(sys.argv[3])
+consumed = sum(int(re.search(r"kafka input .*: (\d+) messages consumed", open(f).read()).group(1))
+               for f in sys.argv[4:])
+n_ref = sum(o["count()"] for o in ref.values())
+n_merged = sum(o["count()"] for o in merged.values())
+differ = [k for k in ref if merged.get(k) != ref[k]] + [k for k in merged if k not in ref]
+print(f"sent {sent}, forwarded and consumed by the group {consumed}, counted by the reference "
+      f"{n_ref} and by the merge {n_merged}, {len(ref)} groups, {len(differ)} differ")
+sys.exit(0 if n_ref == sent == consumed == n_merged and not differ else 1)
+EOF
+	); then
+		echo "# $r"
+		ok rebalance
+	else
+		bad rebalance "$r"; sed 's/^/# /' "$tmp"/rt-*.err
+	fi
+}
+
+kafka_cases
+rc=$?
+if [ $rc = 77 ]; then
+	skipped=1
+elif [ $rc != 0 ]; then
+	bad kafka "the broker or its topics could not be set up ($rc)"
+fi
+
+echo "scaleout: $pass passed, $fail failed"
+[ $fail -eq 0 ] || exit 1
+[ $pass -eq 0 ] && [ $skipped = 1 ] && exit 77
+exit 0
