@@ -11,7 +11,8 @@
 #include "../core/mesh.h"
 #include "../core/registry.h"
 
-int cli_forward_open(struct cli_forward *f, const char *spec, const struct isp_registry *reg)
+int cli_forward_open(struct cli_forward *f, const char *spec, const struct isp_registry *reg,
+		     bool file_input)
 {
 	char brokers[512], topic[256], group[256], err[512];
 
@@ -29,6 +30,7 @@ int cli_forward_open(struct cli_forward *f, const char *spec, const struct isp_r
 	}
 	const struct isp_kv kv[] = {
 		{ "brokers", brokers, 0, 0 }, { "topic", topic, 0, 0 }, { "key", "group", 0, 0 },
+		{ "drop-policy", file_input ? "block" : "drop-newest", 0, 0 },
 	};
 	struct isp_channel_cfg cfg = { .name = "forward", .type = "kafka", .kv = kv,
 				       .nkv = sizeof(kv) / sizeof(kv[0]), .file = "--forward" };
@@ -42,7 +44,7 @@ int cli_forward_open(struct cli_forward *f, const char *spec, const struct isp_r
 	f->dta = isp_proto_id(reg, "dta");
 	return 0;
 #else
-	(void)brokers, (void)topic, (void)group, (void)err, (void)reg;
+	(void)brokers, (void)topic, (void)group, (void)err, (void)reg, (void)file_input;
 	fprintf(stderr, "intspect: --forward: this intspect was built without librdkafka\n");
 	return -1;
 #endif

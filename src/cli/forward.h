@@ -8,6 +8,7 @@
 #ifndef ISP_CLI_FORWARD_H
 #define ISP_CLI_FORWARD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -21,8 +22,11 @@ struct cli_forward {
 	uint8_t frame[24 + 65536];
 };
 
-/* Open the Kafka channel of spec; -1 with a message on stderr. */
-int cli_forward_open(struct cli_forward *f, const char *spec, const struct isp_registry *reg);
+/* Open the Kafka channel of spec; -1 with a message on stderr. A capture
+ * file waits for the channel (drop-policy = block); a live input drops
+ * what the channel's queue cannot hold, counted. */
+int cli_forward_open(struct cli_forward *f, const char *spec, const struct isp_registry *reg,
+		     bool file_input);
 extern const struct isp_pipeline_ops cli_forward_ops;
 /* Drain and close the channel, say what was forwarded; the number of
  * channels that lost records (0 or 1). */

@@ -672,7 +672,7 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 	so.rec_settled = rec_settled_cb;
 	so.rec_ctx = &cr;
 	static struct cli_forward fwd;
-	if (c->forward && cli_forward_open(&fwd, c->forward, reg) < 0)
+	if (c->forward && cli_forward_open(&fwd, c->forward, reg, so.file != NULL) < 0)
 		return 2;
 	if (prog && (so.iface || so.udp || so.dpdk) && isp_program_check_live(prog, err, sizeof(err)) < 0) {
 		fprintf(stderr, "%s\n", err);

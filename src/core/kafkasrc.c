@@ -13,12 +13,19 @@
 
 #define MAX_PARTITIONS 1024
 #define ORDER_WAIT_NS 500000000u   /* a partition with nothing for this long is passed over */
+/* ... or for this long when it was read to the end of its log (what a
+ * producer still batches, a fetch brings a little late) */
+#define CAUGHT_WAIT_NS 100000000u
 
 /* A partition read on its own (ordered delivery): its queue and the
  * message at its head. */
+#define PART_BATCH 256                 /* messages taken from a partition's queue at once */
+
 struct part {
 	rd_kafka_queue_t *q;
 	rd_kafka_message_t *head;
+	rd_kafka_message_t **buf;       /* taken, not handed out: buf[at .. n) */
+	unsigned at, n;
 	uint64_t ts;                    /* the head's time */
 	uint64_t empty_since;           /* 0: not waited for yet */
 	bool idle;                      /* quiet past ORDER_WAIT_NS: passed over */
@@ -45,6 +52,7 @@ struct kafka_in {
 	int asg[MAX_PARTITIONS];
 	unsigned nasg;
 	bool dry;                       /* no partition had a message at the last look */
+	unsigned since_poll;            /* messages handed out since the consumer's poll */
 	struct kafka_in_stats st;
 };
 
@@ -73,7 +81,21 @@ static uint64_t msg_ts(const rd_kafka_message_t *m)
 	return ms > 0 ? (uint64_t)ms * 1000000u : 0;
 }
 
-static int commit_positions(struct kafka_in *k, const int64_t *pos);
+static int commit_positions(struct kafka_in *k, const int64_t *pos, bool sync);
+static void on_commit(rd_kafka_t *rk, rd_kafka_resp_err_t e,
+		      rd_kafka_topic_partition_list_t *offsets, void *opaque);
+
+static void part_free(struct part *pt)
+{
+	if (pt->head)
+		rd_kafka_message_destroy(pt->head);
+	for (unsigned i = pt->at; i < pt->n; i++)
+		rd_kafka_message_destroy(pt->buf[i]);
+	if (pt->q)
+		rd_kafka_queue_destroy(pt->q);
+	free(pt->buf);
+	memset(pt, 0, sizeof(*pt));
+}
 
 /* Let revoked partitions go: their positions are forgotten, so that they
  * start again from the group's offsets if they come back. */
@@ -86,12 +108,8 @@ static void let_go(struct kafka_in *k, const rd_kafka_topic_partition_list_t *pa
 		k->next[p] = k->done[p] = -1;
 		if (!k->ordered)
 			continue;
-		/* what its head held is read again by the next owner */
-		if (k->part[p].head)
-			rd_kafka_message_destroy(k->part[p].head);
-		if (k->part[p].q)
-			rd_kafka_queue_destroy(k->part[p].q);
-		memset(&k->part[p], 0, sizeof(k->part[p]));
+		/* what it held is read again by the next owner */
+		part_free(&k->part[p]);
 		for (unsigned j = 0; j < k->nasg; j++)
 			if (k->asg[j] == p)
 				k->asg[j--] = k->asg[--k->nasg];
@@ -139,10 +157,15 @@ static void on_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t e,
 			if (p < 0 || p >= MAX_PARTITIONS || k->part[p].q)
 				continue;
 			rd_kafka_queue_t *q = rd_kafka_queue_get_partition(rk, parts->elems[i].topic, p);
-			if (!q)
-				continue;
+			rd_kafka_message_t **buf = calloc(PART_BATCH, sizeof(*buf));
+			if (!q || !buf) {
+				if (q)
+					rd_kafka_queue_destroy(q);
+				free(buf);
+				continue;       /* (then it feeds the consumer's queue) */
+			}
 			rd_kafka_queue_forward(q, NULL);
-			k->part[p] = (struct part){ .q = q };
+			k->part[p] = (struct part){ .q = q, .buf = buf };
 			k->asg[k->nasg++] = p;
 		}
 		rd_kafka_assign(rk, parts);
@@ -206,6 +229,7 @@ struct kafka_in *kafka_in_open(const char *brokers, const char *topic, const cha
 	}
 	rd_kafka_conf_set_opaque(conf, k);
 	rd_kafka_conf_set_rebalance_cb(conf, on_rebalance);
+	rd_kafka_conf_set_offset_commit_cb(conf, on_commit);
 	if (!(k->rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, why, sizeof(why)))) {
 		snprintf(err, errlen, "Kafka input: %s", why);
 		goto fail;
@@ -263,50 +287,88 @@ static int give(struct kafka_in *k, rd_kafka_message_t *m, const uint8_t **data,
 	return 1;
 }
 
+/* A message of the consumer's own queue: an error or an event (its
+ * rebalances run in the poll), or a message of a partition whose queue
+ * could not be set apart. 0, or -1 fatal. */
+static int consumer_msg(struct kafka_in *k, rd_kafka_message_t *e, char *err, size_t errlen)
+{
+	int rc = e->err ? on_error_msg(e, err, errlen) : 0;
+
+	if (!e->err && e->partition >= 0 && e->partition < MAX_PARTITIONS &&
+	    !k->part[e->partition].head && k->part[e->partition].q) {
+		k->part[e->partition].head = e;
+		k->part[e->partition].ts = msg_ts(e);
+		return 0;
+	}
+	rd_kafka_message_destroy(e);
+	return rc;
+}
+
+/* The partition's next message into its head, from what was taken or
+ * its queue (waiting up to wait_ms). -1: a fatal error. */
+static int fill(struct part *pt, int wait_ms, char *err, size_t errlen)
+{
+	while (!pt->head) {
+		if (pt->at == pt->n) {
+			ssize_t got = rd_kafka_consume_batch_queue(pt->q, wait_ms, pt->buf, PART_BATCH);
+			pt->at = 0;
+			pt->n = got > 0 ? (unsigned)got : 0;
+			if (!pt->n)
+				return 0;
+			wait_ms = 0;
+		}
+		rd_kafka_message_t *h = pt->buf[pt->at++];
+		if (h->err) {
+			int rc = on_error_msg(h, err, errlen);
+			rd_kafka_message_destroy(h);
+			if (rc < 0)
+				return -1;
+			continue;
+		}
+		pt->head = h;
+		pt->ts = msg_ts(h);
+	}
+	return 0;
+}
+
+/* Nothing more in the partition for now: it was read up to the end of
+ * its log as the last fetch saw it (then there is nothing older to wait
+ * for). */
+static bool caught_up(const struct kafka_in *k, int p)
+{
+	int64_t lo, hi;
+
+	if (rd_kafka_get_watermark_offsets(k->rk, k->topic, p, &lo, &hi) != RD_KAFKA_RESP_ERR_NO_ERROR ||
+	    hi < 0)
+		return false;
+	return k->next[p] >= 0 ? k->next[p] >= hi : lo >= hi;
+}
+
 /* Ordered: the oldest head of the partitions that are not quiet, once
  * every one of them has a head (or went quiet waiting). */
 static int next_ordered(struct kafka_in *k, const uint8_t **data, size_t *len, uint64_t *ts_ns,
 			int timeout_ms, char *err, size_t errlen)
 {
-	uint64_t start = now_ns();
+	uint64_t start = 0;
 
 	for (;;) {
-		/* rebalances and errors come through the consumer's queue */
-		rd_kafka_message_t *e = rd_kafka_consumer_poll(k->rk, 0);
-		if (e) {
-			int rc = e->err ? on_error_msg(e, err, errlen) : 0;
-			if (!e->err && e->partition >= 0 && e->partition < MAX_PARTITIONS &&
-			    !k->part[e->partition].head) {
-				k->part[e->partition].head = e;    /* (not expected: queues are apart) */
-				k->part[e->partition].ts = msg_ts(e);
-				e = NULL;
-			}
-			if (e)
-				rd_kafka_message_destroy(e);
-			if (rc < 0)
-				return -1;
+		/* rebalances and errors come through the consumer's queue: now
+		 * and then, and whenever a partition is waited for */
+		if (++k->since_poll >= PART_BATCH || start) {
+			k->since_poll = 0;
+			rd_kafka_message_t *e;
+			while ((e = rd_kafka_consumer_poll(k->rk, 0)))
+				if (consumer_msg(k, e, err, errlen) < 0)
+					return -1;
 		}
 		if (k->revoking)
 			return 2;
-		uint64_t now = now_ns();
-		unsigned waiting = 0;
-		int best = -1;
+		int best = -1, wait_for = -1;
+		uint64_t now = 0;
 		for (unsigned j = 0; j < k->nasg; j++) {
 			struct part *pt = &k->part[k->asg[j]];
-			while (!pt->head) {
-				rd_kafka_message_t *h = rd_kafka_consume_queue(pt->q, 0);
-				if (!h)
-					break;
-				if (h->err) {
-					int rc = on_error_msg(h, err, errlen);
-					rd_kafka_message_destroy(h);
-					if (rc < 0)
-						return -1;
-					continue;
-				}
-				pt->head = h;
-				pt->ts = msg_ts(h);
-			}
+			if (fill(pt, 0, err, errlen) < 0)
+				return -1;
 			if (pt->head) {
 				pt->idle = false;
 				pt->empty_since = 0;
@@ -316,49 +378,63 @@ static int next_ordered(struct kafka_in *k, const uint8_t **data, size_t *len, u
 			}
 			if (pt->idle)
 				continue;
+			if (!now)
+				now = now_ns();
 			if (!pt->empty_since)
 				pt->empty_since = now;
-			if (now - pt->empty_since >= ORDER_WAIT_NS)
+			/* read to the end of its log as the last fetch saw it, it
+			 * waits only for what a producer may still be sending */
+			if (now - pt->empty_since >= (caught_up(k, k->asg[j]) ? CAUGHT_WAIT_NS : ORDER_WAIT_NS))
 				pt->idle = true;
 			else
-				waiting++;
+				wait_for = k->asg[j];
 		}
 		if (best >= 0 && k->dry) {
 			/* data again after a quiet time: every partition gets its
 			 * wait again, so that the one whose fetch comes back first
 			 * does not run ahead of the others */
 			k->dry = false;
+			if (!now)
+				now = now_ns();
 			for (unsigned j = 0; j < k->nasg; j++) {
 				struct part *pt = &k->part[k->asg[j]];
 				if (!pt->head && pt->idle) {
 					pt->idle = false;
 					pt->empty_since = now;
-					waiting++;
+					wait_for = k->asg[j];
 				}
 			}
 		}
 		if (best < 0)
 			k->dry = true;
-		if (best >= 0 && !waiting) {
+		if (best >= 0 && wait_for < 0) {
 			rd_kafka_message_t *m = k->part[best].head;
 			k->part[best].head = NULL;
 			return give(k, m, data, len, ts_ns);
 		}
-		if (now - start >= (uint64_t)timeout_ms * 1000000u)
+		if (!now)
+			now = now_ns();
+		if (!start)
+			start = now;
+		else if (now - start >= (uint64_t)timeout_ms * 1000000u)
 			return 2;
-		/* a millisecond for the fetches (and the consumer's events) */
-		rd_kafka_message_t *w = rd_kafka_consumer_poll(k->rk, 1);
-		if (w) {
-			int rc = w->err ? on_error_msg(w, err, errlen) : 0;
-			if (!w->err && w->partition >= 0 && w->partition < MAX_PARTITIONS &&
-			    !k->part[w->partition].head) {
-				k->part[w->partition].head = w;
-				k->part[w->partition].ts = msg_ts(w);
-				w = NULL;
+		/* a millisecond for the partition waited for (or any event) */
+		if (wait_for >= 0) {
+			/* (one message: a batch waits for the whole timeout) */
+			struct part *pt = &k->part[wait_for];
+			rd_kafka_message_t *h = rd_kafka_consume_queue(pt->q, 1);
+			if (h && h->err) {
+				int rc = on_error_msg(h, err, errlen);
+				rd_kafka_message_destroy(h);
+				if (rc < 0)
+					return -1;
+			} else if (h) {
+				pt->head = h;
+				pt->ts = msg_ts(h);
 			}
-			if (w)
-				rd_kafka_message_destroy(w);
-			if (rc < 0)
+		} else {
+			rd_kafka_message_t *e = rd_kafka_consumer_poll(k->rk, 1);
+			if (e && consumer_msg(k, e, err, errlen) < 0)
 				return -1;
 		}
 	}
@@ -389,35 +465,49 @@ int kafka_in_next(struct kafka_in *k, const uint8_t **data, size_t *len, uint64_
 
 int kafka_in_commit(struct kafka_in *k)
 {
-	return commit_positions(k, k->next);
+	return commit_positions(k, k->next, true);
 }
 
-static int commit_positions(struct kafka_in *k, const int64_t *pos)
+/* Commit pos[]: synchronously (a revocation, the end: every partition's,
+ * and the result known), or not (on the way: only what moved; a failure
+ * is counted by on_commit and the next commit covers it). */
+static int commit_positions(struct kafka_in *k, const int64_t *pos, bool sync)
 {
 	rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(8);
 	unsigned n = 0;
 
 	for (int p = 0; p < MAX_PARTITIONS; p++) {
 		/* (a partition let go since: not ours to commit) */
-		if (pos[p] < 0 || k->next[p] < 0 || pos[p] <= k->done[p])
+		if (pos[p] < 0 || k->next[p] < 0 || (!sync && pos[p] <= k->done[p]))
 			continue;
 		rd_kafka_topic_partition_list_add(l, k->topic, p)->offset = pos[p];
 		n++;
 	}
 	int rc = 0;
 	if (n) {
-		rd_kafka_resp_err_t e = rd_kafka_commit(k->rk, l, 0);
+		rd_kafka_resp_err_t e = rd_kafka_commit(k->rk, l, !sync);
 		if (e) {
 			k->st.commit_failures++;
 			rc = -1;
 		} else {
 			for (int i = 0; i < l->cnt; i++)
 				k->done[l->elems[i].partition] = l->elems[i].offset;
-			k->st.committed += n;
+			k->st.committed++;
 		}
 	}
 	rd_kafka_topic_partition_list_destroy(l);
 	return rc;
+}
+
+/* An asynchronous commit's answer (served by the consumer's poll). */
+static void on_commit(rd_kafka_t *rk, rd_kafka_resp_err_t e,
+		      rd_kafka_topic_partition_list_t *offsets, void *opaque)
+{
+	struct kafka_in *k = opaque;
+
+	(void)rk, (void)offsets;
+	if (e && e != RD_KAFKA_RESP_ERR__NO_OFFSET)
+		k->st.commit_failures++;
 }
 
 void kafka_in_stats(const struct kafka_in *k, struct kafka_in_stats *st)
@@ -438,13 +528,8 @@ void kafka_in_close(struct kafka_in *k)
 	k->closing = true;
 	/* (its revocation lets the partitions go: let_go) */
 	rd_kafka_consumer_close(k->rk);
-	for (unsigned j = 0; k->part && j < k->nasg; j++) {
-		struct part *pt = &k->part[k->asg[j]];
-		if (pt->head)
-			rd_kafka_message_destroy(pt->head);
-		if (pt->q)
-			rd_kafka_queue_destroy(pt->q);
-	}
+	for (unsigned j = 0; k->part && j < k->nasg; j++)
+		part_free(&k->part[k->asg[j]]);
 	rd_kafka_destroy(k->rk);
 	free(k->part);
 	free(k);
@@ -515,20 +600,18 @@ static bool settled(struct kafka_src *k)
 	return !k->o.settled || k->o.settled(k->o.ctx, k->mark, k->nmark);
 }
 
-static void try_commit(struct kafka_src *k)
+static void try_commit(struct kafka_src *k, bool sync)
 {
-	if (k->has_ckpt && settled(k) && commit_positions(k->in, k->ckpt) == 0)
+	if (k->has_ckpt && settled(k) && commit_positions(k->in, k->ckpt, sync) == 0)
 		k->has_ckpt = false;
 }
 
 /* Wait (bounded) until the checkpoint is settled, and commit it. */
 static void commit_waiting(struct kafka_src *k)
 {
-	for (unsigned ms = 0; k->has_ckpt && !settled(k) && ms < SETTLE_WAIT_MS; ms += 10) {
-		rd_kafka_poll(k->in->rk, 0);
+	for (unsigned ms = 0; k->has_ckpt && !settled(k) && ms < SETTLE_WAIT_MS; ms += 10)
 		usleep(10000);
-	}
-	try_commit(k);
+	try_commit(k, true);
 }
 
 void kafka_src_checkpoint(struct kafka_src *k, bool with_current, bool force)
@@ -557,7 +640,7 @@ int kafka_src_next(struct kafka_src *k, const uint8_t **data, uint32_t *caplen,
 	for (;;) {
 		if (atomic_load_explicit(&k->stop, memory_order_relaxed))
 			return 0;
-		try_commit(k);
+		try_commit(k, false);
 		if (k->in->revoking) {
 			if (!k->flushing) {
 				k->flushing = true;
