@@ -168,20 +168,29 @@ bool compile_control(struct compiler *c, const struct cfg_section *s)
 	return ok;
 }
 
-/* merge { instances = N; lateness-ms = N }: how a merge stage combines
- * partial windows (src/filters/pmerge.c). */
+/* merge { instances = N; lateness-ms = N; late = drop | correct }: how a
+ * merge stage combines partial windows (src/filters/pmerge.c). */
 bool compile_merge(struct compiler *c, const struct cfg_section *s)
 {
-	static const char *const keys[] = { "instances", "lateness-ms", NULL };
+	static const char *const keys[] = { "instances", "lateness-ms", "late", NULL };
 	struct isp_program *p = c->prog;
 	bool ok = check_keys(c, s, keys, "the merge section");
 	const struct cfg_kv *kv;
+	const char *str;
 	double d;
 
 	if ((kv = find_kv(s, "instances")) && (ok &= get_number(c, kv, 1, 4096, &d)))
 		p->merge_instances = (unsigned)d;
 	if ((kv = find_kv(s, "lateness-ms")) && (ok &= get_number(c, kv, 0, 86400000, &d)))
 		p->merge_lateness_ms = (unsigned)d;
+	if ((kv = find_kv(s, "late")) && (ok &= get_string(c, kv, &str))) {
+		if (strcasecmp(str, "correct") == 0 || strcasecmp(str, "drop") == 0) {
+			p->merge_late_correct = strcasecmp(str, "correct") == 0;
+		} else {
+			dsl_error(c->d, &kv->value->loc, "late expects drop or correct");
+			ok = false;
+		}
+	}
 	return ok;
 }
 

@@ -49,6 +49,7 @@ struct query_state {
 	struct qplan *plan;     /* how each item is updated (query.c), one block */
 	struct rec_jkey *group_keys, *item_keys;
 	bool ts_order;          /* partial windows: first/last by packet time */
+	bool correction;        /* a merge writes a group again ("type":"correction") */
 	uint64_t partial_last;  /* partial windows: the end of the last one written */
 	bool partial_started;   /* partial windows: the start record went */
 	/* partial windows written early (query_drain, or the input went

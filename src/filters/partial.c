@@ -499,7 +499,7 @@ static bool get_state(const json_t *o, const struct qitem *it, struct agg_state 
 }
 
 int partial_fold(struct isp_engine *e, unsigned i, const json_t *rec, struct arena *scratch,
-		 char *err, size_t errlen)
+		 struct qgroup **group, char *err, size_t errlen)
 {
 	const struct qrule *r = &e->prog->queries[i];
 	const json_t *states = json_object_get(rec, "states");
@@ -535,6 +535,7 @@ int partial_fold(struct isp_engine *e, unsigned i, const json_t *rec, struct are
 		}
 	}
 	struct qgroup *g = query_group_get(e, i, key, klen, first);
+	*group = g;
 	if (!g) {
 		e->q[i].st.overflows++;
 		return 0;

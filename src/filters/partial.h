@@ -19,10 +19,12 @@
 uint64_t partial_fingerprint(const struct qrule *r);
 
 /* Fold one partial group record (its parsed JSON) into rule i's window of
- * engine e (one that is not a worker's). Sketches are read through
- * scratch (reset by the caller). 0, or -1 with a message and nothing
- * changed. A full table (max-groups) is counted in the rule's overflows. */
+ * engine e (one that is not a worker's); *group: the group it went to.
+ * Sketches are read through scratch (reset by the caller). 0, or -1 with
+ * a message and nothing changed. A full table (max-groups) is counted in
+ * the rule's overflows (*group NULL). */
+struct qgroup;
 int partial_fold(struct isp_engine *e, unsigned i, const json_t *rec, struct arena *scratch,
-		 char *err, size_t errlen);
+		 struct qgroup **group, char *err, size_t errlen);
 
 #endif

@@ -62,6 +62,7 @@ struct isp_pmerge {
 	const struct isp_registry *reg;
 	struct isp_channel **channels;
 	struct pm_window *open;
+	struct pm_window *kept;         /* written, kept for corrections (late = correct) */
 	struct isp_engine **pool, **all;        /* free engines; every engine made */
 	unsigned npool, nall, capall;
 	struct pm_instance *inst;
@@ -154,19 +155,43 @@ static struct pm_window *window_of(struct isp_pmerge *m, unsigned i, uint64_t st
 	return w;
 }
 
-static void write_window(struct isp_pmerge *m, struct pm_window **at)
+static void write_window(struct isp_pmerge *m, struct pm_window **at, uint64_t now_ns)
 {
 	struct pm_window *w = *at;
+	bool keep = m->prog->merge_late_correct;
 
-	query_write_merged(w->e, w->rule, w->start, w->end);
+	query_write_merged(w->e, w->rule, w->start, w->end, keep);
 	isp_engine_flush(w->e);
 	if (w->end > m->closed[w->rule])
 		m->closed[w->rule] = w->end;
-	m->pool[m->npool++] = w->e;
 	*at = w->next;
-	free(w);
 	m->st.open--;
 	m->st.windows++;
+	if (keep) {
+		/* late partials correct it for lateness-ms more */
+		w->told_ns = now_ns;
+		w->next = m->kept;
+		m->kept = w;
+		return;
+	}
+	m->pool[m->npool++] = w->e;
+	free(w);
+}
+
+/* The windows kept for corrections whose time is over (all: now 0). */
+static void forget_kept(struct isp_pmerge *m, uint64_t now_ns)
+{
+	for (struct pm_window **at = &m->kept; *at;) {
+		struct pm_window *w = *at;
+		if (now_ns && now_ns - w->told_ns < m->lateness_ns) {
+			at = &w->next;
+			continue;
+		}
+		query_forget(w->e, w->rule);
+		m->pool[m->npool++] = w->e;
+		*at = w->next;
+		free(w);
+	}
 }
 
 /* How many instances have closed rule i's windows up to end. */
@@ -201,8 +226,10 @@ void isp_pmerge_tick(struct isp_pmerge *m, uint64_t now_ns)
 		if (!all && !late)
 			break;
 		m->st.forced += late;
-		write_window(m, &m->open);
+		write_window(m, &m->open, now_ns);
 	}
+	if (now_ns)
+		forget_kept(m, now_ns);
 }
 
 /* One more element at the end of a vector (zeroed), or NULL. */
@@ -310,6 +337,33 @@ static bool member_u64(const json_t *o, const char *key, uint64_t *out)
 	return true;
 }
 
+/* A group of a window already written: corrected (late = correct, the
+ * window still kept) or dropped, counted either way. */
+static bool late(struct isp_pmerge *m, unsigned i, const json_t *o, uint64_t end)
+{
+	struct pm_window *w = m->kept;
+	struct qgroup *g;
+	char err[128];
+
+	while (w && (w->rule != i || w->end != end))
+		w = w->next;
+	if (!w) {
+		m->st.late++;
+		return true;
+	}
+	if (partial_fold(w->e, i, o, &m->scratch, &g, err, sizeof(err)) != 0) {
+		if (!m->why[0])
+			snprintf(m->why, sizeof(m->why), "%s", err);
+		return false;
+	}
+	if (g) {
+		query_write_correction(w->e, i, g);
+		isp_engine_flush(w->e);
+	}
+	m->st.corrections++;
+	return true;
+}
+
 /* One record; false when it is not a partial record at all. */
 static bool feed(struct isp_pmerge *m, const json_t *o, uint64_t now_ns)
 {
@@ -378,19 +432,18 @@ static bool feed(struct isp_pmerge *m, const json_t *o, uint64_t now_ns)
 	if (!member_u64(o, "window_start", &start) || !member_u64(o, "window_end", &end) ||
 	    end - start != period || start % period != 0)
 		return false;
-	if (end <= m->closed[i]) {
-		m->st.late++;
-		return true;
-	}
+	if (end <= m->closed[i])
+		return late(m, (unsigned)i, o, end);
 	if (t->ended)
 		restart(t, start);
 	struct pm_window *w = window_of(m, (unsigned)i, start, end, true);
 	char err[128];
+	struct qgroup *g;
 	if (!w) {
 		snprintf(m->why, sizeof(m->why), "out of memory for a window");
 		return false;
 	}
-	if (partial_fold(w->e, (unsigned)i, o, &m->scratch, err, sizeof(err)) != 0) {
+	if (partial_fold(w->e, (unsigned)i, o, &m->scratch, &g, err, sizeof(err)) != 0) {
 		if (!m->why[0])
 			snprintf(m->why, sizeof(m->why), "%s", err);
 		return false;
@@ -401,10 +454,10 @@ static bool feed(struct isp_pmerge *m, const json_t *o, uint64_t now_ns)
 	while (k < t->ngot && t->got[k].end != end)
 		k++;
 	if (k == t->ngot) {
-		struct pm_got *g = grow(&t->got, &t->ngot, &t->capgot, sizeof(*g));
-		if (!g)
+		struct pm_got *c = grow(&t->got, &t->ngot, &t->capgot, sizeof(*c));
+		if (!c)
 			return false;
-		*g = (struct pm_got){ end, 0 };
+		*c = (struct pm_got){ end, 0 };
 	}
 	t->got[k].groups++;
 	if (advance(t))
@@ -431,7 +484,8 @@ void isp_pmerge_feed(struct isp_pmerge *m, const char *text, size_t len, uint64_
 void isp_pmerge_finish(struct isp_pmerge *m)
 {
 	while (m->open)
-		write_window(m, &m->open);
+		write_window(m, &m->open, 0);
+	forget_kept(m, 0);
 }
 
 void isp_pmerge_stats(const struct isp_pmerge *m, struct isp_pmerge_stats *st)
@@ -446,9 +500,11 @@ void isp_pmerge_print_stats(const struct isp_pmerge *m, FILE *out)
 	fprintf(out, "intspect: merge: %" PRIu64 " records read, %" PRIu64 " partial groups, %"
 		PRIu64 " watermarks, %u instances, %" PRIu64 " windows written (%" PRIu64
 		" before every instance closed them), %" PRIu64 " late partials dropped, %"
+		PRIu64 " corrections, %"
 		PRIu64 " malformed, %" PRIu64 " of an unknown report, %" PRIu64
 		" of a different rule\n", s->records, s->groups, s->watermarks, s->instances,
-		s->windows, s->forced, s->late, s->malformed, s->unknown, s->mismatched);
+		s->windows, s->forced, s->late, s->corrections, s->malformed, s->unknown,
+		s->mismatched);
 	if (s->malformed)
 		fprintf(out, "intspect: merge: the first malformed record: %s\n", m->why);
 	for (unsigned i = 0; i < m->prog->nqueries; i++) {
@@ -470,11 +526,12 @@ void isp_pmerge_free(struct isp_pmerge *m)
 {
 	if (!m)
 		return;
-	while (m->open) {
-		struct pm_window *w = m->open;
-		m->open = w->next;
-		free(w);
-	}
+	for (struct pm_window **l = &m->open; l; l = l == &m->open ? &m->kept : NULL)
+		while (*l) {
+			struct pm_window *w = *l;
+			*l = w->next;
+			free(w);
+		}
 	for (unsigned k = 0; k < m->nall; k++)
 		isp_engine_free(m->all[k]);
 	for (unsigned j = 0; j < m->ninst; j++) {

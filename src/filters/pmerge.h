@@ -9,7 +9,9 @@
  * (or those seen so far), or `lateness-ms` after the first instance said
  * so. Windows are written in the order one instance writes them (by
  * end, then rule): a complete window waits for the earlier ones. A
- * partial of a window already written is late: counted and dropped.
+ * partial of a window already written is late: counted and dropped, or
+ * with `late = correct` folded into the window (kept lateness-ms after it
+ * was written) and its group written again, "type":"correction".
  */
 #ifndef ISP_FILTERS_PMERGE_H
 #define ISP_FILTERS_PMERGE_H
@@ -30,6 +32,7 @@ struct isp_pmerge_stats {
 	uint64_t windows;       /* windows written */
 	uint64_t forced;        /* of them, closed by lateness before every instance */
 	uint64_t late;          /* partials of a window already written: dropped */
+	uint64_t corrections;   /* ... or folded in, its group written again (late = correct) */
 	uint64_t malformed;     /* not a partial record (not JSON, a field missing) */
 	uint64_t unknown;       /* of a report this config has no query-report for */
 	uint64_t mismatched;    /* of a rule whose select, group-by or period differ */

@@ -207,6 +207,7 @@ struct isp_program {
 	/* merge section: how partial windows of several instances combine */
 	unsigned merge_instances;       /* 0: every instance seen so far */
 	unsigned merge_lateness_ms;     /* a window waits this long for slow instances */
+	bool merge_late_correct;        /* late = correct: fold late partials, write again */
 	/* control section: 1 on, -1 off, 0 not written (on for live inputs) */
 	int control;
 	char *control_path, *control_tcp, *control_token;

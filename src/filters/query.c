@@ -580,7 +580,7 @@ static void encode_group(struct isp_engine *e, unsigned i, struct qgroup *g,
 		partial_encode_group(e, i, g, vals, present, ng);
 		return;
 	}
-	rec_begin(rec, rec_style_of(format), r->name, "query", 999, prog->probe_id,
+	rec_begin(rec, rec_style_of(format), r->name, qs->correction ? "correction" : "query", 999, prog->probe_id,
 		  prog->source_name, qs->win_end);
 	if (csv) {
 		char b[24];
@@ -874,12 +874,37 @@ void query_fold(struct isp_engine *e, unsigned i, unsigned k, uint8_t *kept,
 	agg_store(kept, &a, size);
 }
 
-void query_write_merged(struct isp_engine *e, unsigned i, uint64_t start, uint64_t end)
+void query_write_merged(struct isp_engine *e, unsigned i, uint64_t start, uint64_t end, bool keep)
 {
 	struct query_state *qs = &e->q[i];
 
 	qs->win_start = start;
 	qs->win_end = end;
 	qsort(qs->groups.order, qs->groups.count, sizeof(*qs->groups.order), by_first);
-	write_window(e, i);
+	if (!keep) {
+		write_window(e, i);
+		return;
+	}
+	for (uint32_t k = 0; k < qs->groups.count; k++)
+		write_group(e, i, qs->groups.order[k]);
+	qs->flushes++;
+	qs->st.windows++;
+}
+
+void query_write_correction(struct isp_engine *e, unsigned i, struct qgroup *g)
+{
+	struct query_state *qs = &e->q[i];
+
+	qs->correction = true;
+	write_group(e, i, (struct tentry *)((uint8_t *)g - sizeof(struct tentry)));
+	qs->correction = false;
+}
+
+void query_forget(struct isp_engine *e, unsigned i)
+{
+	struct query_state *qs = &e->q[i];
+
+	table_clear(&qs->groups);
+	arena_reset(&qs->hops);
+	qs->win_end = 0;
 }

@@ -58,7 +58,12 @@ uint8_t *query_hop_cell(struct isp_engine *e, unsigned i, struct qgroup *g, unsi
 void query_fold(struct isp_engine *e, unsigned i, unsigned k, uint8_t *kept,
 		const struct agg_state *from);
 /* Write the window [start, end) the engine holds for rule i: groups in
- * the order of their first packet. */
-void query_write_merged(struct isp_engine *e, unsigned i, uint64_t start, uint64_t end);
+ * the order of their first packet; keep: the groups stay (late partials
+ * may still fold in: query_write_correction), until query_forget. */
+void query_write_merged(struct isp_engine *e, unsigned i, uint64_t start, uint64_t end, bool keep);
+/* Write a kept window's group again, as "type":"correction" (JSON; CSV
+ * and line protocol write the same row, a point that replaces the first). */
+void query_write_correction(struct isp_engine *e, unsigned i, struct qgroup *g);
+void query_forget(struct isp_engine *e, unsigned i);
 
 #endif

@@ -14,22 +14,26 @@
 #   2 files-3       split in 3; the three files merged
 #   3 stdin         the three instances' partials in one stream ('-',
 #                   merge { instances = 3 })
-#   4 mismatch      a merge whose query-report differs (select): said once,
+#   4 correct       the same stream with instances = 1 and late = correct:
+#                   windows written with the first instance, the others'
+#                   partials written as corrections; each group's last
+#                   record is one instance's
+#   5 mismatch      a merge whose query-report differs (select): said once,
 #                   every partial counted "of a different rule", no record
-#   5 malformed     lines that are not partials (not JSON, fields missing,
+#   6 malformed     lines that are not partials (not JSON, fields missing,
 #                   a bad state) among them: counted, the reason said, the
 #                   records still right
-#   6 errors        partial on an event report and with diff(): file:line:col;
+#   7 errors        partial on an event report and with diff(): file:line:col;
 #                   --merge without -C; -k with -w 2; --forward with -C
 # Against a real Kafka broker (test/services/kafka.sh; skipped without java):
-#   7 kafka-2       --forward of a reports capture into a 4-partition topic,
+#   8 kafka-2       --forward of a reports capture into a 4-partition topic,
 #                   2 consumers (-k) of one group write partials to a topic,
 #                   a merge reads it: the records of one instance; each
 #                   consumer had a share, together every report once
-#   8 kafka-3       the same with 3 consumers and 6 partitions
-#   9 committed     a consumer of the same group started again reads nothing
+#   9 kafka-3       the same with 3 consumers and 6 partitions
+#  10 committed     a consumer of the same group started again reads nothing
 #                   (the offsets were committed behind the written records)
-#  10 rebalance     reports paced at 2,000/s through intspect -u --forward;
+#  11 rebalance     reports paced at 2,000/s through intspect -u --forward;
 #                   one of 2 consumers stopped and restarted mid-stream: the
 #                   merged records equal those of a consumer reading the whole
 #                   topic alone, and every report sent is counted once
@@ -136,7 +140,39 @@ cp "$tmp/merge.conf" "$tmp/merge-1.conf"
 echo "merge { instances = 3 }" >>"$tmp/merge.conf"
 merge_same stdin --merge - <"$tmp/all-3.json" && ok stdin
 
-# ---- 4 mismatch: a select that differs
+# ---- 4 correct: the same stream told of one instance: the windows go out
+# with the first instance's partials, the others' come late and correct
+# them (late = correct); the last record of each group is one instance's
+sed 's/^merge { instances = 3 }$/merge { instances = 1; late = correct }/' "$tmp/merge.conf" \
+	>"$tmp/correct.conf"
+rm -f "$tmp/merged.json"
+"$bin" -C "$tmp/correct.conf" --merge - <"$tmp/all-3.json" 2>"$tmp/correct.err"
+if r=$(python3 - "$tmp/single.json" "$tmp/merged.json" <<'EOF'
+import json, sys
+HEAD = {"report", "type", "ts", "time", "window_start", "window_end"}
+def last(path):
+    out, types = {}, {}
+    for o in map(json.loads, open(path)):
+        group = {k: v for k, v in o.items() if k not in HEAD and "(" not in k}
+        key = (o["report"], o["window_end"], json.dumps(group, sort_keys=True))
+        types[o["type"]] = types.get(o["type"], 0) + 1
+        o.pop("type")
+        out[key] = o
+    return out, types
+single, _ = last(sys.argv[1])
+merged, types = last(sys.argv[2])
+print(f"records by type {types}; {len(single)} groups, "
+      f"{sum(merged.get(k) != v for k, v in single.items())} differ")
+sys.exit(0 if merged == single and types.get("correction", 0) > 0 else 1)
+EOF
+	) && grep -q " 0 late partials dropped, [1-9][0-9]* corrections" "$tmp/correct.err"; then
+	echo "# $r"
+	ok correct
+else
+	bad correct "${r:-}"; sed 's/^/# /' "$tmp/correct.err"
+fi
+
+# ---- 5 mismatch: a select that differs
 sed 's/"count()", "avg(int.latency)", "var/"count()", "max(int.latency)", "var/' \
 	"$tmp/merge.conf" >"$tmp/mismatch.conf"
 rm -f "$tmp/merged.json"
@@ -152,7 +188,7 @@ else
 	bad mismatch "expected the mismatch said once and $nb partials counted"; sed 's/^/# /' "$tmp/mismatch.err"
 fi
 
-# ---- 5 malformed lines among the partials
+# ---- 6 malformed lines among the partials
 {
 	echo 'not json at all'
 	echo '{"partial":1,"report":"qa","instance":9}'
@@ -169,7 +205,7 @@ if merge_same malformed --merge "$tmp/bad.json"; then
 	fi
 fi
 
-# ---- 6 errors
+# ---- 7 errors
 printf 'event-report e {\n  event = "int.latency"\n  attributes = {"int.latency"}\n  output-format = partial\n}\n' \
 	>"$tmp/e1.conf"
 "$bin" -T "$tmp/e1.conf" >/dev/null 2>"$tmp/e1.err"
@@ -206,7 +242,7 @@ kafka_cases() {
 	"$bin" -r "$tmp/b.pcap" -C "$tmp/bsingle.conf" 2>/dev/null || return 1
 	kafka_group 2 r2 p2 kafka-2
 	kafka_group 3 r3 p3 kafka-3
-	# ---- 9 committed: the group of case 7 again
+	# ---- 10 committed: the group of case 8 again
 	"$bin" -k "$addr/r2@g" -C "$tmp/k0-2.conf" 2>"$tmp/again.err" &
 	p=$!
 	sleep 6
@@ -252,7 +288,7 @@ wait_lines() {  # FILE LINES SECONDS
 	done
 }
 
-# ---- 7, 8: N consumers of a group, their partials merged
+# ---- 8, 9: N consumers of a group, their partials merged
 kafka_group() { # N REPORTS-TOPIC PARTIALS-TOPIC NAME
 	n=$1 rt=$2 pt=$3 name=$4
 	rules "" "$(file_out "$tmp/$name.json")" >"$tmp/$name-m.conf"
@@ -298,7 +334,7 @@ kafka_group() { # N REPORTS-TOPIC PARTIALS-TOPIC NAME
 	fi
 }
 
-# ---- 10 rebalance: paced, one consumer stopped and restarted
+# ---- 11 rebalance: paced, one consumer stopped and restarted
 rebalance() {
 	cat >"$tmp/rt.body" <<'EOF'
 query-report rt {
