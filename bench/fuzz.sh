@@ -30,7 +30,7 @@ min_execs=${2:-10000000}
 parallel=${3:-1}
 bld=${FUZZ_BUILD:-$top/build/fuzz}
 out=${FUZZ_OUT:-/tmp/intspect-fuzz}
-targets=${FUZZ_TARGETS:-dissect config pcap control dta}
+targets=${FUZZ_TARGETS:-dissect config pcap control dta merge}
 
 command -v clang >/dev/null 2>&1 || { echo "fuzz.sh: clang not installed" >&2; exit 77; }
 if [ ! -x "$bld/test/fuzz/fuzz_dissect" ] || [ ! -f "$bld/Makefile" ] ||
@@ -50,6 +50,7 @@ max_len() {
 	pcap) echo 8192 ;;
 	control) echo 4096 ;;
 	dta) echo 4096 ;;
+	merge) echo 8192 ;;
 	esac
 }
 

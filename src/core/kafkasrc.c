@@ -37,6 +37,7 @@ struct kafka_in {
 	/* the next offset of each partition, once read (-1: nothing read) */
 	int64_t next[MAX_PARTITIONS];
 	int64_t done[MAX_PARTITIONS];   /* committed */
+	int64_t seen[MAX_PARTITIONS];   /* the next offset after the furthest read, ever */
 	int cur_part;                   /* the message handed out last (-1: none) */
 	int64_t cur_off;
 	char topic[256];
@@ -198,7 +199,7 @@ struct kafka_in *kafka_in_open(const char *brokers, const char *topic, const cha
 		goto fail;
 	}
 	for (unsigned i = 0; i < MAX_PARTITIONS; i++)
-		k->next[i] = k->done[i] = -1;
+		k->next[i] = k->done[i] = k->seen[i] = -1;
 	k->cur_part = -1;
 	snprintf(k->topic, sizeof(k->topic), "%s", topic);
 	const char *base[][2] = {
@@ -279,6 +280,10 @@ static int give(struct kafka_in *k, rd_kafka_message_t *m, const uint8_t **data,
 		k->next[m->partition] = m->offset + 1;
 		k->cur_part = m->partition;
 		k->cur_off = m->offset;
+		if (m->offset < k->seen[m->partition])
+			k->st.replayed++;
+		else
+			k->seen[m->partition] = m->offset + 1;
 	}
 	k->st.consumed++;
 	*data = m->payload;
@@ -730,11 +735,11 @@ void kafka_src_close(struct kafka_src *k)
 	bool ok = !k->has_ckpt || settled(k);
 	commit_waiting(k);
 	struct kafka_in_stats st = k->in->st;
-	fprintf(stderr, "intspect: kafka input %s: %llu messages consumed, %llu partitions "
-		"assigned, %llu revoked, %llu offset commits (%llu failed)%s\n", k->in->topic,
-		(unsigned long long)st.consumed, (unsigned long long)st.assigned,
-		(unsigned long long)st.revoked, (unsigned long long)st.committed,
-		(unsigned long long)st.commit_failures,
+	fprintf(stderr, "intspect: kafka input %s: %llu messages consumed (%llu read again), %llu "
+		"partitions assigned, %llu revoked, %llu offset commits (%llu failed)%s\n",
+		k->in->topic, (unsigned long long)st.consumed, (unsigned long long)st.replayed,
+		(unsigned long long)st.assigned, (unsigned long long)st.revoked,
+		(unsigned long long)st.committed, (unsigned long long)st.commit_failures,
 		ok || !k->has_ckpt ? "" : "; the channels did not settle: the last offsets "
 		"are not committed (read again by the next run)");
 	kafka_in_close(k->in);

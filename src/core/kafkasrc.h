@@ -39,6 +39,7 @@ int kafka_in_commit(struct kafka_in *k);
 
 struct kafka_in_stats {
 	uint64_t consumed, committed, commit_failures, assigned, revoked;
+	uint64_t replayed;      /* read again: at offsets this process had read (a partition back) */
 };
 void kafka_in_stats(const struct kafka_in *k, struct kafka_in_stats *st);
 
