@@ -18,6 +18,8 @@
 #include "query_int.h"
 
 #define MAX_INSTANCES 4096
+#define MAX_OPEN 1024           /* windows open at once: past it the oldest is written */
+#define MAX_AHEAD 256           /* an instance's watermarks or counts ahead of its mark */
 
 struct pm_window {
 	unsigned rule;
@@ -127,6 +129,8 @@ static struct isp_engine *engine_take(struct isp_pmerge *m)
 	return e;
 }
 
+static void write_window(struct isp_pmerge *m, struct pm_window **at, uint64_t now_ns);
+
 /* The open window of rule i ending at end, made when asked. */
 static struct pm_window *window_of(struct isp_pmerge *m, unsigned i, uint64_t start, uint64_t end,
 				   bool make)
@@ -141,6 +145,12 @@ static struct pm_window *window_of(struct isp_pmerge *m, unsigned i, uint64_t st
 	}
 	if (!make)
 		return NULL;
+	if (m->st.open >= MAX_OPEN) {
+		/* a stream of windows nobody closes: the oldest goes as it is */
+		m->st.forced++;
+		write_window(m, &m->open, 0);
+		return window_of(m, i, start, end, make);
+	}
 	struct pm_window *w = calloc(1, sizeof(*w));
 	if (!w || !(w->e = engine_take(m))) {
 		free(w);
@@ -419,6 +429,8 @@ static bool feed(struct isp_pmerge *m, const json_t *o, uint64_t now_ns)
 			restart(t, end - m->prog->queries[i].period_ns);
 		m->st.watermarks++;
 		if (end > t->mark) {
+			if (t->nsaid >= MAX_AHEAD)
+				return false;   /* a chain that never joins: not a merge's */
 			struct pm_said *a = grow(&t->said, &t->nsaid, &t->capsaid, sizeof(*a));
 			if (!a)
 				return false;
@@ -453,7 +465,10 @@ static bool feed(struct isp_pmerge *m, const json_t *o, uint64_t now_ns)
 	unsigned k = 0;
 	while (k < t->ngot && t->got[k].end != end)
 		k++;
-	if (k == t->ngot) {
+	if (k == t->ngot && t->ngot >= MAX_AHEAD) {
+		t->got[k % MAX_AHEAD] = (struct pm_got){ end, 0 };     /* (the oldest count lost) */
+		k %= MAX_AHEAD;
+	} else if (k == t->ngot) {
 		struct pm_got *c = grow(&t->got, &t->ngot, &t->capgot, sizeof(*c));
 		if (!c)
 			return false;
