@@ -12,10 +12,10 @@
 #include <unistd.h>
 
 #define MAX_PARTITIONS 1024
-#define ORDER_WAIT_NS 500000000u   /* a partition with nothing for this long is passed over */
-/* ... or for this long when it was read to the end of its log (what a
- * producer still batches, a fetch brings a little late) */
-#define CAUGHT_WAIT_NS 100000000u
+/* next_ordered: how long a partition with more to fetch is waited for,
+ * and how recent a message must be to wait for one read to its end */
+#define ORDER_WAIT_NS 500000000u
+#define ORDER_SLACK_NS 250000000u
 
 /* A partition read on its own (ordered delivery): its queue and the
  * message at its head. */
@@ -27,8 +27,8 @@ struct part {
 	rd_kafka_message_t **buf;       /* taken, not handed out: buf[at .. n) */
 	unsigned at, n;
 	uint64_t ts;                    /* the head's time */
-	uint64_t empty_since;           /* 0: not waited for yet */
-	bool idle;                      /* quiet past ORDER_WAIT_NS: passed over */
+	uint64_t last;                  /* the time of the last message it gave (0: none) */
+	uint64_t empty_since;           /* waited for since (0: not waiting) */
 };
 
 struct kafka_in {
@@ -52,10 +52,17 @@ struct kafka_in {
 	struct part *part;              /* MAX_PARTITIONS */
 	int asg[MAX_PARTITIONS];
 	unsigned nasg;
-	bool dry;                       /* no partition had a message at the last look */
 	unsigned since_poll;            /* messages handed out since the consumer's poll */
 	struct kafka_in_stats st;
 };
+
+static uint64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static uint64_t now_ns(void)
 {
@@ -349,8 +356,19 @@ static bool caught_up(const struct kafka_in *k, int p)
 	return k->next[p] >= 0 ? k->next[p] >= hi : lo >= hi;
 }
 
-/* Ordered: the oldest head of the partitions that are not quiet, once
- * every one of them has a head (or went quiet waiting). */
+/*
+ * Ordered: the oldest head of the partitions, once no partition without a
+ * message can still bring an older one. A partition's messages come in
+ * time order (one forwarder, or one sink, per flow), so an empty one can
+ * only bring messages at or after the last it gave (`last`). It waits
+ * for the message at the head if that is younger than `last`:
+ * - read to the end of its log (the last fetch's high watermark): only
+ *   what a producer is sending now can come, so it holds back messages
+ *   less than ORDER_SLACK_NS old by the clock (a topic read behind is
+ *   older than that: not held);
+ * - with more to fetch: until its fetch comes back, at most ORDER_WAIT_NS
+ *   (then it is passed over until it has a message again).
+ */
 static int next_ordered(struct kafka_in *k, const uint8_t **data, size_t *len, uint64_t *ts_ns,
 			int timeout_ms, char *err, size_t errlen)
 {
@@ -369,56 +387,44 @@ static int next_ordered(struct kafka_in *k, const uint8_t **data, size_t *len, u
 		if (k->revoking)
 			return 2;
 		int best = -1, wait_for = -1;
-		uint64_t now = 0;
 		for (unsigned j = 0; j < k->nasg; j++) {
 			struct part *pt = &k->part[k->asg[j]];
 			if (fill(pt, 0, err, errlen) < 0)
 				return -1;
+			if (pt->head && (best < 0 || pt->ts < k->part[best].ts))
+				best = k->asg[j];
+		}
+		uint64_t now = now_ns(), wall = 0;
+		for (unsigned j = 0; best >= 0 && j < k->nasg; j++) {
+			struct part *pt = &k->part[k->asg[j]];
 			if (pt->head) {
-				pt->idle = false;
 				pt->empty_since = 0;
-				if (best < 0 || pt->ts < k->part[best].ts)
-					best = k->asg[j];
 				continue;
 			}
-			if (pt->idle)
-				continue;
-			if (!now)
-				now = now_ns();
+			if (pt->last && k->part[best].ts <= pt->last)
+				continue;       /* nothing it brings can be older */
+			if (caught_up(k, k->asg[j])) {
+				if (!wall)
+					wall = wall_ns();
+				if (k->part[best].ts + ORDER_SLACK_NS <= wall)
+					continue;
+				wait_for = k->asg[j];
+				break;
+			}
 			if (!pt->empty_since)
 				pt->empty_since = now;
-			/* read to the end of its log as the last fetch saw it, it
-			 * waits only for what a producer may still be sending */
-			if (now - pt->empty_since >= (caught_up(k, k->asg[j]) ? CAUGHT_WAIT_NS : ORDER_WAIT_NS))
-				pt->idle = true;
-			else
+			if (now - pt->empty_since < ORDER_WAIT_NS) {
 				wait_for = k->asg[j];
-		}
-		if (best >= 0 && k->dry) {
-			/* data again after a quiet time: every partition gets its
-			 * wait again, so that the one whose fetch comes back first
-			 * does not run ahead of the others */
-			k->dry = false;
-			if (!now)
-				now = now_ns();
-			for (unsigned j = 0; j < k->nasg; j++) {
-				struct part *pt = &k->part[k->asg[j]];
-				if (!pt->head && pt->idle) {
-					pt->idle = false;
-					pt->empty_since = now;
-					wait_for = k->asg[j];
-				}
+				break;
 			}
 		}
-		if (best < 0)
-			k->dry = true;
 		if (best >= 0 && wait_for < 0) {
-			rd_kafka_message_t *m = k->part[best].head;
-			k->part[best].head = NULL;
+			struct part *pt = &k->part[best];
+			rd_kafka_message_t *m = pt->head;
+			pt->head = NULL;
+			pt->last = pt->ts;
 			return give(k, m, data, len, ts_ns);
 		}
-		if (!now)
-			now = now_ns();
 		if (!start)
 			start = now;
 		else if (now - start >= (uint64_t)timeout_ms * 1000000u)

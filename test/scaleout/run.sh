@@ -27,9 +27,10 @@
 #                   --merge without -C; -k with -w 2; --forward with -C
 # Against a real Kafka broker (test/services/kafka.sh; skipped without java):
 #   8 kafka-2       --forward of a reports capture into a 4-partition topic,
-#                   2 consumers (-k) of one group write partials to a topic,
-#                   a merge reads it: the records of one instance; each
-#                   consumer had a share, together every report once
+#                   then 2 consumers (-k) of one group (started together: the
+#                   broker's groups wait 3 s for their members) write
+#                   partials to a topic, a merge reads it: the records of one
+#                   instance; each consumer had a share, every report once
 #   9 kafka-3       the same with 3 consumers and 6 partitions
 #  10 committed     a consumer of the same group started again reads nothing
 #                   (the offsets were committed behind the written records)
@@ -233,7 +234,9 @@ fi
 # ---- Kafka
 kafka_cases() {
 	command -v java >/dev/null 2>&1 || { echo "# java not found: the Kafka cases are skipped"; return 77; }
-	addr=$(sh "$svc" start "$kdir") || return $?
+	# a new group waits 3 s for its members: N consumers started together
+	# get their shares at once
+	addr=$(KAFKA_REBALANCE_DELAY_MS=3000 sh "$svc" start "$kdir") || return $?
 	echo "# broker at $addr"
 	sh "$svc" topic "$kdir" 4 r2 p2 r10 p10 && sh "$svc" topic "$kdir" 6 r3 p3 || return 1
 	"$gen" -o "$tmp/b.pcap" -n 20000 --seed 2 --format report --report-version 2.0 --hops 1-6 \
@@ -296,6 +299,10 @@ kafka_group() { # N REPORTS-TOPIC PARTIALS-TOPIC NAME
 	"$bin" -C "$tmp/$name-m.conf" --merge "kafka:$addr/$pt@merge" 2>"$tmp/$name-m.err" &
 	mp=$!
 	pids="$pids $mp"
+	# the reports in the topic first: its partitions read in time order,
+	# each to its end
+	"$bin" -r "$tmp/b.pcap" --forward "kafka:$addr/$rt" 2>"$tmp/$name-f.err" ||
+		{ bad "$name" "the forwarder failed"; sed 's/^/# /' "$tmp/$name-f.err"; }
 	cs=""
 	k=0
 	while [ $k -lt "$n" ]; do
@@ -306,9 +313,7 @@ kafka_group() { # N REPORTS-TOPIC PARTIALS-TOPIC NAME
 		pids="$pids $!"
 		k=$((k + 1))
 	done
-	sleep 6         # the group formed
-	"$bin" -r "$tmp/b.pcap" --forward "kafka:$addr/$rt" 2>"$tmp/$name-f.err" ||
-		{ bad "$name" "the forwarder failed"; sed 's/^/# /' "$tmp/$name-f.err"; }
+	sleep 2         # (their SIGUSR1 handlers set)
 	# shellcheck disable=SC2086
 	wait_consumed 20000 60 $cs
 	for pe in $cs; do kill "${pe%%:*}"; wait "${pe%%:*}"; done

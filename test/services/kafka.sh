@@ -18,6 +18,10 @@
 #   kafka.sh topic DIR N NAME...  create topics NAME... with N partitions
 #                          each (Kafka's AdminClient; nothing when one exists)
 #
+# KAFKA_REBALANCE_DELAY_MS (at the first start of DIR): how long a new
+# consumer group waits for more members before its first assignment
+# (group.initial.rebalance.delay.ms; default 0).
+#
 # Exit 77 (the automake "skip" status) when java is missing or the jars are
 # neither cached nor downloadable, with the reason on stderr.
 #
@@ -138,7 +142,7 @@ offsets.topic.num.partitions=4
 transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
 min.insync.replicas=1
-group.initial.rebalance.delay.ms=0
+group.initial.rebalance.delay.ms=${KAFKA_REBALANCE_DELAY_MS:-0}
 # 2 cores: few threads
 num.network.threads=2
 num.io.threads=2
