@@ -121,6 +121,8 @@ run_tests() {
 		done
 		if [ "$fz" -ne 0 ] && [ "$fz" -ne 1 ]; then
 			echo "FAIL fuzz: bench/fuzz.sh exit $fz (build/fuzz-smoke.log)" >>build/fuzz-smoke.out
+		elif ! ls build/fuzz/smoke/*.row >/dev/null 2>&1; then
+			echo "FAIL fuzz: no target ran (build/fuzz-smoke.log)" >>build/fuzz-smoke.out
 		fi
 	fi
 	n_ok=$(grep -c '^ok ' build/fuzz-smoke.out || true)

@@ -21,7 +21,8 @@
 #
 # A finding (crash-*, leak-*, timeout-*, oom-*) is kept in
 # $FUZZ_OUT/TARGET/ (default /tmp/intspect-fuzz) and counted; the exit
-# status is 1 when there is one. The test command runs this briefly
+# status is 1 when there is one, 2 when the targets could not be built. The
+# test command runs this briefly
 # (setup.sh: a smoke run of every target).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,10 +38,10 @@ if [ ! -x "$bld/test/fuzz/fuzz_dissect" ] || [ ! -f "$bld/Makefile" ] ||
    ! grep -q -- '--enable-fuzztargets' "$bld/config.status" 2>/dev/null; then
 	mkdir -p "$bld"
 	(cd "$bld" && "$top/configure" -q CC=clang --enable-fuzztargets --enable-sanitizers) \
-		>"$out.configure.log" 2>&1 || { echo "fuzz.sh: configure failed ($out.configure.log)" >&2; exit 1; }
+		>"$out.configure.log" 2>&1 || { echo "fuzz.sh: configure failed ($out.configure.log)" >&2; exit 2; }
 fi
 mkdir -p "$out"
-make -C "$bld" -j2 fuzz >"$out/make.log" 2>&1 || { echo "fuzz.sh: make fuzz failed ($out/make.log)" >&2; exit 1; }
+make -C "$bld" -j2 fuzz >"$out/make.log" 2>&1 || { echo "fuzz.sh: make fuzz failed ($out/make.log)" >&2; exit 2; }
 
 # max_len: a frame, a config file, a capture of a few packets
 max_len() {

@@ -29,14 +29,14 @@ if HAVE_LIBFUZZER
 # attributes up in, and the scanner and parser generated for libispdslgen
 # (dsl/parser.c and dsl/lexer.c in the build tree, hence nodist).
 noinst_PROGRAMS += test/fuzz/fuzz_config
-test_fuzz_fuzz_config_SOURCES = test/fuzz/fuzz_config.c $(CORE_SOURCES) $(PLUGIN_SOURCES) \
+test_fuzz_fuzz_config_SOURCES = test/fuzz/fuzz_config.c $(CORE_SOURCES) $(CORE_KAFKA) $(PLUGIN_SOURCES) \
 	$(DSL_SOURCES) src/filters/expr.c src/filters/expr.h src/filters/agg.c src/filters/agg.h \
 	src/filters/qsketch.c src/filters/qsketch.h src/filters/table.c src/filters/table.h
 nodist_test_fuzz_fuzz_config_SOURCES = dsl/parser.c dsl/lexer.c
 test_fuzz_fuzz_config_CPPFLAGS = $(FUZZ_CONFIG_CPPFLAGS)
-test_fuzz_fuzz_config_CFLAGS = $(libispdslgen_la_CFLAGS) -fsanitize=fuzzer-no-link
+test_fuzz_fuzz_config_CFLAGS = $(libispdslgen_la_CFLAGS) $(RDKAFKA_CFLAGS) -fsanitize=fuzzer-no-link
 test_fuzz_fuzz_config_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
-test_fuzz_fuzz_config_LDADD = $(DPDK_LIB) $(PCAP_LIBS) $(XXHASH_LIBS) -lm -lpthread
+test_fuzz_fuzz_config_LDADD = $(DPDK_LIB) $(PCAP_LIBS) $(XXHASH_LIBS) $(CORE_KAFKA_LIBS) -lm -lpthread
 # the fuzzer's own dsl/parse.c and dsl/lexer.c include the generated
 # parser.h, which BUILT_SOURCES does not make for `make fuzz`
 $(test_fuzz_fuzz_config_OBJECTS): dsl/parser.h

@@ -22,10 +22,10 @@ if HAVE_LIBFUZZER
 # libispcore is built without coverage instrumentation, so the fuzzer
 # compiles the core and plugin sources again with it.
 noinst_PROGRAMS += test/fuzz/fuzz_dissect
-test_fuzz_fuzz_dissect_SOURCES = test/fuzz/fuzz_dissect.c $(CORE_SOURCES) $(PLUGIN_SOURCES)
-test_fuzz_fuzz_dissect_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer-no-link
+test_fuzz_fuzz_dissect_SOURCES = test/fuzz/fuzz_dissect.c $(CORE_SOURCES) $(CORE_KAFKA) $(PLUGIN_SOURCES)
+test_fuzz_fuzz_dissect_CFLAGS = $(AM_CFLAGS) $(RDKAFKA_CFLAGS) -fsanitize=fuzzer-no-link
 test_fuzz_fuzz_dissect_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
-test_fuzz_fuzz_dissect_LDADD = $(DPDK_LIB) $(PCAP_LIBS) $(XXHASH_LIBS) -lm -lpthread
+test_fuzz_fuzz_dissect_LDADD = $(DPDK_LIB) $(PCAP_LIBS) $(XXHASH_LIBS) $(CORE_KAFKA_LIBS) -lm -lpthread
 else
 check_PROGRAMS += test/fuzz/fuzz_dissect
 test_fuzz_fuzz_dissect_SOURCES = $(FUZZ_REPLAY_SOURCES)
@@ -48,10 +48,10 @@ EXTRA_DIST += test/fuzz/replay_pcap.sh
 
 if HAVE_LIBFUZZER
 noinst_PROGRAMS += test/fuzz/fuzz_pcap
-test_fuzz_fuzz_pcap_SOURCES = test/fuzz/fuzz_pcap.c $(CORE_SOURCES) $(PLUGIN_SOURCES)
-test_fuzz_fuzz_pcap_CFLAGS = $(AM_CFLAGS) -fsanitize=fuzzer-no-link
+test_fuzz_fuzz_pcap_SOURCES = test/fuzz/fuzz_pcap.c $(CORE_SOURCES) $(CORE_KAFKA) $(PLUGIN_SOURCES)
+test_fuzz_fuzz_pcap_CFLAGS = $(AM_CFLAGS) $(RDKAFKA_CFLAGS) -fsanitize=fuzzer-no-link
 test_fuzz_fuzz_pcap_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
-test_fuzz_fuzz_pcap_LDADD = $(DPDK_LIB) $(PCAP_LIBS) $(XXHASH_LIBS) -lm -lpthread
+test_fuzz_fuzz_pcap_LDADD = $(DPDK_LIB) $(PCAP_LIBS) $(XXHASH_LIBS) $(CORE_KAFKA_LIBS) -lm -lpthread
 else
 check_PROGRAMS += test/fuzz/fuzz_pcap
 test_fuzz_fuzz_pcap_SOURCES = test/fuzz/fuzz_pcap.c test/fuzz/fuzz_main.c
