@@ -227,10 +227,6 @@ static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ct
 			}
 		}
 		p->index = st->packets + 1;
-		if (ckpt) {
-			last_ts = p->ts_ns;
-			last_wall = wall_ns();
-		}
 		isp_dissect(pl->reg, p, pl->first, st);
 		if (isp_dissect_refused(p))
 			continue;
@@ -238,8 +234,12 @@ static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ct
 			if (pl->has_ops)
 				pl->ops.item(me->ctx, p, ISP_ROUTE_ALL);
 		} while (isp_dissect_next_report(pl->reg, p, st));
-		if (ckpt && !holding(pl, me))
-			isp_source_checkpoint(pl->src[0], true, false);
+		if (__builtin_expect(ckpt, 0)) {
+			last_ts = p->ts_ns;
+			last_wall = wall_ns();
+			if (!holding(pl, me))
+				isp_source_checkpoint(pl->src[0], true, false);
+		}
 	}
 	me->local = st->packets;
 	if (ckpt && pl->ops.drain)

@@ -447,7 +447,7 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		query_advance(e, i, p->ts_ns);
 	if (r->where && !cx_true(r->where, &ctx))
 		return;
-	if (qs->win_end && p->ts_ns < qs->win_start && qs->ts_order) {
+	if (qs->ts_order && qs->win_end && p->ts_ns < qs->win_start) {
 		/* partial windows from an input that went back in time (a
 		 * Kafka partition late): the open one is written as it is and
 		 * the packet's window opens; the merge adds them up */
