@@ -98,17 +98,20 @@ static void put_i128(struct jsonw *w, const char *key, const uint64_t words[2])
 static void put_hex(struct jsonw *w, const char *key, const uint8_t *b, size_t n)
 {
 	static const char digits[] = "0123456789abcdef";
-	char t[2 * 512 + 1];
+	char t[2 * 64];
 
-	if (n > 512)
-		n = 512;
-	for (size_t i = 0; i < n; i++) {
-		t[2 * i] = digits[b[i] >> 4];
-		t[2 * i + 1] = digits[b[i] & 15];
-	}
-	t[2 * n] = 0;
 	put_key(w, key);
-	jsonw_string(w, t);
+	jsonw_value_text(w, "\"", 1);
+	/* in pieces: a key of long per-hop arrays is kilobytes */
+	for (size_t at = 0; at < n; at += 64) {
+		size_t k = n - at < 64 ? n - at : 64;
+		for (size_t i = 0; i < k; i++) {
+			t[2 * i] = digits[b[at + i] >> 4];
+			t[2 * i + 1] = digits[b[at + i] & 15];
+		}
+		jsonw_raw(w, t, 2 * k);
+	}
+	jsonw_raw(w, "\"", 1);
 }
 
 /* A kept value (min, max, first, last): one member named by its kind. */
@@ -504,7 +507,7 @@ int partial_fold(struct isp_engine *e, unsigned i, const json_t *rec, struct are
 	const struct qrule *r = &e->prog->queries[i];
 	const json_t *states = json_object_get(rec, "states");
 	const char *hex = json_string_value(json_object_get(rec, "key"));
-	uint8_t key[1024];
+	uint8_t key[8192];
 	uint64_t first;
 
 	if (!hex || !json_is_array(states) || json_array_size(states) != r->nitems ||
