@@ -14,6 +14,8 @@
 #   2 files-3       split in 3; the three files merged
 #   3 stdin         the three instances' partials in one stream ('-',
 #                   merge { instances = 3 })
+#     keys          groups keyed by two 32-hop arrays (keys over 512 bytes),
+#                   split in 2 and merged
 #   4 correct       the same stream with instances = 1 and late = correct:
 #                   windows written with the first instance, the others'
 #                   partials written as corrections; each group's last
@@ -140,6 +142,38 @@ cat "$tmp/p0-3.json" "$tmp/p1-3.json" "$tmp/p2-3.json" >"$tmp/all-3.json"
 cp "$tmp/merge.conf" "$tmp/merge-1.conf"
 echo "merge { instances = 3 }" >>"$tmp/merge.conf"
 merge_same stdin --merge - <"$tmp/all-3.json" && ok stdin
+
+# ---- keys: groups keyed by two 32-hop arrays (keys of over 512 bytes)
+"$gen" -o "$tmp/h32.pcap" -n 600 --seed 4 --hops 32 --bitmap 0xCC00 --flows 8 --pps 2000 \
+	>/dev/null || bad keys "intgen"
+keys_rules() {  # OUTPUT-FORMAT-LINE CHANNEL-SECTION
+	cat <<EOF
+$2
+query-report qk {
+  ms-period = 100
+  select = {"count()", "avg(int.latency)", "max(int.hop_latencies)"}
+  group-by = {"int.hop_switch_ids", "int.hop_egress_port_ids"}
+  output-channel = {out}
+  $1
+}
+EOF
+}
+keys_rules "" "$(file_out "$tmp/ksingle.json")" >"$tmp/ksingle.conf"
+keys_rules "" "$(file_out "$tmp/kmerged.json")" >"$tmp/kmerge.conf"
+for k in 0 1; do
+	{ keys_rules "output-format = partial" "$(file_out "$tmp/kp$k.json")"; echo "probe-id = $((k + 1))"; } \
+		>"$tmp/ki$k.conf"
+	"$bin" -r "$tmp/h32.pcap" -C "$tmp/ki$k.conf" "ip[15] % 2 = $k" 2>/dev/null
+done
+"$bin" -r "$tmp/h32.pcap" -C "$tmp/ksingle.conf" 2>/dev/null
+"$bin" -C "$tmp/kmerge.conf" --merge "$tmp/kp0.json" --merge "$tmp/kp1.json" 2>"$tmp/keys.err"
+klen=$(grep -m 1 -o '"key":"[0-9a-f]*"' "$tmp/kp0.json" | wc -c)
+if [ -s "$tmp/ksingle.json" ] && cmp -s "$tmp/ksingle.json" "$tmp/kmerged.json" && [ "$klen" -gt 1030 ]; then
+	echo "# keys: $(((klen - 9) / 2))-byte group keys"
+	ok keys
+else
+	bad keys "merged records differ, or keys not long ($klen)"; sed 's/^/# /' "$tmp/keys.err"
+fi
 
 # ---- 4 correct: the same stream told of one instance: the windows go out
 # with the first instance's partials, the others' come late and correct
