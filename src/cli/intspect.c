@@ -22,6 +22,7 @@
 #include "../core/pipeline.h"
 #include "../core/registry.h"
 #include "../filters/bloom.h"
+#include "checkconf.h"
 #include "ctlsock.h"
 #include "forward.h"
 #include "merge.h"
@@ -533,86 +534,6 @@ static void progress(void *ctx, uint64_t packets)
 	}
 }
 
-/* What -T says of a flow monitor: its sampling and the false-positive
- * rate its filter of removed flows reaches. */
-static void print_monitor(const struct mrule *m)
-{
-	printf("flow-monitor %s: sampling %g, interval %llu ms in %u sub-intervals, at most %u "
-	       "flows per worker; filter of removed flows: %llu cells, %u hashes, %lu KiB: "
-	       "false positives %.2g%% at 1,000 removed flows, 1%% at %llu\n", m->name,
-	       m->sampling, (unsigned long long)(m->interval_ns / 1000000), m->nbuf, m->max_entries,
-	       (unsigned long long)m->bloom_cells, m->bloom_hashes,
-	       (unsigned long)(m->bloom_cells / 2 / 1024),
-	       100 * cbloom_fp_rate(m->bloom_cells, m->bloom_hashes, 1000),
-	       (unsigned long long)cbloom_capacity(m->bloom_cells, m->bloom_hashes, 0.01));
-}
-
-/* -T: a DTA store's shape, its file's size and, for Key-Write, how many
- * keys it answers for at 99% (the paper's model: P = 1 - (1 - e^(-WN/M))^N,
- * any valid copy). */
-static void print_dta_store(const struct dta_def *d)
-{
-	static const char *const kinds[] = { "", "key-write", "append", "key-increment", "",
-					     "sketch-merge" };
-	const struct dta_store_cfg *c = &d->cfg;
-	double mib = (double)dta_store_bytes(c) / (1 << 20);
-
-	printf("  dta-store %s: %s, %s, %.1f MiB, %s", d->name, kinds[c->kind], d->path, mib,
-	       d->reports ? "takes DTA reports" : "fed by rules");
-	switch (c->kind) {
-	case ISP_DTA_KEY_WRITE: {
-		/* the most keys W with P >= 0.99, by bisection on the model */
-		double lo = 0, hi = (double)c->slots * 4, n = c->redundancy, m = (double)c->slots;
-		for (int k = 0; k < 60; k++) {
-			double w = (lo + hi) / 2;
-			double p = 1 - pow(1 - exp(-w * n / m), n);
-			if (p >= 0.99)
-				lo = w;
-			else
-				hi = w;
-		}
-		printf("; %llu slots x %u copies, %u-byte values (answer %s): 99%% of "
-		       "queries answered up to %.0f keys\n", (unsigned long long)c->slots,
-		       c->redundancy, c->value_bytes, c->answer_any ? "any" : "majority", lo);
-		break;
-	}
-	case ISP_DTA_APPEND:
-		printf("; %u lists x %u entries of %u bytes\n", c->lists, c->entries, c->value_bytes);
-		break;
-	case ISP_DTA_KEY_INCREMENT:
-		printf("; count-min %u x %u: error <= %.3g%% of the total with probability %.4f\n",
-		       c->rows, c->columns, 100 * exp(1) / c->columns, 1 - exp(-(double)c->rows));
-		break;
-	default:
-		printf("; sketch-id %u, %s %u x %u, %u reporters, %u epochs\n", c->sketch_id,
-		       c->sketch_kind == ISP_DTA_HLL ? "hll" : c->sketch_kind == ISP_DTA_COUNT_SKETCH ?
-		       "count-sketch" : "count-min", c->rows, c->columns, c->reporters, c->epochs);
-	}
-}
-
-/* -T FILE: the compiler checks what a run checks (output sections too)
- * and opens nothing; report, exit status. */
-static int check_config(const struct isp_registry *reg, const char *path)
-{
-	struct dsl_diags diags;
-
-	dsl_diags_init(&diags);
-	struct isp_program *prog = isp_compile_file(&diags, reg, path);
-	dsl_print_diags(&diags, stderr);
-	if (prog) {
-		printf("%s: %u event reports, %u query reports, %u flow monitors, %u attributes, "
-		       "%u channels: ok\n", path, prog->nevents, prog->nqueries, prog->nmonitors,
-		       prog->nslots, prog->nchannels);
-		for (unsigned i = 0; i < prog->nmonitors; i++)
-			print_monitor(&prog->monitors[i]);
-		for (unsigned i = 0; i < prog->ndta; i++)
-			print_dta_store(&prog->dta_stores[i]);
-	}
-	isp_program_free(prog);
-	dsl_diags_free(&diags);
-	return prog ? 0 : 2;
-}
-
 static void note_cpus(unsigned workers)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -831,7 +752,7 @@ int main(int argc, char **argv)
 		if (c.list_attrs)
 			isp_list_attributes(reg, stdout);
 	} else if (c.check_config) {
-		rc = check_config(reg, c.check_config);
+		rc = cli_check_config(reg, c.check_config);
 	} else {
 		/* the diagnostics own the config's file names, which channel
 		 * error messages quote: they live as long as the program */

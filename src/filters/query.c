@@ -754,157 +754,24 @@ void query_flush(struct isp_engine *e, unsigned i)
 	qs->win_end = 0;
 }
 
-static int by_first(const void *a, const void *b)
-{
-	const struct qgroup *x = tentry_state(*(struct tentry *const *)a);
-	const struct qgroup *y = tentry_state(*(struct tentry *const *)b);
+/* ---- for query_merge.c (query_int.h) ---- */
 
-	return x->first < y->first ? -1 : x->first > y->first;
+uint8_t *query_hop_state(struct query_state *qs, struct qhops *c, unsigned hop, size_t size)
+{
+	return hop_state(qs, c, hop, size);
 }
 
-/* Fold a worker's cell into the merged one: states add up (Chan's formula
- * for var, counters for sketches, packet order for first/last). */
-static void merge_state(struct query_state *mqs, const struct qitem *it, uint8_t *to,
-			const uint8_t *from, size_t size)
+uint64_t query_group_hash(const uint8_t *k, size_t len)
 {
-	struct agg_state a, b;
-
-	agg_load(&a, to, size);
-	agg_load(&b, from, size);
-	agg_merge(&a, &b, it, &mqs->hops);
-	agg_store(to, &a, size);
+	return group_hash(k, len);
 }
 
-static void merge_cell(struct query_state *mqs, unsigned k, const struct qitem *it, uint8_t *to,
-		       const uint8_t *from)
+void query_write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 {
-	size_t size = mqs->cell_size[k];
-
-	if (!it->per_hop) {
-		merge_state(mqs, it, to, from, size);
-		return;
-	}
-	const struct qhops *f = (const struct qhops *)from;
-	for (unsigned h = 0; h < f->nh; h++) {
-		uint8_t *s = hop_state(mqs, (struct qhops *)to, h, size);
-		if (s)
-			merge_state(mqs, it, s, f->hops + h * size, size);
-	}
+	write_group(e, i, te);
 }
 
-void query_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w, unsigned n)
+void query_write_window(struct isp_engine *e, unsigned i)
 {
-	const struct qrule *r = &m->prog->queries[i];
-	struct query_state *mqs = &m->q[i];
-	bool any = false;
-
-	for (unsigned k = 0; k < n; k++) {
-		struct query_state *wqs = &w[k]->q[i];
-		if (!wqs->has_done)
-			continue;
-		any = true;
-		mqs->win_start = wqs->done_start;
-		mqs->win_end = wqs->done_end;
-		for (uint32_t j = 0; j < wqs->done.count; j++) {
-			struct tentry *src = wqs->done.order[j];
-			struct qgroup *sg = tentry_state(src);
-			bool created;
-			const uint8_t *key = tentry_key(&wqs->done, src);
-			struct tentry *te = table_get_hashed(&mqs->groups, key, src->keylen,
-							     group_hash(key, src->keylen),
-							     src->last_seen, false, &created);
-			if (!te)
-				continue;       /* max-groups: counted in the merger's overflows */
-			struct qgroup *g = tentry_state(te);
-			if (created || sg->first < g->first)
-				g->first = sg->first;
-			for (unsigned c = 0; c < r->nitems; c++)
-				merge_cell(mqs, c, &r->items[c], cell_of(mqs, g, c), cell_of(wqs, sg, c));
-		}
-		mqs->st.matched += wqs->st.matched;
-		wqs->st.matched = 0;
-		table_clear(&wqs->done);
-		arena_reset(&wqs->done_hops);
-		wqs->has_done = false;
-	}
-	if (!any)
-		return;
-	/* the groups in the order of their first packet, as one worker writes them */
-	qsort(mqs->groups.order, mqs->groups.count, sizeof(*mqs->groups.order), by_first);
-	write_window(m, i);
-}
-
-/* ---- folding partial windows in (partial.c) ---- */
-
-struct qgroup *query_group_get(struct isp_engine *e, unsigned i, const uint8_t *key, size_t len,
-			       uint64_t first)
-{
-	struct query_state *qs = &e->q[i];
-	bool created;
-
-	if (len > qs->groups.key_max)
-		return NULL;
-	struct tentry *te = table_get_hashed(&qs->groups, key, len, group_hash(key, len), 0, false,
-					     &created);
-	if (!te)
-		return NULL;    /* max-groups: counted in overflows */
-	struct qgroup *g = tentry_state(te);
-	if (created || first < g->first)
-		g->first = first;
-	return g;
-}
-
-uint8_t *query_hop_cell(struct isp_engine *e, unsigned i, struct qgroup *g, unsigned k,
-			unsigned h)
-{
-	struct query_state *qs = &e->q[i];
-
-	return hop_state(qs, (struct qhops *)cell_of(qs, g, k), h, qs->cell_size[k]);
-}
-
-void query_fold(struct isp_engine *e, unsigned i, unsigned k, uint8_t *kept,
-		const struct agg_state *from)
-{
-	struct query_state *qs = &e->q[i];
-	size_t size = qs->cell_size[k];
-	struct agg_state a;
-
-	agg_load(&a, kept, size);
-	agg_merge(&a, from, &e->prog->queries[i].items[k], &qs->hops);
-	agg_store(kept, &a, size);
-}
-
-void query_write_merged(struct isp_engine *e, unsigned i, uint64_t start, uint64_t end, bool keep)
-{
-	struct query_state *qs = &e->q[i];
-
-	qs->win_start = start;
-	qs->win_end = end;
-	qsort(qs->groups.order, qs->groups.count, sizeof(*qs->groups.order), by_first);
-	if (!keep) {
-		write_window(e, i);
-		return;
-	}
-	for (uint32_t k = 0; k < qs->groups.count; k++)
-		write_group(e, i, qs->groups.order[k]);
-	qs->flushes++;
-	qs->st.windows++;
-}
-
-void query_write_correction(struct isp_engine *e, unsigned i, struct qgroup *g)
-{
-	struct query_state *qs = &e->q[i];
-
-	qs->correction = true;
-	write_group(e, i, (struct tentry *)((uint8_t *)g - sizeof(struct tentry)));
-	qs->correction = false;
-}
-
-void query_forget(struct isp_engine *e, unsigned i)
-{
-	struct query_state *qs = &e->q[i];
-
-	table_clear(&qs->groups);
-	arena_reset(&qs->hops);
-	qs->win_end = 0;
+	write_window(e, i);
 }

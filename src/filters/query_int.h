@@ -44,7 +44,17 @@ void partial_encode_group(struct isp_engine *e, unsigned i, struct qgroup *g,
  * partial channels. */
 void partial_watermark(struct isp_engine *e, unsigned i, uint64_t end, uint64_t groups);
 
-/* ---- what partial.c uses of query.c to fold a partial in ---- */
+/* ---- query.c's helpers for query_merge.c ---- */
+
+/* The state of hop `hop` (size bytes) in a per-hop cell, made on first use. */
+uint8_t *query_hop_state(struct query_state *qs, struct qhops *c, unsigned hop, size_t size);
+uint64_t query_group_hash(const uint8_t *k, size_t len);
+/* A group's records, in each of the rule's formats. */
+void query_write_group(struct isp_engine *e, unsigned i, struct tentry *te);
+/* The open window's records, then the window closed. */
+void query_write_window(struct isp_engine *e, unsigned i);
+
+/* ---- what partial.c uses of query_merge.c to fold a partial in ---- */
 
 /* The group of key in the engine's open window of rule i, made on first
  * use with first packet order `first` (kept the smallest); NULL when the
