@@ -41,16 +41,25 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../../src/core/dissect.h"
-#include "../../src/core/registry.h"
 #include "../../src/core/source.h"
+#include "malformed.h"
 
-static struct isp_registry *reg;
-static unsigned pass, fail;
+struct isp_registry *reg;
+unsigned pass, fail;
 
-static const char *pname(uint16_t id)
+const char *pname(uint16_t id)
 {
 	return id < reg->nprotos ? reg->proto[id].desc->name : "-";
+}
+
+unsigned long counted_malformed(const struct isp_stats *st)
+{
+	unsigned long n = 0;
+
+	for (unsigned pr = 0; pr < reg->nprotos; pr++)
+		for (unsigned r = ISP_ERR_TRUNCATED; r < ISP_VERDICT__COUNT; r++)
+			n += st->malformed[pr][r];
+	return n;
 }
 
 struct tally {
@@ -174,10 +183,8 @@ static bool dta_mutant(const struct isp_packet *whole, const uint8_t *m, uint32_
 	enum isp_verdict want = dta_model(m + off, n - off);
 
 	isp_dissect(reg, &p, first, &st);
-	unsigned before = whole->nlayers - 1, counted = 0;
-	for (unsigned pr = 0; pr < reg->nprotos; pr++)
-		for (unsigned r = 0; r < ISP_VERDICT__COUNT; r++)
-			counted += st.malformed[pr][r];
+	unsigned before = whole->nlayers - 1;
+	unsigned long counted = counted_malformed(&st);
 	bool same = p.nlayers >= before;
 	for (unsigned i = 0; same && i < before; i++)
 		same = p.layer[i].proto == whole->layer[i].proto && p.layer[i].off == whole->layer[i].off;
@@ -258,6 +265,7 @@ static void capture(const char *path)
 		if (cap == wire) {
 			cuts(what, d, cap, first, &t);
 			dta_fields(what, d, cap, first);
+			int_fields(what, d, cap, first);
 		}
 	}
 	isp_source_close(s);
@@ -288,6 +296,7 @@ static void frames(const char *dir)
 		fclose(f);
 		cuts(path, buf, (uint32_t)n, eth, &t);
 		dta_fields(path, buf, (uint32_t)n, eth);
+		int_fields(path, buf, (uint32_t)n, eth);
 	}
 	closedir(dd);
 	report("of the fuzz seed frames", &t);
@@ -410,6 +419,7 @@ int main(int argc, char **argv)
 		       dta_t.cuts);
 		fail++;
 	}
+	int_fields_summary();
 	isp_registry_free(reg);
 	printf("malformed: %u passed, %u failed\n", pass, fail);
 	return fail ? 1 : 0;

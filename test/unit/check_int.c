@@ -358,6 +358,86 @@ START_TEST(report_v20_coalesced)
 }
 END_TEST
 
+/* Lengths that lie in coalesced reports: the second report's Report
+ * Length one word past the payload, then two bytes after the last report.
+ * Each is handed out and counted bad_length once; the first is whole. */
+START_TEST(report_v20_lengths_that_lie)
+{
+	struct tl_buf t = { .n = 0 };
+	struct isp_packet p;
+	struct isp_stats st = { 0 };
+	uint16_t rep = isp_proto_id(tl_registry(), "int_report");
+
+	for (int trailing = 0; trailing < 2; trailing++) {
+		t.n = 0;
+		tl_eth_ipv4_udp(&t, 0, 5000, 32766);
+		tl_be32(&t, 0x2u << 28 | 5u << 22 | 77);
+		tl_be32(&t, 0x01020304u);
+		v20_individual(&t, 0xc0a80001u, 111);
+		size_t second = t.n;
+		v20_individual(&t, 0xc0a80002u, 222);
+		if (trailing)
+			tl_be16(&t, 0xabcd);
+		else
+			t.b[second + 1]++;
+		tl_fix_lengths(&t, IP_OFF);
+		memset(&st, 0, sizeof(st));
+		tl_dissect(&p, &st, t.b, t.n, NULL);
+		ck_assert_int_eq(p.malformed, 0);
+		ck_assert_uint_eq(tl_u64(&p, "int_report.hop_latency"), 111);
+		ck_assert(isp_dissect_next_report(tl_registry(), &p, &st));
+		if (!trailing) {
+			ck_assert_int_eq(p.malformed, ISP_ERR_BAD_LENGTH);
+			ck_assert_uint_eq(p.malformed_proto, rep);
+		} else {
+			ck_assert_int_eq(p.malformed, 0);
+			ck_assert_uint_eq(tl_u64(&p, "int_report.hop_latency"), 222);
+			ck_assert(isp_dissect_next_report(tl_registry(), &p, &st));
+			ck_assert_int_eq(p.malformed, ISP_ERR_BAD_LENGTH);
+		}
+		ck_assert(!isp_dissect_next_report(tl_registry(), &p, &st));
+		ck_assert_uint_eq(st.malformed[rep][ISP_ERR_BAD_LENGTH], 1);
+		ck_assert_uint_eq(st.items, trailing ? 3 : 2);
+	}
+}
+END_TEST
+
+/* INT v2.x: a stack that is not a whole number of hops (shim Length one
+ * word more, HopML past the stack) is bad_length; an instruction header
+ * version other than 2 under a v2.x shim is bad_version. */
+START_TEST(int_v2_lengths_and_version)
+{
+	struct tl_buf t = { .n = 0 };
+	struct isp_packet p;
+	struct isp_stats st = { 0 };
+	/* {shim length words, HopML, MD version, verdict, hops} */
+	static const unsigned cases[][5] = {
+		{ 3 + 4, 2, 2, ISP_OK, 2 },
+		{ 3 + 5, 2, 2, ISP_ERR_BAD_LENGTH, 0 },         /* a word more */
+		{ 3 + 4, 3, 2, ISP_ERR_BAD_LENGTH, 0 },         /* 12-byte hops in 16 */
+		{ 3 + 4, 31, 2, ISP_ERR_BAD_LENGTH, 0 },        /* HopML past the stack */
+		{ 3 + 4, 2, 1, ISP_ERR_BAD_VERSION, 0 },
+		{ 3 + 4, 2, 3, ISP_ERR_BAD_VERSION, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		t.n = 0;
+		tl_eth_ipv4_udp(&t, 0x20 << 2, 1000, 2000);
+		tl_be32(&t, 0x10000000u | cases[i][0] << 16);
+		tl_be32(&t, cases[i][2] << 28 | cases[i][1] << 8 | 8);
+		tl_be32(&t, 0xc0000000u);              /* switch ID, ports */
+		tl_be32(&t, 0);
+		for (unsigned w = 0; w < 5; w++)        /* 4 words of stack, 1 of payload */
+			tl_be32(&t, 100 + w);
+		tl_fix_lengths(&t, IP_OFF);
+		tl_dissect(&p, &st, t.b, t.n, NULL);
+		ck_assert_msg(p.malformed == (int)cases[i][3], "case %zu: %d", i, p.malformed);
+		if (cases[i][3] == ISP_OK)
+			ck_assert_uint_eq(tl_u64(&p, "int.num_hop"), cases[i][4]);
+	}
+}
+END_TEST
+
 /* Report v2.0 with InType TLV: two TLVs (types 3 and 5) tile the report;
  * a TLV running past the report is a bad length. */
 START_TEST(report_v20_tlv)
@@ -726,6 +806,8 @@ int main(void)
 	tcase_add_test(tc, l4s_dialect_auto);
 	tcase_add_test(tc, report_v10_metadata);
 	tcase_add_test(tc, report_v20_coalesced);
+	tcase_add_test(tc, report_v20_lengths_that_lie);
+	tcase_add_test(tc, int_v2_lengths_and_version);
 	tcase_add_test(tc, report_v20_tlv);
 	tcase_add_test(tc, gpe_carrier);
 	tcase_add_test(tc, geneve_carrier);

@@ -64,7 +64,10 @@ static enum isp_verdict set_hops(struct int_state *s, unsigned stack_bytes,
 		s->stride = (uint8_t)stride;
 		return ISP_OK;
 	}
-	if (stride == 0 || stride > 255)
+	/* the shim's Length and HopML must agree: a stack that is not a
+	 * whole number of hops (HopML past the stack included) is neither
+	 * hops nor what follows them */
+	if (stride == 0 || stride > 255 || stack_bytes % stride != 0)
 		return ISP_ERR_BAD_LENGTH;
 	unsigned n = stack_bytes / stride;
 	if (n > ISP_MAX_HOPS)
@@ -167,6 +170,10 @@ static enum isp_verdict decode_v2(const uint8_t *md, unsigned stack_bytes,
 	s->ds_instruction = isp_be16(md + 8);
 	s->ds_flags = isp_be16(md + 10);
 	s->layout = INT_LAYOUT_V2;
+	/* v2.0 and v2.1 both write 2; another number under a v2.x shim or
+	 * in a Geneve option is a header this layout does not describe */
+	if (s->version != 2)
+		return ISP_ERR_BAD_VERSION;
 	if (s->mode == INT_MODE_MX) /* MX: instruction header only */
 		return stack_bytes ? ISP_ERR_BAD_LENGTH : set_hops(s, 0, 0);
 	s->hop_ml = (uint8_t)isp_bits32(w0, 19, 5);
@@ -338,16 +345,18 @@ enum isp_verdict int_decode(struct isp_dissect *d, struct isp_layer *l)
 	enum isp_verdict v = parse_shim(d, c.p, (unsigned)c.left, &s, &body, &next_tbl, &next_key);
 	if (v != ISP_OK)
 		return v;
+	bool legacy = c.p[0] < 0x10;
+	unsigned mdlen = legacy ? MD_LEGACY_LEN : MD_V2_LEN;
+	/* lengths first: a Length that contradicts the data is bad_length
+	 * whatever the type says */
+	if (body < mdlen)
+		return ISP_ERR_BAD_LENGTH;
 	if (s.mode == INT_MODE_DST)
 		return ISP_ERR_UNSUPPORTED; /* destination-only header: counted, not decoded */
 
 	const uint8_t *md = c.p + SHIM_LEN;
 	s.shim_off = (uint16_t)start;
 	s.md_off = (uint16_t)(start + SHIM_LEN);
-	bool legacy = c.p[0] < 0x10;
-	unsigned mdlen = legacy ? MD_LEGACY_LEN : MD_V2_LEN;
-	if (body < mdlen)
-		return ISP_ERR_BAD_LENGTH;
 	s.stack_off = (uint16_t)(s.md_off + mdlen);
 	if (legacy) {
 		bool has_tail = d->carrier == ISP_CARRIER_L4;

@@ -133,15 +133,17 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 			return ISP_ERR_BAD_LENGTH;
 		off = p->report_next_off - l->off;
 	} else {
-		/* count the coalesced reports once, on the first pass; a
-		 * capture cut inside one ends the count with it */
+		/* count the coalesced reports once, on the first pass. A
+		 * capture cut inside one ends the count with it; so does one
+		 * whose Report Length runs past the payload, or bytes too few
+		 * for a report's first word: that one is counted too, so that
+		 * it is handed out and counted bad_length, not lost unsaid.
+		 * Nothing after a length that lies can be found. */
 		unsigned o = 8;
 		while (o < avail && n < 255) {
 			unsigned sz = ir_declared(b + o, avail - o);
-			if (!sz || (sz > avail - o && !cut))
-				break;
 			n++;
-			if (sz > avail - o)
+			if (!sz || sz > avail - o)
 				break;
 			o += sz;
 		}
