@@ -270,28 +270,36 @@ int isp_load_plugin_dir(struct isp_registry *reg, const char *dir,
 
 unsigned isp_edit_distance(const char *a, const char *b)
 {
+	/* Hints take distances up to 3, so only the band |i - j| <= 3 of the
+	 * table is computed (a cell outside it is at least 4): a config of
+	 * many unknown words is refused as quickly as one. */
+	enum { FAR = 4 };
 	size_t la = strlen(a), lb = strlen(b);
-	unsigned row[64];
+	unsigned rows[2][64], *prev = rows[0], *cur = rows[1];
 
-	if (la >= 63 || lb >= 63)
+	if (la >= 63 || lb >= 63 || la >= lb + FAR || lb >= la + FAR)
 		return 99;
 	for (size_t j = 0; j <= lb; j++)
-		row[j] = (unsigned)j;
+		prev[j] = j < FAR ? (unsigned)j : FAR;
 	for (size_t i = 1; i <= la; i++) {
-		unsigned prev = row[0];
-		row[0] = (unsigned)i;
-		for (size_t j = 1; j <= lb; j++) {
-			unsigned cur = row[j];
-			unsigned best = prev + (a[i - 1] != b[j - 1]);
-			if (row[j] + 1 < best)
-				best = row[j] + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			prev = cur;
+		size_t lo = i > FAR - 1 ? i - (FAR - 1) : 1;
+		size_t hi = i + (FAR - 1) < lb ? i + (FAR - 1) : lb;
+		cur[lo - 1] = lo == 1 && i < FAR ? (unsigned)i : FAR;
+		for (size_t j = lo; j <= hi; j++) {
+			unsigned best = prev[j - 1] + (a[i - 1] != b[j - 1]);
+			if (prev[j] + 1 < best)
+				best = prev[j] + 1;
+			if (cur[j - 1] + 1 < best)
+				best = cur[j - 1] + 1;
+			cur[j] = best < FAR ? best : FAR;
 		}
+		if (hi < lb)
+			cur[hi + 1] = FAR;      /* the next row reads it as above */
+		unsigned *t = prev;
+		prev = cur;
+		cur = t;
 	}
-	return row[lb];
+	return prev[lb] < FAR ? prev[lb] : 99;
 }
 
 static void suggest(const struct isp_registry *reg, const char *want,

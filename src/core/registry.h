@@ -98,8 +98,9 @@ static inline bool isp_attr_get(const struct isp_registry *reg, const struct isp
 
 const char *isp_type_name(enum isp_type t);
 
-/* Levenshtein distance of two short words (99 past 62 characters): for
- * "did you mean" hints. */
+/* Levenshtein distance of two short words (99 past 62 characters, or
+ * when their lengths differ by 4 or more): for "did you mean" hints, which
+ * take distances below 4. */
 unsigned isp_edit_distance(const char *a, const char *b);
 
 #endif

@@ -2,14 +2,14 @@
  * fuzz_config.c - libFuzzer target for the rule language (dsl/): scanner,
  * parser, include splicing, semantic checks and compiler.
  *
- * Each input is
+ * Each input is (1, then 2 or one config of 3, as its length modulo 6 says)
  *
  * 1. compiled as a whole config file from memory (isp_compile_mem), named
  *    as a file of a scratch directory so that `include "NAME"` finds the
  *    few small files written there by LLVMFuzzerInitialize (a valid file,
  *    one with an error, one that includes itself);
  * 2. parsed as an expression (dsl_parse_expr), as written inside a string;
- * 3. written, escaped, into the string values of a small config (event,
+ * 3. written, escaped, into the string values of one of five small configs (event,
  *    where, attributes, delta-cond, output-format template, select,
  *    count(...), group-by, list-form where, a flow monitor's match,
  *    counters and where) and compiled, so the type
@@ -150,7 +150,7 @@ static char *escaped(const char *s, size_t *len)
 	return out;
 }
 
-static void compile_in_strings(const char *text)
+static void compile_in_strings(const char *text, size_t which)
 {
 	static const char *const tmpl[] = {
 		"event-report e {\n\tevent = \"%s\"\n\twhere = \"%s\"\n"
@@ -167,7 +167,7 @@ static void compile_in_strings(const char *text)
 
 	if (!e)
 		return;
-	for (size_t i = 0; i < sizeof(tmpl) / sizeof(tmpl[0]); i++) {
+	for (size_t i = which; i == which && i < sizeof(tmpl) / sizeof(tmpl[0]); i++) {
 		size_t cap = strlen(tmpl[i]) + 3 * elen + 1;
 		char *cfg = malloc(cap);
 		if (!cfg)
@@ -189,20 +189,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!may_include_outside(data, size))
 		compile_text(conf_name, (const char *)data, size);
 
-	/* 2: the input as an expression (up to its first NUL) */
+	/* 2 or 3, one of them a run (the input's length picks which): every
+	 * reading of every input was six compilations a run, a sixth of the
+	 * runs a second; libFuzzer varies lengths, so each reading is taken */
 	char *text = malloc(size + 1);
 	if (!text)
 		return 0;
 	memcpy(text, data, size);
 	text[size] = 0;
-	struct dsl_diags d;
-	struct dsl_loc at = { "expr", 1, 1, 2 };
-	dsl_diags_init(&d);
-	ex_free(dsl_parse_expr(&d, text, &at));
-	dsl_diags_free(&d);
-
-	/* 3: the input in the string values of a config */
-	compile_in_strings(text);
+	size_t which = size % 6;
+	if (which == 5) {       /* 2: the input as an expression (up to its first NUL) */
+		struct dsl_diags d;
+		struct dsl_loc at = { "expr", 1, 1, 2 };
+		dsl_diags_init(&d);
+		ex_free(dsl_parse_expr(&d, text, &at));
+		dsl_diags_free(&d);
+	} else {                /* 3: the input in the string values of a config */
+		compile_in_strings(text, which);
+	}
 	free(text);
 	return 0;
 }

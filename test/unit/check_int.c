@@ -794,6 +794,53 @@ START_TEST(attribute_names)
 }
 END_TEST
 
+/* The hints' edit distance computes only a band of the table: below 4 it
+ * must equal the whole table's Levenshtein distance, and be 4 or more
+ * (99) exactly when that is; random words over 3 letters, so that near
+ * and far pairs both occur. */
+static unsigned levenshtein(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned d[16][16];
+
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (unsigned)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned x = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < x)
+				x = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < x)
+				x = d[i][j - 1] + 1;
+			d[i][j] = x;
+		}
+	return d[la][lb];
+}
+
+START_TEST(edit_distance_band)
+{
+	char a[16], b[16];
+	unsigned seed = 1;
+
+	for (int t = 0; t < 200000; t++) {
+		size_t la = (seed = seed * 1103515245 + 12345) >> 16 & 15, lb = (seed >> 20) % 15;
+		la = la > 14 ? 14 : la;
+		for (size_t i = 0; i < la; i++)
+			a[i] = (char)('a' + ((seed = seed * 1103515245 + 12345) >> 16) % 3);
+		for (size_t i = 0; i < lb; i++)
+			b[i] = (char)('a' + ((seed = seed * 1103515245 + 12345) >> 16) % 3);
+		a[la] = b[lb] = 0;
+		unsigned want = levenshtein(a, b), got = isp_edit_distance(a, b);
+		ck_assert_msg(want < 4 ? got == want : got >= 4, "'%s' '%s': %u, want %u", a, b, got,
+			      want);
+	}
+	ck_assert_uint_eq(isp_edit_distance("int.hop_latency", "int.hop_latencies"), 3);
+	ck_assert_uint_ge(isp_edit_distance("ip.src", "int.hop_latencies"), 4);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("int");
@@ -807,6 +854,7 @@ int main(void)
 	tcase_add_test(tc, report_v10_metadata);
 	tcase_add_test(tc, report_v20_coalesced);
 	tcase_add_test(tc, report_v20_lengths_that_lie);
+	tcase_add_test(tc, edit_distance_band);
 	tcase_add_test(tc, int_v2_lengths_and_version);
 	tcase_add_test(tc, report_v20_tlv);
 	tcase_add_test(tc, gpe_carrier);
