@@ -8,6 +8,8 @@
  * windows too. Then the merge ends (every window written) and is freed.
  * The records go to a channel of nothing (counted as dropped): what is
  * fuzzed is reading the partials, folding them and writing the results.
+ * max-groups is small: each run's fresh tables are sized by it (the
+ * default's megabytes were most of a run), and the overflow is fuzzed too.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +27,7 @@ static const char conf[] =
 	"merge { lateness-ms = 3; late = correct }\n"
 	"query-report qa {\n"
 	"  ms-period = 100\n"
+	"  max-groups = 64\n"
 	"  select = {\"count()\", \"sum(int.latency)\", \"avg(int.latency)\", \"var(int.latency)\","
 	" \"min(int.latency)\", \"max(int.latency)\", \"first(int.hop_switch_ids)\","
 	" \"last(int.num_hop)\", \"rate(int.latency)\", \"p50(int.latency)\", \"p99(int.latency)\","
@@ -33,6 +36,7 @@ static const char conf[] =
 	"}\n"
 	"query-report qb {\n"
 	"  ms-period = 250\n"
+	"  max-groups = 64\n"
 	"  select = {\"count()\", \"avg(int.latency)\", \"var(int.hop_latencies)\","
 	" \"last(int.hop_switch_ids)\", \"first(ip.src)\", \"last(ipv6.src)\", \"first(eth.src)\","
 	" \"last(meta.proto_hierarchy)\", \"sum(int.latency / 3)\", \"avg(int.latency * 0.5)\"}\n"
