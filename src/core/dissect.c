@@ -152,6 +152,7 @@ unsigned isp_dissect(const struct isp_registry *reg, struct isp_packet *p,
 	p->report_count = 1;
 	p->report_layer = 0xff;
 	p->report_next_off = 0;
+	p->whole_end = 0;
 	p->malformed = 0;
 	chain_init(&c, reg, p, st);
 	st->packets++;

@@ -99,6 +99,10 @@ struct isp_packet {
 				   in 256ths of its buffer (0: none, or unknown):
 				   what overload shedding looks at */
 	uint32_t report_next_off; /* where the next individual report starts */
+	uint32_t whole_end;     /* the farthest end that an IP or UDP length
+				   field declared within the captured bytes: a
+				   region ending there or before is whole, the
+				   snap length did not cut it (isp_region_cut) */
 	struct isp_layer layer[ISP_MAX_LAYERS];
 	/* Kept by the dissector for attribute lookups (one load instead of a
 	 * scan of the layers): bit `proto` set when layer[0..nlayers) has
@@ -329,11 +333,30 @@ static inline void isp_val_array(struct isp_value *o, uint8_t type)
 	o->missing = 0;
 }
 
-/* Not enough bytes for what a length field announces: a short capture is
- * "truncated", a complete packet that contradicts itself is "bad length". */
-static inline enum isp_verdict isp_short_verdict(const struct isp_packet *p)
+/* Whether the snap length may have cut the region of layer l: the capture
+ * is short and no enclosing length field put the region's end inside the
+ * captured bytes (bytes cut after the IP packet, an Ethernet trailer, do
+ * not cut what it carries). */
+static inline bool isp_region_cut(const struct isp_packet *p, const struct isp_layer *l)
 {
-	return p->caplen < p->wirelen ? ISP_ERR_TRUNCATED : ISP_ERR_BAD_LENGTH;
+	return p->caplen < p->wirelen && l->end > p->whole_end;
+}
+
+/* Note an end that an IP or UDP length field declared, when the captured
+ * bytes hold it. */
+static inline void isp_note_whole(struct isp_packet *p, uint32_t end)
+{
+	if (end <= p->caplen && end > p->whole_end)
+		p->whole_end = end;
+}
+
+/* Not enough bytes in layer l's region for what a length field announces:
+ * a region the capture cut is "truncated", a whole one that contradicts
+ * itself is "bad length". */
+static inline enum isp_verdict isp_short_verdict(const struct isp_packet *p,
+						 const struct isp_layer *l)
+{
+	return isp_region_cut(p, l) ? ISP_ERR_TRUNCATED : ISP_ERR_BAD_LENGTH;
 }
 
 /* Bytes of layer l, from its header start to its region end. */

@@ -17,7 +17,8 @@
  *     - every bit of the instruction bitmap flipped, the bitmap 0 and
  *       0xFFFF.
  *     A v2.x header has one reading: verdict, hop count and
- *     int.hop_ml_mismatch are exact. A v0.5/v1.0 header also has the
+ *     int.hop_ml_mismatch are exact (HopML shorter than the bitmap's
+ *     fields is bad_length, as a report's MD Length). A v0.5/v1.0 header also has the
  *     documented dialect readings (GEANT's 8-byte timestamps and low-byte
  *     bitmap, p4-int-l4s's stride from the bitmap): where the spec reading
  *     agrees with the lengths it is exact; otherwise the decoder may take
@@ -122,7 +123,9 @@ static struct expect md_v2(const uint8_t *md, unsigned stack, bool mx)
 		return e;
 	}
 	unsigned stride = 4 * (w0 >> 8 & 0x1f);
-	if (stack && (!stride || stack % stride))
+	/* a hop shorter than the bitmap's fields; a stack that is not a
+	 * whole number of hops */
+	if (stride < hop_bytes(L_V2, bm) || (stack && (!stride || stack % stride)))
 		return exact(ISP_ERR_BAD_LENGTH);
 	unsigned hops = stack ? stack / stride : 0;
 	if (hops > ISP_MAX_HOPS)

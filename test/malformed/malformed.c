@@ -180,7 +180,10 @@ static bool dta_mutant(const struct isp_packet *whole, const uint8_t *m, uint32_
 	struct isp_packet p = { .data = m, .caplen = n, .wirelen = n };
 	struct isp_stats st = { 0 };
 	uint16_t dta = isp_proto_id(reg, "dta");
-	enum isp_verdict want = dta_model(m + off, n - off);
+	/* the datagram ends where UDP says, not at the frame's end (an
+	 * Ethernet trailer may follow) */
+	uint32_t end = whole->layer[whole->nlayers - 1].end;
+	enum isp_verdict want = dta_model(m + off, end - off);
 
 	isp_dissect(reg, &p, first, &st);
 	unsigned before = whole->nlayers - 1;
@@ -233,7 +236,8 @@ static void dta_fields(const char *what, const uint8_t *d, uint32_t n, uint16_t 
 		}
 		dta_t.cuts++;
 		if (dta_mutant(&whole, m, n, off, first)) {
-			dta_t.counted += dta_model(m + off, n - off) != ISP_OK;
+			dta_t.counted += dta_model(m + off, whole.layer[whole.nlayers - 1].end - off) !=
+					 ISP_OK;
 		} else if (dta_t.bad++ < 3) {
 			printf("# %s: byte %u set to %u: not what the wire format says\n", what,
 			       muts[i].at - off, muts[i].v);

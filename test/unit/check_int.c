@@ -698,13 +698,27 @@ START_TEST(malformed_reasons)
 	ck_assert_uint_eq(st.malformed[int_id][ISP_ERR_BAD_LENGTH], 1);
 	ck_assert(!tl_has(&p, "int.num_hop"));
 
-	/* the same bytes cut by the snap length: truncated */
+	/* the same bytes cut by the snap length (the IP and UDP lengths
+	 * those of the 200 bytes more on the wire): truncated */
+	size_t ipl = t.n - IP_OFF + 200, udpl = ipl - 20;
+	t.b[IP_OFF + 2] = (uint8_t)(ipl >> 8);
+	t.b[IP_OFF + 3] = (uint8_t)ipl;
+	t.b[IP_OFF + 24] = (uint8_t)(udpl >> 8);
+	t.b[IP_OFF + 25] = (uint8_t)udpl;
 	tl_dissect(&p, &st, t.b, t.n, NULL);
 	p.wirelen = (uint32_t)t.n + 200;
 	st.malformed[int_id][ISP_ERR_BAD_LENGTH] = 0;
 	p.nlayers = 0;
 	isp_dissect(tl_registry(), &p, isp_proto_id(tl_registry(), "eth"), &st);
 	ck_assert_int_eq(p.malformed, ISP_ERR_TRUNCATED);
+
+	/* the capture cut after the IP packet (a trailer), which is whole:
+	 * its lengths lie, bad_length */
+	tl_fix_lengths(&t, IP_OFF);
+	p.nlayers = 0;
+	p.wirelen = (uint32_t)t.n + 4;
+	isp_dissect(tl_registry(), &p, isp_proto_id(tl_registry(), "eth"), &st);
+	ck_assert_int_eq(p.malformed, ISP_ERR_BAD_LENGTH);
 
 	/* v2: 40 hops of one word each: more than ISP_MAX_HOPS */
 	t.n = 0;

@@ -26,6 +26,7 @@ static enum isp_verdict ipv4_decode(struct isp_dissect *d, struct isp_layer *l)
 			return ISP_ERR_BAD_LENGTH;
 		if (total < c.left)
 			l->end = l->off + total;
+		isp_note_whole(d->pkt, l->off + total);
 	}
 	l->len = hlen;
 	l->version = 4;

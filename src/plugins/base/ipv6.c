@@ -22,6 +22,8 @@ static enum isp_verdict ipv6_decode(struct isp_dissect *d, struct isp_layer *l)
 	unsigned payload = isp_be16(c.p + 4);
 	if (payload != 0 && IP6_HLEN + payload < c.left)
 		l->end = l->off + IP6_HLEN + payload;
+	if (payload != 0)
+		isp_note_whole(d->pkt, l->off + IP6_HLEN + payload);
 	d->ip_tos = (uint8_t)(isp_be16(c.p) >> 4);
 
 	uint8_t nh = c.p[6];

@@ -16,6 +16,7 @@ static enum isp_verdict udp_decode(struct isp_dissect *d, struct isp_layer *l)
 			return ISP_ERR_BAD_LENGTH;
 		if (len < c.left)
 			l->end = l->off + len;
+		isp_note_whole(d->pkt, l->off + len);
 	}
 	l->len = 8;
 	d->l4_sport = isp_be16(c.p);

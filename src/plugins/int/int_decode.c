@@ -178,8 +178,13 @@ static enum isp_verdict decode_v2(const uint8_t *md, unsigned stack_bytes,
 		return stack_bytes ? ISP_ERR_BAD_LENGTH : set_hops(s, 0, 0);
 	s->hop_ml = (uint8_t)isp_bits32(w0, 19, 5);
 	s->hop_cnt = (uint8_t)isp_bits32(w0, 24, 8);
-	unsigned stride = s->hop_ml * 4u;
-	if (int_hop_size(INT_LAYOUT_V2, s->bitmap) != stride)
+	unsigned stride = s->hop_ml * 4u, fields = int_hop_size(INT_LAYOUT_V2, s->bitmap);
+	/* v2.x has no dialect whose HopML is short: a hop that cannot hold
+	 * the bitmap's fields contradicts it, as a report's MD Length does.
+	 * A longer one holds domain-specific metadata. */
+	if (stride < fields)
+		return ISP_ERR_BAD_LENGTH;
+	if (stride != fields)
 		s->flags |= INT_F_HOPML_MISMATCH;
 	return set_hops(s, stack_bytes, stride);
 }
@@ -255,7 +260,8 @@ static void keep_state(struct isp_layer *l, struct int_state *s)
  * Shim layouts by carrier. Returns the INT bytes after the shim (MD header
  * plus stack, plus tail for v0.5 over L4) in *body and sets shim fields.
  */
-static enum isp_verdict parse_shim(struct isp_dissect *d, const uint8_t *sh,
+static enum isp_verdict parse_shim(struct isp_dissect *d, const struct isp_layer *l,
+				   const uint8_t *sh,
 				   unsigned avail, struct int_state *s,
 				   unsigned *body, uint32_t *next_tbl, uint32_t *next_key)
 {
@@ -293,7 +299,7 @@ static enum isp_verdict parse_shim(struct isp_dissect *d, const uint8_t *sh,
 		return d->carrier == ISP_CARRIER_L4 ? ISP_NOT_MINE : ISP_ERR_BAD_VERSION;
 	}
 	if (SHIM_LEN + *body > avail)
-		return isp_short_verdict(d->pkt);
+		return isp_short_verdict(d->pkt, l);
 	return ISP_OK;
 }
 
@@ -316,7 +322,7 @@ enum isp_verdict int_decode(struct isp_dissect *d, struct isp_layer *l)
 		 * the Geneve decoder bounded the region to the option. */
 		unsigned len = l->end - l->off;
 		if (len < MD_V2_LEN)
-			return isp_short_verdict(d->pkt);
+			return isp_short_verdict(d->pkt, l);
 		s.mode = INT_MODE_MD;
 		s.md_off = 0;
 		s.stack_off = MD_V2_LEN;
@@ -335,14 +341,14 @@ enum isp_verdict int_decode(struct isp_dissect *d, struct isp_layer *l)
 		/* a DSCP-marked payload too short for a shim is not INT, unless
 		 * the capture cut it */
 		if (d->carrier == ISP_CARRIER_L4 && !s.probe &&
-		    d->pkt->caplen >= d->pkt->wirelen)
+		    !isp_region_cut(d->pkt, l))
 			return ISP_NOT_MINE;
 		return ISP_ERR_TRUNCATED;
 	}
 
 	unsigned body;
 	uint32_t next_tbl, next_key = 0;
-	enum isp_verdict v = parse_shim(d, c.p, (unsigned)c.left, &s, &body, &next_tbl, &next_key);
+	enum isp_verdict v = parse_shim(d, l, c.p, (unsigned)c.left, &s, &body, &next_tbl, &next_key);
 	if (v != ISP_OK)
 		return v;
 	bool legacy = c.p[0] < 0x10;
