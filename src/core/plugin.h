@@ -21,7 +21,9 @@
 
 #include "cursor.h"
 
-#define ISP_PLUGIN_ABI     1
+/* Raised when a plugin built against an older header could not work:
+ * 2 = isp_packet.whole_end, isp_short_verdict(p, l). */
+#define ISP_PLUGIN_ABI     2
 #define ISP_MAX_LAYERS     16   /* protocol layers kept per packet */
 #define ISP_MAX_PROTOS     64   /* registered protocols */
 #define ISP_MAX_HOPS       32   /* per-hop array capacity */
