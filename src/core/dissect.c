@@ -153,6 +153,8 @@ unsigned isp_dissect(const struct isp_registry *reg, struct isp_packet *p,
 	p->report_layer = 0xff;
 	p->report_next_off = 0;
 	p->whole_end = 0;
+	p->report_inner = 0;
+	p->inner_whole_end = 0;
 	p->malformed = 0;
 	chain_init(&c, reg, p, st);
 	st->packets++;

@@ -105,6 +105,10 @@ struct isp_packet {
 				   field declared within the captured bytes: a
 				   region ending there or before is whole, the
 				   snap length did not cut it (isp_region_cut) */
+	uint32_t report_inner;  /* where the current report's inner packet
+				   starts, which its sender may have cut (0:
+				   none), and the farthest end a length field */
+	uint32_t inner_whole_end; /* of that inner packet declared in it */
 	struct isp_layer layer[ISP_MAX_LAYERS];
 	/* Kept by the dissector for attribute lookups (one load instead of a
 	 * scan of the layers): bit `proto` set when layer[0..nlayers) has
@@ -120,7 +124,8 @@ struct isp_packet {
 enum isp_verdict {
 	ISP_OK = 0,
 	ISP_NOT_MINE,           /* heuristic candidate rejected: try others */
-	ISP_ERR_TRUNCATED,      /* header runs past the captured bytes */
+	ISP_ERR_TRUNCATED,      /* header runs past the captured bytes of a
+				   region that was cut (isp_region_cut) */
 	ISP_ERR_BAD_LENGTH,     /* a length field contradicts the data */
 	ISP_ERR_BAD_VERSION,    /* unknown version or type */
 	ISP_ERR_HOP_OVERFLOW,   /* more hops than ISP_MAX_HOPS, or than declared */
@@ -335,12 +340,16 @@ static inline void isp_val_array(struct isp_value *o, uint8_t type)
 	o->missing = 0;
 }
 
-/* Whether the snap length may have cut the region of layer l: the capture
- * is short and no enclosing length field put the region's end inside the
- * captured bytes (bytes cut after the IP packet, an Ethernet trailer, do
- * not cut what it carries). */
+/* Whether the region of layer l may have been cut: by the snap length
+ * (the capture is short) when no enclosing length field put the region's
+ * end inside the captured bytes (bytes cut after the IP packet, an
+ * Ethernet trailer, do not cut what it carries); inside a telemetry
+ * report's inner packet, by the reporter, unless a length field of the
+ * inner packet put the end inside the report. */
 static inline bool isp_region_cut(const struct isp_packet *p, const struct isp_layer *l)
 {
+	if (p->report_inner && l->off >= p->report_inner)
+		return l->end > p->inner_whole_end;
 	return p->caplen < p->wirelen && l->end > p->whole_end;
 }
 
@@ -348,8 +357,12 @@ static inline bool isp_region_cut(const struct isp_packet *p, const struct isp_l
  * bytes hold it. */
 static inline void isp_note_whole(struct isp_packet *p, uint32_t end)
 {
-	if (end <= p->caplen && end > p->whole_end)
+	if (end > p->caplen)
+		return;
+	if (end > p->whole_end)
 		p->whole_end = end;
+	if (p->report_inner && end > p->report_inner && end > p->inner_whole_end)
+		p->inner_whole_end = end;
 }
 
 /* Not enough bytes in layer l's region for what a length field announces:

@@ -27,6 +27,9 @@
  *     wire format's table (src/plugins/dta/README.md) gives, written
  *     again here (dta_model), counted once under dta, the layers before
  *     it as in the whole packet.
+ *  5, 6. INT header and telemetry-report fields: int_fields.c.
+ *  7. The carriers' length fields (IPv4, IPv6, UDP, TCP, Geneve):
+ *     base_fields.c.
  *
  * Options first: -o PROTO.KEY=VALUE, as intspect's (a capture that needs
  * one, such as DTA's 2-byte header).
@@ -270,6 +273,7 @@ static void capture(const char *path)
 			cuts(what, d, cap, first, &t);
 			dta_fields(what, d, cap, first);
 			int_fields(what, d, cap, first);
+			base_fields(what, d, cap, first);
 		}
 	}
 	isp_source_close(s);
@@ -301,6 +305,7 @@ static void frames(const char *dir)
 		cuts(path, buf, (uint32_t)n, eth, &t);
 		dta_fields(path, buf, (uint32_t)n, eth);
 		int_fields(path, buf, (uint32_t)n, eth);
+		base_fields(path, buf, (uint32_t)n, eth);
 	}
 	closedir(dd);
 	report("of the fuzz seed frames", &t);
@@ -424,6 +429,7 @@ int main(int argc, char **argv)
 		fail++;
 	}
 	int_fields_summary();
+	base_fields_summary();
 	isp_registry_free(reg);
 	printf("malformed: %u passed, %u failed\n", pass, fail);
 	return fail ? 1 : 0;

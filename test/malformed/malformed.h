@@ -26,4 +26,8 @@ unsigned long counted_malformed(const struct isp_stats *st);
 void int_fields(const char *what, const uint8_t *d, uint32_t n, uint16_t first);
 void int_fields_summary(void);
 
+/* 7. The carriers' length fields (base_fields.c). */
+void base_fields(const char *what, const uint8_t *d, uint32_t n, uint16_t first);
+void base_fields_summary(void);
+
 #endif

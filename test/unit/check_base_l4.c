@@ -553,13 +553,17 @@ START_TEST(test_err_ipv6_truncated)
 	ck_assert_uint_eq(run_raw(b.buf, b.len - 4, b.len, "eth"), 1);
 	EXPECT_MALFORMED("ipv6", ISP_ERR_TRUNCATED);
 
-	/* hop-by-hop length says 16 bytes, 8 are there */
+	/* hop-by-hop length says 16 bytes, 8 are there: in a whole packet
+	 * the length lies, in a cut one it was cut */
 	pkt_init(&b);
 	eth_ip6(&b, 0, 0, 0);
 	size_t h = pkt_ipv6_opts(&b, 17, ra, sizeof ra);
 	pkt_finish(&b);
 	b.buf[h + 1] = 1;
 	run(&b);
+	EXPECT_MALFORMED("ipv6", ISP_ERR_BAD_LENGTH);
+	pkt_put16(&b, 14 + 4, (unsigned)(b.len - 14 - 40 + 8));
+	run_raw(b.buf, b.len, b.len + 8, "eth");
 	EXPECT_MALFORMED("ipv6", ISP_ERR_TRUNCATED);
 }
 END_TEST
@@ -572,12 +576,21 @@ START_TEST(test_err_udp)
 	eth_ip4(&b, 0, 17, IP_A, IP_B);
 	pkt_udp(&b, 1, 2, 0);
 	pkt_finish(&b);
-	ck_assert_uint_eq(run_raw(b.buf, b.len - 1, b.len - 1, "eth"), 2);
+	ck_assert_uint_eq(run_raw(b.buf, b.len - 1, b.len, "eth"), 2);
 	EXPECT_MALFORMED("udp", ISP_ERR_TRUNCATED);
 
 	pkt_put16(&b, 14 + 20 + 4, 7);          /* UDP length below its header */
 	ck_assert_uint_eq(run(&b), 2);
 	EXPECT_MALFORMED("udp", ISP_ERR_BAD_LENGTH);
+
+	pkt_put16(&b, 14 + 20 + 4, 9);          /* past the whole datagram */
+	ck_assert_uint_eq(run(&b), 2);
+	EXPECT_MALFORMED("udp", ISP_ERR_BAD_LENGTH);
+	/* ... also past a whole IPv4 datagram, although the capture is cut */
+	ck_assert_uint_eq(run_raw(b.buf, b.len, b.len + 10, "eth"), 2);
+	/* both lengths past the bytes, the capture cut: a cut, not a lie */
+	pkt_put16(&b, 14 + 2, 20 + 9);
+	ck_assert_uint_eq(run_raw(b.buf, b.len, b.len + 10, "eth"), 3);
 }
 END_TEST
 
@@ -589,16 +602,16 @@ START_TEST(test_err_tcp)
 	eth_ip4(&b, 0, 6, IP_A, IP_B);
 	size_t t = pkt_tcp(&b, &(struct pkt_tcp){ .sport = 1, .dport = 2, .wscale = -1 });
 	pkt_finish(&b);
-	ck_assert_uint_eq(run_raw(b.buf, b.len - 1, b.len - 1, "eth"), 2);
+	ck_assert_uint_eq(run_raw(b.buf, b.len - 1, b.len, "eth"), 2);
 	EXPECT_MALFORMED("tcp", ISP_ERR_TRUNCATED);
 
 	b.buf[t + 12] = 0x40;                   /* data offset 4 */
 	ck_assert_uint_eq(run(&b), 2);
 	EXPECT_MALFORMED("tcp", ISP_ERR_BAD_LENGTH);
 
-	b.buf[t + 12] = 0xa0;                   /* 40-byte header, 20 captured */
+	b.buf[t + 12] = 0xa0;                   /* 40-byte header, 20 there: a lie */
 	run(&b);
-	EXPECT_MALFORMED("tcp", ISP_ERR_TRUNCATED);
+	EXPECT_MALFORMED("tcp", ISP_ERR_BAD_LENGTH);
 }
 END_TEST
 
@@ -635,7 +648,7 @@ START_TEST(test_err_geneve)
 	b.buf[g] = 2;
 	pkt_finish(&b);
 	ck_assert_uint_eq(run(&b), 3);
-	EXPECT_MALFORMED("geneve", ISP_ERR_TRUNCATED);
+	EXPECT_MALFORMED("geneve", ISP_ERR_BAD_LENGTH);         /* a whole packet: a lie */
 
 	/* an option longer than Opt Len */
 	pkt_init(&b);

@@ -3,7 +3,9 @@
  *
  * The layer's region ends at the datagram's Total Length, so Ethernet
  * padding never reaches the payload decoders; a capture cut short by the
- * snap length is not an error, a Total Length below the header is.
+ * snap length (or a report's inner packet, cut by the reporter) is not an
+ * error, a Total Length below the header, or past the bytes of a datagram
+ * nothing cut, is.
  */
 #include "../../core/plugin.h"
 
@@ -20,10 +22,12 @@ static enum isp_verdict ipv4_decode(struct isp_dissect *d, struct isp_layer *l)
 	if (hlen < 20)
 		return ISP_ERR_BAD_LENGTH;
 	if (!isp_cur_has(&c, hlen))
-		return ISP_ERR_TRUNCATED;
+		return isp_short_verdict(d->pkt, l);    /* IHL past the bytes */
 	if (total != 0) {       /* 0: segmentation offload, trust the capture */
 		if (total < hlen)
 			return ISP_ERR_BAD_LENGTH;
+		if (total > c.left && !isp_region_cut(d->pkt, l))
+			return ISP_ERR_BAD_LENGTH;      /* longer than the whole datagram */
 		if (total < c.left)
 			l->end = l->off + total;
 		isp_note_whole(d->pkt, l->off + total);

@@ -258,6 +258,11 @@ static enum isp_verdict rep_decode(struct isp_dissect *d, struct isp_layer *l)
 	if (v != ISP_OK)
 		return v;
 	l->version = (uint8_t)(c.p[0] >> 4);
+	/* The reporter may have cut the inner packet (the specifications
+	 * carry a truncated copy): a length in it that runs past the report
+	 * is a cut, not a lie, unless the inner IP or UDP length fits. */
+	d->pkt->report_inner = d->next_off != UINT32_MAX ? d->next_off : l->off + l->len;
+	d->pkt->inner_whole_end = 0;
 	note_inner_ids(d, &s);
 	memcpy(l->st.b, &s, sizeof(s));
 	d->in_report = 1;
