@@ -152,9 +152,7 @@ unsigned isp_dissect(const struct isp_registry *reg, struct isp_packet *p,
 	p->report_count = 1;
 	p->report_layer = 0xff;
 	p->report_next_off = 0;
-	p->whole_end = 0;
 	p->report_inner = 0;
-	p->inner_whole_end = 0;
 	p->malformed = 0;
 	chain_init(&c, reg, p, st);
 	st->packets++;
@@ -198,6 +196,35 @@ bool isp_dissect_next_report(const struct isp_registry *reg,
 	run_chain(&c, p, proto, off, end);
 	if (p->malformed)
 		st->malformed_packets++;
+	return true;
+}
+
+bool isp_region_cut_slow(const struct isp_dissect *d, const struct isp_layer *l)
+{
+	const struct isp_packet *p = d->pkt;
+	bool inner = p->report_inner && l->off >= p->report_inner;
+
+	if (!inner && p->caplen >= p->wirelen)
+		return false;
+	/* Whole when an enclosing IP header (inside the report's inner
+	 * packet, for a layer there) declares an end that the captured
+	 * bytes hold and the region does not pass. The layers decoded so
+	 * far had their fixed headers checked: the length fields are there. */
+	uint32_t from = inner ? p->report_inner : 0;
+	for (unsigned i = 0; i < p->nlayers; i++) {
+		const struct isp_layer *x = &p->layer[i];
+		uint32_t len;
+		if (x == l || x->off < from || x->off > l->off)
+			continue;
+		if (x->proto == d->reg->ip4)
+			len = isp_be16(p->data + x->off + 2);
+		else if (x->proto == d->reg->ip6)
+			len = isp_be16(p->data + x->off + 4) ? 40u + isp_be16(p->data + x->off + 4) : 0;
+		else
+			continue;
+		if (len && x->off + len <= p->caplen && x->off + len >= l->end)
+			return false;
+	}
 	return true;
 }
 

@@ -22,7 +22,7 @@
 #include "cursor.h"
 
 /* Raised when a plugin built against an older header could not work:
- * 2 = isp_packet.whole_end, isp_short_verdict(p, l). */
+ * 2 = isp_packet.report_inner, isp_short_verdict(d, l). */
 #define ISP_PLUGIN_ABI     2
 #define ISP_MAX_LAYERS     16   /* protocol layers kept per packet */
 #define ISP_MAX_PROTOS     64   /* registered protocols */
@@ -101,14 +101,9 @@ struct isp_packet {
 				   in 256ths of its buffer (0: none, or unknown):
 				   what overload shedding looks at */
 	uint32_t report_next_off; /* where the next individual report starts */
-	uint32_t whole_end;     /* the farthest end that an IP or UDP length
-				   field declared within the captured bytes: a
-				   region ending there or before is whole, the
-				   snap length did not cut it (isp_region_cut) */
 	uint32_t report_inner;  /* where the current report's inner packet
 				   starts, which its sender may have cut (0:
-				   none), and the farthest end a length field */
-	uint32_t inner_whole_end; /* of that inner packet declared in it */
+				   none; isp_region_cut) */
 	struct isp_layer layer[ISP_MAX_LAYERS];
 	/* Kept by the dissector for attribute lookups (one load instead of a
 	 * scan of the layers): bit `proto` set when layer[0..nlayers) has
@@ -340,38 +335,29 @@ static inline void isp_val_array(struct isp_value *o, uint8_t type)
 	o->missing = 0;
 }
 
-/* Whether the region of layer l may have been cut: by the snap length
- * (the capture is short) when no enclosing length field put the region's
- * end inside the captured bytes (bytes cut after the IP packet, an
- * Ethernet trailer, do not cut what it carries); inside a telemetry
- * report's inner packet, by the reporter, unless a length field of the
- * inner packet put the end inside the report. */
-static inline bool isp_region_cut(const struct isp_packet *p, const struct isp_layer *l)
-{
-	if (p->report_inner && l->off >= p->report_inner)
-		return l->end > p->inner_whole_end;
-	return p->caplen < p->wirelen && l->end > p->whole_end;
-}
+bool isp_region_cut_slow(const struct isp_dissect *d, const struct isp_layer *l);
 
-/* Note an end that an IP or UDP length field declared, when the captured
- * bytes hold it. */
-static inline void isp_note_whole(struct isp_packet *p, uint32_t end)
+/* Whether the region of layer l may have been cut: by the snap length
+ * (the capture is short) when no enclosing IP header's length puts the
+ * region's end inside the captured bytes (bytes cut after the IP packet,
+ * an Ethernet trailer, do not cut what it carries); inside a telemetry
+ * report's inner packet, by the reporter, unless an IP header of the
+ * inner packet puts it inside the report. Nothing is noted on the way:
+ * the rare question walks the layers (dissect.c). */
+static inline bool isp_region_cut(const struct isp_dissect *d, const struct isp_layer *l)
 {
-	if (end > p->caplen)
-		return;
-	if (end > p->whole_end)
-		p->whole_end = end;
-	if (p->report_inner && end > p->report_inner && end > p->inner_whole_end)
-		p->inner_whole_end = end;
+	if (d->pkt->caplen >= d->pkt->wirelen && !d->pkt->report_inner)
+		return false;
+	return isp_region_cut_slow(d, l);
 }
 
 /* Not enough bytes in layer l's region for what a length field announces:
  * a region the capture cut is "truncated", a whole one that contradicts
  * itself is "bad length". */
-static inline enum isp_verdict isp_short_verdict(const struct isp_packet *p,
+static inline enum isp_verdict isp_short_verdict(const struct isp_dissect *d,
 						 const struct isp_layer *l)
 {
-	return isp_region_cut(p, l) ? ISP_ERR_TRUNCATED : ISP_ERR_BAD_LENGTH;
+	return isp_region_cut(d, l) ? ISP_ERR_TRUNCATED : ISP_ERR_BAD_LENGTH;
 }
 
 /* Bytes of layer l, from its header start to its region end. */

@@ -85,6 +85,8 @@ int isp_registry_link(struct isp_registry *reg, const char *proto,
 int isp_registry_finalize(struct isp_registry *reg, char *err, size_t errlen)
 {
 	isp_meta_bind(reg);
+	reg->ip4 = isp_proto_id(reg, "ip");
+	reg->ip6 = isp_proto_id(reg, "ipv6");
 	for (uint16_t i = 0; i < reg->nprotos; i++)
 		reg->proto[i].nheur = 0;
 	for (uint16_t i = 0; i < reg->nprotos; i++) {

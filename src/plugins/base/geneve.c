@@ -23,7 +23,7 @@ static enum isp_verdict geneve_decode(struct isp_dissect *d, struct isp_layer *l
 		return ISP_ERR_BAD_VERSION;
 	unsigned optlen = (c.p[0] & 0x3f) * 4u;
 	if (!isp_cur_has(&c, 8 + optlen))
-		return isp_short_verdict(d->pkt, l);    /* Opt Len past the bytes */
+		return isp_short_verdict(d, l);    /* Opt Len past the bytes */
 	uint16_t ptype = isp_be16(c.p + 2);
 	l->len = 8 + optlen;
 	l->st.h[0] = 0;

@@ -22,15 +22,14 @@ static enum isp_verdict ipv4_decode(struct isp_dissect *d, struct isp_layer *l)
 	if (hlen < 20)
 		return ISP_ERR_BAD_LENGTH;
 	if (!isp_cur_has(&c, hlen))
-		return isp_short_verdict(d->pkt, l);    /* IHL past the bytes */
+		return isp_short_verdict(d, l);    /* IHL past the bytes */
 	if (total != 0) {       /* 0: segmentation offload, trust the capture */
 		if (total < hlen)
 			return ISP_ERR_BAD_LENGTH;
-		if (total > c.left && !isp_region_cut(d->pkt, l))
+		if (total > c.left && !isp_region_cut(d, l))
 			return ISP_ERR_BAD_LENGTH;      /* longer than the whole datagram */
 		if (total < c.left)
 			l->end = l->off + total;
-		isp_note_whole(d->pkt, l->off + total);
 	}
 	l->len = hlen;
 	l->version = 4;

@@ -20,12 +20,10 @@ static enum isp_verdict ipv6_decode(struct isp_dissect *d, struct isp_layer *l)
 	if ((c.p[0] >> 4) != 6)
 		return ISP_ERR_BAD_VERSION;
 	unsigned payload = isp_be16(c.p + 4);
-	if (payload != 0 && IP6_HLEN + payload > c.left && !isp_region_cut(d->pkt, l))
+	if (payload != 0 && IP6_HLEN + payload > c.left && !isp_region_cut(d, l))
 		return ISP_ERR_BAD_LENGTH;      /* longer than the whole datagram */
 	if (payload != 0 && IP6_HLEN + payload < c.left)
 		l->end = l->off + IP6_HLEN + payload;
-	if (payload != 0)
-		isp_note_whole(d->pkt, l->off + IP6_HLEN + payload);
 	d->ip_tos = (uint8_t)(isp_be16(c.p) >> 4);
 
 	uint8_t nh = c.p[6];
@@ -48,7 +46,7 @@ static enum isp_verdict ipv6_decode(struct isp_dissect *d, struct isp_layer *l)
 			ext = (e[1] + 1u) * 8u;
 		}
 		if (hlen + ext > avail)
-			return isp_short_verdict(d->pkt, l);    /* its length past the bytes */
+			return isp_short_verdict(d, l);    /* its length past the bytes */
 		nh = e[0];
 		hlen += ext;
 	}

@@ -14,7 +14,7 @@ static enum isp_verdict tcp_decode(struct isp_dissect *d, struct isp_layer *l)
 	if (hlen < 20)
 		return ISP_ERR_BAD_LENGTH;
 	if (!isp_cur_has(&c, hlen))
-		return isp_short_verdict(d->pkt, l);    /* Data Offset past the bytes */
+		return isp_short_verdict(d, l);    /* Data Offset past the bytes */
 	l->len = hlen;
 	d->l4_sport = isp_be16(c.p);
 	d->l4_dport = isp_be16(c.p + 2);

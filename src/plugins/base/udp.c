@@ -12,11 +12,10 @@ static enum isp_verdict udp_decode(struct isp_dissect *d, struct isp_layer *l)
 		return ISP_ERR_TRUNCATED;
 	unsigned len = isp_be16(c.p + 4);
 	if (len != 0) {         /* 0: jumbogram or offload, trust the capture */
-		if (len < 8 || (len > c.left && !isp_region_cut(d->pkt, l)))
+		if (len < 8 || (len > c.left && !isp_region_cut(d, l)))
 			return ISP_ERR_BAD_LENGTH;
 		if (len < c.left)
 			l->end = l->off + len;
-		isp_note_whole(d->pkt, l->off + len);
 	}
 	l->len = 8;
 	d->l4_sport = isp_be16(c.p);

@@ -29,18 +29,18 @@ static enum isp_verdict dta_decode(struct isp_dissect *d, struct isp_layer *l)
 	struct dta_state s = { .hdr = with_sequence ? 3 : 2 };
 
 	if (!isp_cur_has(&c, s.hdr))
-		return isp_short_verdict(d->pkt, l);
+		return isp_short_verdict(d, l);
 	s.opcode = c.p[0];
 	if (s.opcode < OP_KEY_WRITE || s.opcode > OP_SKETCH_MERGE)
 		return ISP_ERR_BAD_VERSION;
 	size_t fixed = body_fixed[s.opcode];
 	if (!isp_cur_has(&c, s.hdr + fixed))
-		return isp_short_verdict(d->pkt, l);
+		return isp_short_verdict(d, l);
 	size_t rest = c.left - s.hdr - fixed;
 	const uint8_t *b = c.p + s.hdr;
 
 	/* the snap length cut this datagram: its data is not all here */
-	if (isp_region_cut(d->pkt, l))
+	if (isp_region_cut(d, l))
 		return ISP_ERR_TRUNCATED;
 
 	switch (s.opcode) {

@@ -51,7 +51,7 @@ static bool int_detect(const struct isp_dissect *d, const struct isp_layer *pare
 	 * capture cut inside the shim and header (12 bytes) still shows its
 	 * type byte: INT, counted truncated, not passed over in silence. */
 	if (d->in_report && int_cfg.structural_in_reports && payload < parent->end &&
-	    (payload + 12 <= parent->end || isp_region_cut(p, parent))) {
+	    (payload + 12 <= parent->end || isp_region_cut(d, parent))) {
 		uint8_t b0 = p->data[payload];
 		return b0 == 1 || b0 == 0x10 || b0 == 0x14 || b0 == 0x18 || b0 == 0x30;
 	}

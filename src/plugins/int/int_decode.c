@@ -299,7 +299,7 @@ static enum isp_verdict parse_shim(struct isp_dissect *d, const struct isp_layer
 		return d->carrier == ISP_CARRIER_L4 ? ISP_NOT_MINE : ISP_ERR_BAD_VERSION;
 	}
 	if (SHIM_LEN + *body > avail)
-		return isp_short_verdict(d->pkt, l);
+		return isp_short_verdict(d, l);
 	return ISP_OK;
 }
 
@@ -322,7 +322,7 @@ enum isp_verdict int_decode(struct isp_dissect *d, struct isp_layer *l)
 		 * the Geneve decoder bounded the region to the option. */
 		unsigned len = l->end - l->off;
 		if (len < MD_V2_LEN)
-			return isp_short_verdict(d->pkt, l);
+			return isp_short_verdict(d, l);
 		s.mode = INT_MODE_MD;
 		s.md_off = 0;
 		s.stack_off = MD_V2_LEN;
@@ -341,7 +341,7 @@ enum isp_verdict int_decode(struct isp_dissect *d, struct isp_layer *l)
 		/* a DSCP-marked payload too short for a shim is not INT, unless
 		 * the capture cut it */
 		if (d->carrier == ISP_CARRIER_L4 && !s.probe &&
-		    !isp_region_cut(d->pkt, l))
+		    !isp_region_cut(d, l))
 			return ISP_NOT_MINE;
 		return ISP_ERR_TRUNCATED;
 	}

@@ -71,7 +71,7 @@ static enum isp_verdict decode_v05(struct isp_dissect *d, struct isp_layer *l,
 	default: return ISP_ERR_UNSUPPORTED;
 	}
 	if (hdr > avail)
-		return isp_short_verdict(d->pkt, l);
+		return isp_short_verdict(d, l);
 	s->md_off = 12;
 	s->md_len = (uint16_t)(hdr - 12);
 	l->len = hdr;
@@ -91,7 +91,7 @@ static enum isp_verdict decode_v10(struct isp_dissect *d, struct isp_layer *l,
 	if (hdr < 16 || hdr < 16 + 4u * isp_popcount16(s->md_bits))
 		return ISP_ERR_BAD_LENGTH;
 	if (hdr > avail)
-		return isp_short_verdict(d->pkt, l);
+		return isp_short_verdict(d, l);
 	s->md_off = 16;
 	s->md_len = (uint16_t)(hdr - 16);
 	l->len = hdr;
@@ -121,12 +121,12 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 
 	s->kind = REP_V20;
 	if (avail < 12)
-		return isp_short_verdict(p, l);
+		return isp_short_verdict(d, l);
 	/* Only the outermost v2.0 report of a packet hands out its coalesced
 	 * reports one by one; a report nested in an inner packet is decoded
 	 * as a single report. */
 	bool owner = p->report_layer == 0xff || p->report_layer == p->nlayers;
-	bool cut = isp_region_cut(p, l);        /* the snap length, not the sender */
+	bool cut = isp_region_cut(d, l);        /* the snap length, not the sender */
 	unsigned off = 8, n = 0;
 	if (owner && p->report_index > 0) {
 		if (p->report_next_off < l->off + 8 || p->report_next_off - l->off >= avail)
@@ -148,7 +148,7 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 			o += sz;
 		}
 		if (n == 0)
-			return isp_short_verdict(p, l);
+			return isp_short_verdict(d, l);
 		if (owner) {
 			p->report_count = (uint8_t)n;
 			p->report_layer = p->nlayers;
@@ -161,7 +161,7 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 	if (clamped)
 		size = avail - off;
 	if (!size || size > avail - off)
-		return isp_short_verdict(p, l);
+		return isp_short_verdict(d, l);
 	if (owner)
 		p->report_next_off = l->off + off + size;
 	s->count = owner ? p->report_count : (uint8_t)n;
@@ -260,9 +260,8 @@ static enum isp_verdict rep_decode(struct isp_dissect *d, struct isp_layer *l)
 	l->version = (uint8_t)(c.p[0] >> 4);
 	/* The reporter may have cut the inner packet (the specifications
 	 * carry a truncated copy): a length in it that runs past the report
-	 * is a cut, not a lie, unless the inner IP or UDP length fits. */
+	 * is a cut, not a lie, unless the inner IP length fits. */
 	d->pkt->report_inner = d->next_off != UINT32_MAX ? d->next_off : l->off + l->len;
-	d->pkt->inner_whole_end = 0;
 	note_inner_ids(d, &s);
 	memcpy(l->st.b, &s, sizeof(s));
 	d->in_report = 1;
