@@ -335,7 +335,10 @@ static inline void isp_val_array(struct isp_value *o, uint8_t type)
 	o->missing = 0;
 }
 
-bool isp_region_cut_slow(const struct isp_dissect *d, const struct isp_layer *l);
+/* cold: its call stays off the decoders' common path (no registers saved
+ * for it there) */
+__attribute__((cold)) bool isp_region_cut_slow(const struct isp_dissect *d,
+					       const struct isp_layer *l);
 
 /* Whether the region of layer l may have been cut: by the snap length
  * (the capture is short) when no enclosing IP header's length puts the
