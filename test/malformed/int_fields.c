@@ -390,6 +390,7 @@ struct mut {
 	uint32_t at;            /* offset in the header */
 	uint8_t v;
 	uint8_t mask;           /* bits of the byte replaced by v */
+	uint8_t next_too;       /* the next byte set alike (a 16-bit field) */
 };
 
 static void int_header(const char *what, const struct isp_packet *whole, unsigned idx,
@@ -457,22 +458,20 @@ static void int_header(const char *what, const struct isp_packet *whole, unsigne
 	for (unsigned bit = 0; bit < 16; bit++)
 		mu[k++] = (struct mut){ md + 4 + bit / 8, 0x80u >> (bit % 8) ^ r[md + 4 + bit / 8],
 					(uint8_t)(0x80u >> (bit % 8)) };
-	for (unsigned i = 0; i < 2; i++) {      /* bitmap 0 and 0xFFFF */
-		mu[k++] = (struct mut){ md + 4, i ? 0xff : 0, 0xff };
-		mu[k - 1].at |= 0x10000u * (i + 1);     /* and the next byte alike */
-	}
+	mu[k++] = (struct mut){ md + 4, 0, 0xff, 1 };      /* bitmap 0 */
+	mu[k++] = (struct mut){ md + 4, 0xff, 0xff, 1 };   /* and 0xFFFF */
 
 	int_t.headers++;
 	for (unsigned i = 0; i < k; i++) {
 		memcpy(m, d, n);
-		uint32_t at = wl->off + (mu[i].at & 0xffff);
+		uint32_t at = wl->off + mu[i].at;
 		m[at] = (uint8_t)((m[at] & ~mu[i].mask) | (mu[i].v & mu[i].mask));
-		if (mu[i].at >> 16)
+		if (mu[i].next_too)
 			m[at + 1] = m[at];
 		const char *why = int_check(whole, idx, m, n, first, l4, geneve, structural);
 		if (why && int_t.bad++ < 5)
 			printf("  %s, INT at %u, byte %u set to 0x%02x: %s\n    %s\n", what, wl->off,
-			       mu[i].at & 0xffff, m[at], why, detail);
+			       mu[i].at, m[at], why, detail);
 	}
 }
 
