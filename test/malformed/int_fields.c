@@ -427,37 +427,37 @@ static void int_header(const char *what, const struct isp_packet *whole, unsigne
 	bool legacy = !geneve && r[0] < 0x10;
 	if (!geneve) {
 		for (unsigned v = 0; v < 256; v++)
-			mu[k++] = (struct mut){ 0, (uint8_t)v, 0xff };
+			mu[k++] = (struct mut){ 0, (uint8_t)v, 0xff, 0 };
 		unsigned lb = legacy ? 2 : 1, len = r[lb];
 		unsigned hop = legacy || (be32(r + 4) >> 8 & 0x1f) == 0 ? 1 : be32(r + 4) >> 8 & 0x1f;
 		unsigned lens[] = { 0, 1, 2, 3, len - 1, len + 1, len - hop, len + hop, 254, 255 };
 		for (unsigned i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
-			mu[k++] = (struct mut){ lb, (uint8_t)lens[i], 0xff };
+			mu[k++] = (struct mut){ lb, (uint8_t)lens[i], 0xff, 0 };
 		if (legacy) {   /* reserved: byte 1, the low 2 bits of byte 3 */
-			mu[k++] = (struct mut){ 1, 0xff, 0xff };
-			mu[k++] = (struct mut){ 3, 0x03, 0x03 };
+			mu[k++] = (struct mut){ 1, 0xff, 0xff, 0 };
+			mu[k++] = (struct mut){ 3, 0x03, 0x03, 0 };
 		} else {        /* reserved: the low 2 bits of byte 0 */
-			mu[k++] = (struct mut){ 0, 0x03, 0x03 };
+			mu[k++] = (struct mut){ 0, 0x03, 0x03, 0 };
 		}
 	}
 	for (unsigned bit = 0; bit < 32; bit++)
 		mu[k++] = (struct mut){ md + bit / 8, 0x80u >> (bit % 8) ^ r[md + bit / 8],
-					(uint8_t)(0x80u >> (bit % 8)) };
+					(uint8_t)(0x80u >> (bit % 8)), 0 };
 	uint32_t w0 = be32(r + md);
 	bool v05 = legacy && w0 >> 28 == 0;
 	/* HopML (v1.0, v2.x: bits 19-23) or InsCnt (v0.5: bits 11-15) */
 	unsigned ml = v05 ? w0 >> 16 & 0x1f : w0 >> 8 & 0x1f, mlb = v05 ? 1 : 2;
 	unsigned mls[] = { 0, 1, ml - 1, ml + 1, 31 };
 	for (unsigned i = 0; i < 5; i++)
-		mu[k++] = (struct mut){ md + mlb, (uint8_t)(mls[i] & 0x1f), 0x1f };
+		mu[k++] = (struct mut){ md + mlb, (uint8_t)(mls[i] & 0x1f), 0x1f, 0 };
 	if (v05) {
 		unsigned t = w0 & 0xff, ts[] = { 0, t - 1, t + 1, 33, 255 };
 		for (unsigned i = 0; i < 5; i++)
-			mu[k++] = (struct mut){ md + 3, (uint8_t)ts[i], 0xff };
+			mu[k++] = (struct mut){ md + 3, (uint8_t)ts[i], 0xff, 0 };
 	}
 	for (unsigned bit = 0; bit < 16; bit++)
 		mu[k++] = (struct mut){ md + 4 + bit / 8, 0x80u >> (bit % 8) ^ r[md + 4 + bit / 8],
-					(uint8_t)(0x80u >> (bit % 8)) };
+					(uint8_t)(0x80u >> (bit % 8)), 0 };
 	mu[k++] = (struct mut){ md + 4, 0, 0xff, 1 };      /* bitmap 0 */
 	mu[k++] = (struct mut){ md + 4, 0xff, 0xff, 1 };   /* and 0xFFFF */
 
@@ -552,24 +552,24 @@ static void report_header(const char *what, const struct isp_packet *whole, unsi
 	unsigned k = 0;
 
 	for (unsigned v = 0; v < 256; v++)
-		mu[k++] = (struct mut){ 0, (uint8_t)v, 0xff };
+		mu[k++] = (struct mut){ 0, (uint8_t)v, 0xff, 0 };
 	if (ver == 1)
 		for (unsigned v = 0; v < 256; v++)
-			mu[k++] = (struct mut){ 1, (uint8_t)v, 0xff };
+			mu[k++] = (struct mut){ 1, (uint8_t)v, 0xff, 0 };
 	for (unsigned o = 8; ver == 2 && o + 4 <= avail && k + 300 < 8192;) {
 		unsigned len = r[o + 1], md = r[o + 2];
 		for (unsigned v = 0; v < 256; v++)
-			mu[k++] = (struct mut){ o, (uint8_t)v, 0xff };
+			mu[k++] = (struct mut){ o, (uint8_t)v, 0xff, 0 };
 		unsigned lens[] = { 0, 1, 2, len - 1, len + 1, 254, 255 };
 		for (unsigned i = 0; i < 7; i++)
-			mu[k++] = (struct mut){ o + 1, (uint8_t)lens[i], 0xff };
+			mu[k++] = (struct mut){ o + 1, (uint8_t)lens[i], 0xff, 0 };
 		if (r[o] >> 4 == 1 && o + 12 <= avail) {
 			unsigned mds[] = { 0, 1, md - 1, md + 1, 255 };
 			for (unsigned i = 0; i < 5; i++)
-				mu[k++] = (struct mut){ o + 2, (uint8_t)mds[i], 0xff };
+				mu[k++] = (struct mut){ o + 2, (uint8_t)mds[i], 0xff, 0 };
 			for (unsigned bit = 0; bit < 16; bit++)
 				mu[k++] = (struct mut){ o + 4 + bit / 8, 0x80u >> (bit % 8) ^ r[o + 4 + bit / 8],
-							(uint8_t)(0x80u >> (bit % 8)) };
+							(uint8_t)(0x80u >> (bit % 8)), 0 };
 		}
 		if (len == 0xff)
 			break;
