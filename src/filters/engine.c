@@ -632,36 +632,36 @@ const uint8_t *engine_key_value(const uint8_t *k, const uint8_t *end, uint8_t ty
 	*present = flag & 1;
 	if (!*present)
 		return k;
+	/* a key that does not read (bytes from a partial window, which
+	 * anyone may write) gives an absent value, never a part of one */
 	if (fixed) {
 		size_t n = type == ISP_T_IPV6 || type == ISP_T_MAC ? 16 : 8;
 		if ((size_t)(end - k) < n)
-			return end;
+			return *present = false, end;
 		memcpy(n == 16 ? (void *)v->v.ip6 : (void *)&v->v.u, k, n);
 		v->missing = flag >> 1 & 1;
 		return k + n;
 	}
 	if (per_hop) {
-		if (end - k < 5)
-			return end;
 		v->is_array = 1;
+		if (end - k < 5 || *k > ISP_MAX_HOPS || (size_t)(end - k - 5) < *k * 8u)
+			return *present = false, end;
 		v->count = *k++;
 		memcpy(&v->missing, k, 4);
 		k += 4;
 		size_t n = v->count * 8u;
-		if ((size_t)(end - k) < n || v->count > ISP_MAX_HOPS)
-			return end;
 		memcpy(v->v.arr, k, n);
 		return k + n;
 	}
 	if (type == ISP_T_STRING) {
 		const uint8_t *z = memchr(k, 0, (size_t)(end - k));
-		if (!z)
-			return end;
+		if (!z || z - k >= ISP_STR_MAX)
+			return *present = false, end;
 		memcpy(v->v.str, k, (size_t)(z - k) + 1);
 		return z + 1;
 	}
 	if (end - k < 16)
-		return end;
+		return *present = false, end;
 	if (type == ISP_T_IPV6 || type == ISP_T_MAC) {
 		memcpy(v->v.ip6, k, 16);
 	} else {
