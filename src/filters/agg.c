@@ -324,8 +324,9 @@ static bool res_var(const struct agg_state *s, const struct qitem *it, double wi
 	}
 	/* (n Σx² − (Σx)²) / n², exactly while it fits in 128 bits */
 	i128 n = (i128)s->n, s1 = load128(s->a.m.s1), s2 = load128(s->a.m.s2);
-	i128 num;
-	if (!__builtin_mul_overflow(n, s2, &num) && !__builtin_sub_overflow(num, s1 * s1, &num))
+	i128 num, sq;
+	if (!__builtin_mul_overflow(n, s2, &num) && !__builtin_mul_overflow(s1, s1, &sq) &&
+	    !__builtin_sub_overflow(num, sq, &num))
 		out->u.f = (double)((long double)num / ((long double)s->n * (long double)s->n));
 	else
 		out->u.f = (double)(((long double)s2 - (long double)s1 * (long double)s1 /
