@@ -478,6 +478,43 @@ END_TEST
 
 /* ---- UDP and TCP -------------------------------------------------------- */
 
+/* (the other decoders' errors: check_base_l4.c) */
+START_TEST(test_err_geneve)
+{
+	static const uint8_t data[4] = { 0 };
+	struct pkt b;
+
+	/* Opt Len 2 words, one word present */
+	pkt_init(&b);
+	eth_ip4(&b, 0, 17, IP_A, IP_B);
+	pkt_udp(&b, 50000, 6081, 0);
+	size_t g = pkt_geneve(&b, false, false, 0x6558, 1);
+	pkt_u32(&b, 0x01020000);
+	b.buf[g] = 2;
+	pkt_finish(&b);
+	ck_assert_uint_eq(run(&b), 3);
+	EXPECT_MALFORMED("geneve", ISP_ERR_BAD_LENGTH);         /* a whole packet: a lie */
+
+	/* an option longer than Opt Len */
+	pkt_init(&b);
+	eth_ip4(&b, 0, 17, IP_A, IP_B);
+	pkt_udp(&b, 50000, 6081, 0);
+	g = pkt_geneve(&b, false, false, 0x6558, 1);
+	size_t o = pkt_geneve_opt(&b, g, 0x0102, 1, data, sizeof data);
+	pkt_fill(&b, 0, 32);
+	pkt_finish(&b);
+	b.buf[o + 3] = 2;                       /* 8 bytes of data, 4 in Opt Len */
+	run(&b);
+	EXPECT_MALFORMED("geneve", ISP_ERR_BAD_LENGTH);
+
+	/* version 1 */
+	b.buf[o + 3] = 1;
+	b.buf[g] = 0x40 | 2;
+	run(&b);
+	EXPECT_MALFORMED("geneve", ISP_ERR_BAD_VERSION);
+}
+END_TEST
+
 static Suite *base_suite(void)
 {
 	Suite *s = suite_create("base");
@@ -503,6 +540,9 @@ static Suite *base_suite(void)
 	tcase_add_test(tc, test_ipv6_tclass_flow_bits);
 	tcase_add_test(tc, test_ipv6_later_fragment);
 	tcase_add_test(tc, test_ipv6_tcp_no_ext);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("errors");
+	tcase_add_test(tc, test_err_geneve);
 	suite_add_tcase(s, tc);
 	return s;
 }

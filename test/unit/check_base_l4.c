@@ -634,42 +634,6 @@ START_TEST(test_err_tunnels_truncated)
 }
 END_TEST
 
-START_TEST(test_err_geneve)
-{
-	static const uint8_t data[4] = { 0 };
-	struct pkt b;
-
-	/* Opt Len 2 words, one word present */
-	pkt_init(&b);
-	eth_ip4(&b, 0, 17, IP_A, IP_B);
-	pkt_udp(&b, 50000, 6081, 0);
-	size_t g = pkt_geneve(&b, false, false, 0x6558, 1);
-	pkt_u32(&b, 0x01020000);
-	b.buf[g] = 2;
-	pkt_finish(&b);
-	ck_assert_uint_eq(run(&b), 3);
-	EXPECT_MALFORMED("geneve", ISP_ERR_BAD_LENGTH);         /* a whole packet: a lie */
-
-	/* an option longer than Opt Len */
-	pkt_init(&b);
-	eth_ip4(&b, 0, 17, IP_A, IP_B);
-	pkt_udp(&b, 50000, 6081, 0);
-	g = pkt_geneve(&b, false, false, 0x6558, 1);
-	size_t o = pkt_geneve_opt(&b, g, 0x0102, 1, data, sizeof data);
-	pkt_fill(&b, 0, 32);
-	pkt_finish(&b);
-	b.buf[o + 3] = 2;                       /* 8 bytes of data, 4 in Opt Len */
-	run(&b);
-	EXPECT_MALFORMED("geneve", ISP_ERR_BAD_LENGTH);
-
-	/* version 1 */
-	b.buf[o + 3] = 1;
-	b.buf[g] = 0x40 | 2;
-	run(&b);
-	EXPECT_MALFORMED("geneve", ISP_ERR_BAD_VERSION);
-}
-END_TEST
-
 START_TEST(test_err_gre)
 {
 	struct pkt b;
@@ -785,7 +749,6 @@ static Suite *l4_suite(void)
 	tcase_add_test(tc, test_err_udp);
 	tcase_add_test(tc, test_err_tcp);
 	tcase_add_test(tc, test_err_tunnels_truncated);
-	tcase_add_test(tc, test_err_geneve);
 	tcase_add_test(tc, test_err_gre);
 	tcase_add_test(tc, test_err_too_deep);
 	tcase_add_test(tc, test_counters_accumulate);

@@ -402,42 +402,6 @@ START_TEST(report_v20_lengths_that_lie)
 }
 END_TEST
 
-/* INT v2.x: a stack that is not a whole number of hops (shim Length one
- * word more, HopML past the stack) is bad_length; an instruction header
- * version other than 2 under a v2.x shim is bad_version. */
-START_TEST(int_v2_lengths_and_version)
-{
-	struct tl_buf t = { .n = 0 };
-	struct isp_packet p;
-	struct isp_stats st = { 0 };
-	/* {shim length words, HopML, MD version, verdict, hops} */
-	static const unsigned cases[][5] = {
-		{ 3 + 4, 2, 2, ISP_OK, 2 },
-		{ 3 + 5, 2, 2, ISP_ERR_BAD_LENGTH, 0 },         /* a word more */
-		{ 3 + 4, 3, 2, ISP_ERR_BAD_LENGTH, 0 },         /* 12-byte hops in 16 */
-		{ 3 + 4, 31, 2, ISP_ERR_BAD_LENGTH, 0 },        /* HopML past the stack */
-		{ 3 + 4, 2, 1, ISP_ERR_BAD_VERSION, 0 },
-		{ 3 + 4, 2, 3, ISP_ERR_BAD_VERSION, 0 },
-	};
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		t.n = 0;
-		tl_eth_ipv4_udp(&t, 0x20 << 2, 1000, 2000);
-		tl_be32(&t, 0x10000000u | cases[i][0] << 16);
-		tl_be32(&t, cases[i][2] << 28 | cases[i][1] << 8 | 8);
-		tl_be32(&t, 0xc0000000u);              /* switch ID, ports */
-		tl_be32(&t, 0);
-		for (unsigned w = 0; w < 5; w++)        /* 4 words of stack, 1 of payload */
-			tl_be32(&t, 100 + w);
-		tl_fix_lengths(&t, IP_OFF);
-		tl_dissect(&p, &st, t.b, t.n, NULL);
-		ck_assert_msg(p.malformed == (int)cases[i][3], "case %zu: %d", i, p.malformed);
-		if (cases[i][3] == ISP_OK)
-			ck_assert_uint_eq(tl_u64(&p, "int.num_hop"), cases[i][4]);
-	}
-}
-END_TEST
-
 /* Report v2.0 with InType TLV: two TLVs (types 3 and 5) tile the report;
  * a TLV running past the report is a bad length. */
 START_TEST(report_v20_tlv)
@@ -794,67 +758,6 @@ START_TEST(dscp_option)
 }
 END_TEST
 
-START_TEST(attribute_names)
-{
-	struct isp_attr_ref r;
-	char err[256];
-
-	ck_assert_int_eq(isp_attr_lookup(tl_registry(), "ip.2.src", &r, err, sizeof(err)), 0);
-	ck_assert_uint_eq(r.instance, 2);
-	ck_assert_int_eq(isp_attr_lookup(tl_registry(), "int.hop_latency", &r, err, sizeof(err)), -1);
-	ck_assert_msg(strstr(err, "did you mean 'int.hop_latencies'") != NULL, "%s", err);
-	ck_assert_int_eq(isp_attr_lookup(tl_registry(), "ip.0.src", &r, err, sizeof(err)), -1);
-	ck_assert_int_eq(isp_attr_lookup(tl_registry(), "nosuch", &r, err, sizeof(err)), -1);
-}
-END_TEST
-
-/* The hints' edit distance computes only a band of the table: below 4 it
- * must equal the whole table's Levenshtein distance, and be 4 or more
- * (99) exactly when that is; random words over 3 letters, so that near
- * and far pairs both occur. */
-static unsigned levenshtein(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	unsigned d[16][16];
-
-	for (size_t i = 0; i <= la; i++)
-		d[i][0] = (unsigned)i;
-	for (size_t j = 0; j <= lb; j++)
-		d[0][j] = (unsigned)j;
-	for (size_t i = 1; i <= la; i++)
-		for (size_t j = 1; j <= lb; j++) {
-			unsigned x = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-			if (d[i - 1][j] + 1 < x)
-				x = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < x)
-				x = d[i][j - 1] + 1;
-			d[i][j] = x;
-		}
-	return d[la][lb];
-}
-
-START_TEST(edit_distance_band)
-{
-	char a[16], b[16];
-	unsigned seed = 1;
-
-	for (int t = 0; t < 200000; t++) {
-		size_t la = (seed = seed * 1103515245 + 12345) >> 16 & 15, lb = (seed >> 20) % 15;
-		la = la > 14 ? 14 : la;
-		for (size_t i = 0; i < la; i++)
-			a[i] = (char)('a' + ((seed = seed * 1103515245 + 12345) >> 16) % 3);
-		for (size_t i = 0; i < lb; i++)
-			b[i] = (char)('a' + ((seed = seed * 1103515245 + 12345) >> 16) % 3);
-		a[la] = b[lb] = 0;
-		unsigned want = levenshtein(a, b), got = isp_edit_distance(a, b);
-		ck_assert_msg(want < 4 ? got == want : got >= 4, "'%s' '%s': %u, want %u", a, b, got,
-			      want);
-	}
-	ck_assert_uint_eq(isp_edit_distance("int.hop_latency", "int.hop_latencies"), 3);
-	ck_assert_uint_ge(isp_edit_distance("ip.src", "int.hop_latencies"), 4);
-}
-END_TEST
-
 int main(void)
 {
 	Suite *s = suite_create("int");
@@ -868,8 +771,6 @@ int main(void)
 	tcase_add_test(tc, report_v10_metadata);
 	tcase_add_test(tc, report_v20_coalesced);
 	tcase_add_test(tc, report_v20_lengths_that_lie);
-	tcase_add_test(tc, edit_distance_band);
-	tcase_add_test(tc, int_v2_lengths_and_version);
 	tcase_add_test(tc, report_v20_tlv);
 	tcase_add_test(tc, gpe_carrier);
 	tcase_add_test(tc, geneve_carrier);
@@ -879,7 +780,6 @@ int main(void)
 	tcase_add_test(tc, fields_beyond_hop_ml);
 	tcase_add_test(tc, malformed_reasons);
 	tcase_add_test(tc, dscp_option);
-	tcase_add_test(tc, attribute_names);
 	suite_add_tcase(s, tc);
 	return tl_run_suite(s);
 }
