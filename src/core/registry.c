@@ -287,6 +287,7 @@ unsigned isp_edit_distance(const char *a, const char *b)
 		size_t lo = i > FAR - 1 ? i - (FAR - 1) : 1;
 		size_t hi = i + (FAR - 1) < lb ? i + (FAR - 1) : lb;
 		cur[lo - 1] = lo == 1 && i < FAR ? (unsigned)i : FAR;
+		unsigned row_min = cur[lo - 1];
 		for (size_t j = lo; j <= hi; j++) {
 			unsigned best = prev[j - 1] + (a[i - 1] != b[j - 1]);
 			if (prev[j] + 1 < best)
@@ -294,7 +295,11 @@ unsigned isp_edit_distance(const char *a, const char *b)
 			if (cur[j - 1] + 1 < best)
 				best = cur[j - 1] + 1;
 			cur[j] = best < FAR ? best : FAR;
+			if (cur[j] < row_min)
+				row_min = cur[j];
 		}
+		if (row_min >= FAR)     /* no later row gets back under it */
+			return 99;
 		if (hi < lb)
 			cur[hi + 1] = FAR;      /* the next row reads it as above */
 		unsigned *t = prev;
@@ -309,11 +314,18 @@ static void suggest(const struct isp_registry *reg, const char *want,
 {
 	unsigned best = 4;
 	char full[128];
+	size_t lw = strlen(want);
 
 	out[0] = 0;
 	for (uint16_t i = 0; i < reg->nprotos; i++) {
 		const struct isp_proto_desc *d = reg->proto[i].desc;
+		size_t lp = strlen(d->name) + 1;
 		for (const struct isp_attr_desc *a = d->attrs; a && a->name; a++) {
+			/* a name 4 or more letters longer or shorter is no hint:
+			 * not worth writing out */
+			size_t lf = lp + strlen(a->name);
+			if (lf >= lw + 4 || lw >= lf + 4)
+				continue;
 			snprintf(full, sizeof(full), "%s.%s", d->name, a->name);
 			unsigned dist = isp_edit_distance(want, full);
 			if (dist < best) {

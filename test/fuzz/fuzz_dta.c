@@ -210,16 +210,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!w)
 		die(err);
 	uint64_t ts = 1700000000ull * 1000000000u;
-	unsigned n = 0;
+	unsigned n = 0, sequence_off = 0;       /* as the last run left it */
 	for (size_t at = 0; at + 2 <= size && n < MAX_REPORTS; n++) {
 		size_t len = data[at];
 		unsigned how = data[at + 1];
 		at += 2;
 		if (len > size - at)
 			len = size - at;
-		if (isp_registry_option(reg, how & 4 ? "dta.sequence=no" : "dta.sequence=yes", err,
-					sizeof(err)) != 0)
-			die(err);
+		if ((how & 4) != sequence_off) {        /* set only when it changes */
+			sequence_off = how & 4;
+			if (isp_registry_option(reg, sequence_off ? "dta.sequence=no" : "dta.sequence=yes",
+						err, sizeof(err)) != 0)
+				die(err);
+		}
 		memset(&p, 0, sizeof(p));
 		p.data = f;
 		p.caplen = p.wirelen = (uint32_t)frame(f, how & 3, data + at, len);
