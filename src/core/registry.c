@@ -324,9 +324,11 @@ static void suggest(const struct isp_registry *reg, const char *want,
 			/* a name 4 or more letters longer or shorter is no hint:
 			 * not worth writing out */
 			size_t lf = lp + strlen(a->name);
-			if (lf >= lw + 4 || lw >= lf + 4)
+			if (lf >= lw + 4 || lw >= lf + 4 || lf >= sizeof(full))
 				continue;
-			snprintf(full, sizeof(full), "%s.%s", d->name, a->name);
+			memcpy(full, d->name, lp - 1);
+			full[lp - 1] = '.';
+			memcpy(full + lp, a->name, lf - lp + 1);
 			unsigned dist = isp_edit_distance(want, full);
 			if (dist < best) {
 				best = dist;
