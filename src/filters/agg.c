@@ -10,7 +10,7 @@
 
 #define ROUND8(x) (((x) + 7u) & ~(size_t)7u)
 
-_Static_assert(sizeof(struct agg_state) == 64, "agg_state: one cache line");
+_Static_assert(sizeof(struct agg_state) <= 64, "agg_state: one cache line");
 
 static double num(const struct xval *v)
 {
@@ -44,12 +44,12 @@ static void store128(uint64_t w[2], i128 v)
 /* Switch an exact state (n values) to mean and m2 in doubles. */
 static void moments_to_float(struct agg_state *s)
 {
-	if (s->a.m.is_float)
+	if (s->is_float)
 		return;
 	long double n = (long double)s->n, s1 = (long double)load128(s->a.m.s1);
 	long double s2 = (long double)load128(s->a.m.s2);
 	double mean = n > 0 ? (double)(s1 / n) : 0, m2 = n > 0 ? (double)(s2 - s1 * s1 / n) : 0;
-	s->a.m.is_float = 1;
+	s->is_float = 1;
 	memcpy(s->a.m.s1, &mean, sizeof(mean));
 	memcpy(s->a.m.s2, &m2, sizeof(m2));
 }
@@ -121,13 +121,13 @@ static bool upd_none(struct agg_state *s, const struct xval *v, uint64_t order, 
 static bool upd_sum(struct agg_state *s, const struct xval *v, uint64_t order, struct arena *mem)
 {
 	(void)order, (void)mem;
-	if (v->k == XK_INT && !s->a.sum.is_float) {
+	if (v->k == XK_INT && !s->is_float) {
 		s->a.sum.u.i += v->u.i;
 		return true;
 	}
-	if (!s->a.sum.is_float) {
+	if (!s->is_float) {
 		s->a.sum.u.f = (double)s->a.sum.u.i;
-		s->a.sum.is_float = 1;
+		s->is_float = 1;
 	}
 	s->a.sum.u.f += num(v);
 	return true;
@@ -137,7 +137,7 @@ static bool upd_moments(struct agg_state *s, const struct xval *v, uint64_t orde
 			struct arena *mem)
 {
 	(void)order, (void)mem;
-	if (v->k == XK_INT && !s->a.m.is_float) {
+	if (v->k == XK_INT && !s->is_float) {
 		i128 x = v->u.i;
 		store128(s->a.m.s1, load128(s->a.m.s1) + x);
 		store128(s->a.m.s2, load128(s->a.m.s2) + x * x);
@@ -202,21 +202,21 @@ static bool merge_none(struct agg_state *to, const struct agg_state *from, struc
 static bool merge_sum(struct agg_state *to, const struct agg_state *from, struct arena *mem)
 {
 	(void)mem;
-	if (!to->a.sum.is_float && !from->a.sum.is_float) {
+	if (!to->is_float && !from->is_float) {
 		to->a.sum.u.i += from->a.sum.u.i;
 		return true;
 	}
-	double a = to->a.sum.is_float ? to->a.sum.u.f : (double)to->a.sum.u.i;
-	double b = from->a.sum.is_float ? from->a.sum.u.f : (double)from->a.sum.u.i;
+	double a = to->is_float ? to->a.sum.u.f : (double)to->a.sum.u.i;
+	double b = from->is_float ? from->a.sum.u.f : (double)from->a.sum.u.i;
 	to->a.sum.u.f = a + b;
-	to->a.sum.is_float = 1;
+	to->is_float = 1;
 	return true;
 }
 
 static bool merge_moments(struct agg_state *to, const struct agg_state *from, struct arena *mem)
 {
 	(void)mem;
-	if (!to->a.m.is_float && !from->a.m.is_float) {
+	if (!to->is_float && !from->is_float) {
 		store128(to->a.m.s1, load128(to->a.m.s1) + load128(from->a.m.s1));
 		store128(to->a.m.s2, load128(to->a.m.s2) + load128(from->a.m.s2));
 		return true;
@@ -284,7 +284,7 @@ static bool res_sum(const struct agg_state *s, const struct qitem *it, double wi
 		    struct xval *out)
 {
 	(void)it, (void)window_s;
-	if (s->a.sum.is_float) {
+	if (s->is_float) {
 		out->k = XK_FLOAT;
 		out->u.f = s->a.sum.u.f;
 	} else {
@@ -298,7 +298,7 @@ static bool res_rate(const struct agg_state *s, const struct qitem *it, double w
 		     struct xval *out)
 {
 	out->k = XK_FLOAT;
-	out->u.f = (it->arg ? (s->a.sum.is_float ? s->a.sum.u.f : (double)s->a.sum.u.i)
+	out->u.f = (it->arg ? (s->is_float ? s->a.sum.u.f : (double)s->a.sum.u.i)
 			    : (double)s->n) / window_s;
 	return true;
 }
@@ -308,7 +308,7 @@ static bool res_avg(const struct agg_state *s, const struct qitem *it, double wi
 {
 	(void)it, (void)window_s;
 	out->k = XK_FLOAT;
-	out->u.f = s->a.m.is_float ? fget(s->a.m.s1)
+	out->u.f = s->is_float ? fget(s->a.m.s1)
 				   : (double)((long double)load128(s->a.m.s1) / (long double)s->n);
 	return true;
 }
@@ -318,7 +318,7 @@ static bool res_var(const struct agg_state *s, const struct qitem *it, double wi
 {
 	(void)it, (void)window_s;
 	out->k = XK_FLOAT;
-	if (s->a.m.is_float) {
+	if (s->is_float) {
 		out->u.f = fget(s->a.m.s2) / (double)s->n;
 		return true;
 	}
@@ -353,7 +353,7 @@ static bool res_pct(const struct agg_state *s, const struct qitem *it, double wi
 	return true;
 }
 
-#define SUM_KEPT KEPT(offsetof(struct agg_state, a.sum.is_float) + 1)
+#define SUM_KEPT KEPT(offsetof(struct agg_state, a.sum.u) + sizeof(uint64_t))
 #define VAL_KEPT KEPT(offsetof(struct agg_state, a.val.order))
 #define ORDER_KEPT KEPT(offsetof(struct agg_state, a.val.order) + sizeof(uint64_t))
 #define PCT_KEPT KEPT(offsetof(struct agg_state, a.q) + sizeof(struct qsketch))
@@ -365,7 +365,7 @@ const struct agg_func agg_funcs[] = {
 	[AGG_COUNT] = { "count", AGG_COUNT, 0, true, AGF_COUNT, KEPT(offsetof(struct agg_state, a)),
 			upd_none, merge_none, res_count },
 	[AGG_AVG] = { "avg", AGG_AVG, 0, false, AGF_AVG,
-		      KEPT(offsetof(struct agg_state, a.m.is_float) + 1), upd_moments,
+		      KEPT(offsetof(struct agg_state, a.m.s2)), upd_moments,
 		      merge_moments, res_avg },
 	[AGG_VAR] = { "var", AGG_VAR, 0, false, AGF_VAR,
 		      KEPT(offsetof(struct agg_state, a.m.s2) + 2 * sizeof(uint64_t)), upd_moments,

@@ -24,19 +24,23 @@
 #include "table.h"
 
 /* One state per group, item and hop, as the functions below work on it
- * (64 bytes). A group keeps only the part its function uses
- * (agg_state_size: from 8 bytes for count() to 64 with diff()), since a
+ * (56 bytes). A group keeps only the part its function uses
+ * (agg_state_size: from 8 bytes for count() to 56 with diff()), since a
  * million groups are a million of them per item and hop: copy it in and
  * out with agg_load/agg_store around a call. */
 struct agg_state {
-	uint64_t n;
+	/* the values counted, and whether sum, avg or var went to floats:
+	 * one word (a flag of its own was 8 bytes of padding in every
+	 * group's state, and every hop's) */
+	uint64_t n : 63;
+	uint64_t is_float : 1;
 	union {
 		/* sum, rate: integers until a float appears */
-		struct { union { double f; int64_t i; } u; uint8_t is_float; } sum;
+		struct { union { double f; int64_t i; } u; } sum;
 		/* avg, var: 128-bit Σx and Σx² of integers, or (after a float)
 		 * mean and m2 as doubles in their first 8 bytes; avg needs
 		 * neither Σx² nor m2, so they come last */
-		struct { uint64_t s1[2]; uint8_t is_float; uint64_t s2[2]; } m;
+		struct { uint64_t s1[2]; uint64_t s2[2]; } m;
 		struct {
 			union {
 				struct xval v;
@@ -123,6 +127,16 @@ static inline void agg_kept_set_u64(uint8_t *k, size_t off, uint64_t v)
 	memcpy(k + off, &v, sizeof(v));
 }
 
+/* One more value counted in a kept state, nothing else changed. */
+static inline void agg_kept_count(uint8_t *k)
+{
+	struct agg_state head;  /* its first word only: n and is_float */
+
+	memcpy(&head, k, sizeof(uint64_t));
+	head.n++;
+	memcpy(k, &head, sizeof(uint64_t));
+}
+
 /* A 128-bit sum kept as two words, plus y. */
 static inline void agg_kept_add128(uint8_t *k, size_t off, __int128 y)
 {
@@ -137,7 +151,10 @@ static inline void agg_kept_add128(uint8_t *k, size_t off, __int128 y)
  * the general path (it went to floats, or holds a non-integer min/max). */
 static inline bool agg_update_int(uint8_t *k, unsigned op, int64_t x, uint64_t order)
 {
-	uint64_t n = agg_kept_u64(k, 0);
+	struct agg_state head;  /* its first word only: n and is_float */
+
+	memcpy(&head, k, sizeof(uint64_t));
+	uint64_t n = head.n;
 
 	switch ((enum agg_fast)op) {
 	case AGF_NONE:
@@ -145,7 +162,7 @@ static inline bool agg_update_int(uint8_t *k, unsigned op, int64_t x, uint64_t o
 	case AGF_COUNT:
 		break;
 	case AGF_SUM:
-		if (k[AGG_AT(a.sum.is_float)])
+		if (head.is_float)
 			return false;
 		/* (as unsigned: the same two's-complement wrap, defined) */
 		agg_kept_set_u64(k, AGG_AT(a.sum.u.i),
@@ -153,7 +170,7 @@ static inline bool agg_update_int(uint8_t *k, unsigned op, int64_t x, uint64_t o
 		break;
 	case AGF_AVG:
 	case AGF_VAR:
-		if (k[AGG_AT(a.m.is_float)])
+		if (head.is_float)
 			return false;
 		agg_kept_add128(k, AGG_AT(a.m.s1), x);
 		if (op == AGF_VAR)       /* avg does not keep Σx² */
@@ -184,7 +201,8 @@ static inline bool agg_update_int(uint8_t *k, unsigned op, int64_t x, uint64_t o
 		agg_kept_set_u64(k, AGG_AT(a.val.order), order);
 		break;
 	}
-	agg_kept_set_u64(k, 0, n + 1);
+	head.n = n + 1;
+	memcpy(k, &head, sizeof(uint64_t));
 	return true;
 }
 

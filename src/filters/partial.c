@@ -179,14 +179,14 @@ static void put_state(struct jsonw *w, const struct qitem *it, const uint8_t *ke
 		break;
 	case AGG_SUM:
 	case AGG_RATE:
-		if (s.a.sum.is_float)
+		if (s.is_float)
 			put_f64(w, "f", s.a.sum.u.f);
 		else
 			put_i64(w, "i", s.a.sum.u.i);
 		break;
 	case AGG_AVG:
 	case AGG_VAR:
-		if (s.a.m.is_float) {
+		if (s.is_float) {
 			double mean, m2;
 			memcpy(&mean, s.a.m.s1, sizeof(mean));
 			memcpy(&m2, s.a.m.s2, sizeof(m2));
@@ -460,8 +460,11 @@ static bool get_state(const json_t *o, const struct qitem *it, struct agg_state 
 	memset(s, 0, sizeof(*s));
 	if (json_is_null(o))
 		return true;
-	if (!json_is_object(o) || !get_u64(o, "n", &s->n) || s->n == 0)
+	uint64_t n;
+	/* n shares its word with a flag: 2^63 values are no window's */
+	if (!json_is_object(o) || !get_u64(o, "n", &n) || n == 0 || n >> 63)
 		return false;
+	s->n = n;
 	switch ((enum agg_kind)it->agg) {
 	case AGG_COUNT:
 		return true;
@@ -471,7 +474,7 @@ static bool get_state(const json_t *o, const struct qitem *it, struct agg_state 
 			s->a.sum.u.i = json_integer_value(json_object_get(o, "i"));
 			return true;
 		}
-		s->a.sum.is_float = 1;
+		s->is_float = 1;
 		return get_f64(o, "f", &s->a.sum.u.f);
 	case AGG_AVG:
 	case AGG_VAR:
@@ -482,7 +485,7 @@ static bool get_state(const json_t *o, const struct qitem *it, struct agg_state 
 			double mean, m2 = 0;
 			if (!get_f64(o, "mean", &mean) || (it->agg == AGG_VAR && !get_f64(o, "m2", &m2)))
 				return false;
-			s->a.m.is_float = 1;
+			s->is_float = 1;
 			memcpy(s->a.m.s1, &mean, sizeof(mean));
 			memcpy(s->a.m.s2, &m2, sizeof(m2));
 			return true;

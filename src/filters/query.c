@@ -489,7 +489,7 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		uint8_t *cell = (uint8_t *)g + st.off;
 		switch ((enum qsrc)st.src) {
 		case QS_PACKET:         /* count(), rate(): agg_update without a value */
-			agg_kept_set_u64(cell, 0, agg_kept_u64(cell, 0) + 1);
+			agg_kept_count(cell);
 			break;
 		case QS_INPUT: {
 			const struct qinput *x = &in[st.in];
