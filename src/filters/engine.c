@@ -526,40 +526,50 @@ size_t engine_key_max(const struct isp_engine *e, const int *slots, unsigned n)
 
 	for (unsigned i = 0; i < n; i++) {
 		const struct isp_attr_desc *a = isp_attr_desc_of(e->sc.reg, &e->prog->slots[slots[i]]);
-		max += 1 + (a->per_hop ? 5 + 8u * ISP_MAX_HOPS : a->type == ISP_T_STRING ? ISP_STR_MAX : 16);
+		max += a->type == ISP_T_STRING ? 1 + ISP_STR_MAX : engine_key_width(a->type, a->per_hop);
 	}
 	return max ? max : 1;
 }
 
-/* One value's key bytes at buf + len (a presence byte first); len when
- * they do not fit. */
+/* One value's key bytes at buf + len (see engine_int.h); len when they
+ * do not fit. */
 static inline size_t key_put(uint8_t *buf, size_t len, size_t cap, const struct isp_value *v)
 {
-	size_t need = 1 + (v ? (v->is_array ? 5 + v->count * 8u :
-				v->type == ISP_T_STRING ? strlen(v->v.str) + 1 : 16) : 0);
-	if (len + need > cap)
-		return len;
-	buf[len++] = v ? 1 : 0;
-	if (!v)
-		return len;
-	if (v->is_array) {
-		buf[len++] = v->count;
-		memcpy(buf + len, &v->missing, 4);
-		len += 4;
-		memcpy(buf + len, v->v.arr, v->count * 8u);
-		return len + v->count * 8u;
+	if (v && v->is_array) {
+		/* elements of 4 bytes when every one fits */
+		uint64_t all = 0;
+		for (unsigned k = 0; k < v->count; k++)
+			all |= v->v.arr[k];
+		unsigned w = all >> 32 ? 8 : 4;
+		size_t need = 6 + v->count * w;
+		if (len + need > cap)
+			return len;
+		buf[len] = (uint8_t)(KEY_PRESENT | (w == 4 ? KEY_W4 : KEY_W8));
+		buf[len + 1] = v->count;
+		memcpy(buf + len + 2, &v->missing, 4);
+		uint8_t *out = buf + len + 6;
+		for (unsigned k = 0; k < v->count; k++, out += w) {
+			if (w == 4) {
+				uint32_t x = (uint32_t)v->v.arr[k];
+				memcpy(out, &x, 4);
+			} else {
+				memcpy(out, &v->v.arr[k], 8);
+			}
+		}
+		return len + need;
 	}
-	if (v->type == ISP_T_STRING) {
+	if (v && v->type == ISP_T_STRING) {
 		size_t sl = strlen(v->v.str) + 1;
-		memcpy(buf + len, v->v.str, sl);
-		return len + sl;
+		if (len + 1 + sl > cap)
+			return len;
+		buf[len] = KEY_PRESENT;
+		memcpy(buf + len + 1, v->v.str, sl);
+		return len + 1 + sl;
 	}
-	/* 16 bytes cover IPv6; scalars sit in the first 8 */
-	memcpy(buf + len, v->type == ISP_T_IPV6 || v->type == ISP_T_MAC ?
-	       (const void *)v->v.ip6 : (const void *)&v->v.u, 16);
-	if (v->type != ISP_T_IPV6 && v->type != ISP_T_MAC)
-		memset(buf + len + 8, (v->missing & 1), 8);
-	return len + 16;
+	bool wide = v && (v->type == ISP_T_IPV6 || v->type == ISP_T_MAC);
+	if (len + engine_key_scalar_len(v, wide) > cap)
+		return len;
+	return len + engine_key_scalar(buf + len, v, wide);
 }
 
 /*
@@ -622,53 +632,62 @@ void engine_text_append(char *out, size_t cap, size_t *len, const char *text,
 /* Rebuild a group-by value from its key bytes (see engine_key, or
  * group_key when the rule's keys are `fixed`). */
 const uint8_t *engine_key_value(const uint8_t *k, const uint8_t *end, uint8_t type,
-				 bool per_hop, bool fixed, struct isp_value *v, bool *present)
+				 bool per_hop, struct isp_value *v, bool *present)
 {
 	memset(v, 0, offsetof(struct isp_value, v) + 16);
 	v->type = type;
+	*present = false;
 	if (k >= end)
 		return end;
 	uint8_t flag = *k++;
-	*present = flag & 1;
-	if (!*present)
+	if (!(flag & KEY_PRESENT))
 		return k;
 	/* a key that does not read (bytes from a partial window, which
 	 * anyone may write) gives an absent value, never a part of one */
-	if (fixed) {
-		size_t n = type == ISP_T_IPV6 || type == ISP_T_MAC ? 16 : 8;
-		if ((size_t)(end - k) < n)
-			return *present = false, end;
-		memcpy(n == 16 ? (void *)v->v.ip6 : (void *)&v->v.u, k, n);
-		v->missing = flag >> 1 & 1;
-		return k + n;
-	}
+	size_t w = (flag & KEY_WIDTH) == KEY_W4 ? 4 : (flag & KEY_WIDTH) == KEY_W16 ? 16 : 8;
 	if (per_hop) {
+		if (end - k < 5 || *k > ISP_MAX_HOPS || w == 16 ||
+		    (size_t)(end - k - 5) < *k * w)
+			return end;
 		v->is_array = 1;
-		if (end - k < 5 || *k > ISP_MAX_HOPS || (size_t)(end - k - 5) < *k * 8u)
-			return *present = false, end;
 		v->count = *k++;
 		memcpy(&v->missing, k, 4);
 		k += 4;
-		size_t n = v->count * 8u;
-		memcpy(v->v.arr, k, n);
-		return k + n;
+		for (unsigned i = 0; i < v->count; i++, k += w) {
+			uint32_t x;
+			if (w == 4)
+				memcpy(&x, k, 4), v->v.arr[i] = x;
+			else
+				memcpy(&v->v.arr[i], k, 8);
+		}
+		*present = true;
+		return k;
 	}
 	if (type == ISP_T_STRING) {
 		const uint8_t *z = memchr(k, 0, (size_t)(end - k));
 		if (!z || z - k >= ISP_STR_MAX)
-			return *present = false, end;
+			return end;
 		memcpy(v->v.str, k, (size_t)(z - k) + 1);
+		*present = true;
 		return z + 1;
 	}
-	if (end - k < 16)
-		return *present = false, end;
-	if (type == ISP_T_IPV6 || type == ISP_T_MAC) {
+	/* an address takes 16 bytes, a number 4 or 8: anything else is not
+	 * this type's key */
+	bool wide = type == ISP_T_IPV6 || type == ISP_T_MAC;
+	if ((size_t)(end - k) < w || wide != (w == 16))
+		return end;
+	if (wide) {
 		memcpy(v->v.ip6, k, 16);
+	} else if (w == 4) {
+		uint32_t x;
+		memcpy(&x, k, 4);
+		v->v.u = x;
 	} else {
 		memcpy(&v->v.u, k, 8);
-		v->missing = k[8] & 1;
 	}
-	return k + 16;
+	v->missing = flag & KEY_MISSING ? 1 : 0;
+	*present = true;
+	return k + w;
 }
 
 size_t engine_key_text(struct isp_engine *e, const struct isp_packet *p, const int *slots,

@@ -213,6 +213,61 @@ unsigned engine_rule_hops(struct isp_engine *e, const struct erule *r, const str
 /* With several workers, is the hop e->hop of event rule i this worker's
  * (the owner of its key)? */
 bool engine_hop_is_mine(struct isp_engine *e, const struct isp_packet *p, unsigned i);
+/*
+ * Key bytes (engine_key, query.c's group keys, partial windows' "key"):
+ * per value a flag byte (KEY_PRESENT, KEY_MISSING: present but
+ * unavailable, and the width of what follows), then a number in 4 bytes
+ * when it fits and 8 when not, an IPv6 or MAC address in 16, a per-hop
+ * array as its count, missing mask and elements of 4 or 8 bytes, a
+ * string to its NUL. Binary, so equal values give equal keys without any
+ * formatting; as short as the values, since a million keys are kept.
+ */
+#define KEY_PRESENT 0x01
+#define KEY_MISSING 0x02
+#define KEY_WIDTH 0x0c
+#define KEY_W8 0x00
+#define KEY_W4 0x04
+#define KEY_W16 0x08
+
+/* Bytes engine_key_scalar takes for v. */
+static inline size_t engine_key_scalar_len(const struct isp_value *v, bool wide)
+{
+	return !v ? 1 : wide ? 17 : v->v.u >> 32 ? 9 : 5;
+}
+
+/* A value that is not an array or a string (or its absence: NULL) at
+ * out; wide: an IPv6 or MAC address. Its length. */
+static inline size_t engine_key_scalar(uint8_t *out, const struct isp_value *v, bool wide)
+{
+	if (!v) {
+		out[0] = 0;
+		return 1;
+	}
+	if (wide) {
+		out[0] = KEY_PRESENT | KEY_W16;
+		memcpy(out + 1, v->v.ip6, 16);
+		return 17;
+	}
+	uint8_t flag = KEY_PRESENT | (v->missing & 1 ? KEY_MISSING : 0);
+	if (v->v.u >> 32) {
+		out[0] = flag | KEY_W8;
+		memcpy(out + 1, &v->v.u, 8);
+		return 9;
+	}
+	uint32_t x = (uint32_t)v->v.u;
+	out[0] = flag | KEY_W4;
+	memcpy(out + 1, &x, 4);
+	return 5;
+}
+
+/* The most key bytes a value of this type takes (not a string's). */
+static inline size_t engine_key_width(uint8_t type, bool per_hop)
+{
+	size_t w = type == ISP_T_IPV6 || type == ISP_T_MAC ? 16 :
+		   type == ISP_T_U64 || type == ISP_T_TIMESTAMP ? 8 : 4;
+	return per_hop ? 6 + (w > 8 ? 8 : w) * ISP_MAX_HOPS : 1 + w;
+}
+
 /* The largest key bytes these slots can make (table entries are sized by it). */
 size_t engine_key_max(const struct isp_engine *e, const int *slots, unsigned n);
 size_t engine_key(struct isp_engine *e, const struct isp_packet *p, const int *slots,
@@ -242,10 +297,11 @@ void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p);
  * packet time now: a record for each key idle since now - idle, removed. */
 uint64_t event_sweep_period(const struct erule *r);
 void event_expire(struct isp_engine *e, unsigned i, uint64_t now);
-/* A value back from its key bytes (engine_key's; fixed: query.c's
- * compact keys). */
+/* A value back from its key bytes (engine_key's, query.c's group keys):
+ * where the next value starts (end when these bytes do not read as one:
+ * *present is then false). */
 const uint8_t *engine_key_value(const uint8_t *k, const uint8_t *end, uint8_t type,
-				 bool per_hop, bool fixed, struct isp_value *v, bool *present);
+				 bool per_hop, struct isp_value *v, bool *present);
 int query_init(struct isp_engine *e, unsigned i);
 void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p);
 void query_flush(struct isp_engine *e, unsigned i);

@@ -23,7 +23,7 @@
 struct ev_key {
 	uint64_t sig;
 	uint64_t last_report;
-	uint8_t reported;
+	/* (a key has reported once it exists: a new key always reports) */
 	/* then for delta-threshold: ndelta × (count, missing, values[ISP_MAX_HOPS]) */
 };
 
@@ -333,7 +333,7 @@ event_run(struct isp_engine *e, unsigned i, const struct isp_packet *p, const bo
 		k = tentry_state(te);
 		if (thr)
 			load_values(e, r, p, cur);
-		if (k->reported) {
+		if (!created) {
 			if (thr)
 				fire = beyond_threshold(r, (struct ev_vals *)(k + 1), cur);
 			else
@@ -346,7 +346,6 @@ event_run(struct isp_engine *e, unsigned i, const struct isp_packet *p, const bo
 		return;
 	if (k) {
 		k->sig = sig;
-		k->reported = 1;
 		k->last_report = p->ts_ns;
 		if (thr)
 			memcpy(k + 1, cur, r->ndelta * sizeof(struct ev_vals));
@@ -414,7 +413,7 @@ static void write_expired(struct isp_engine *e, unsigned i, struct tentry *te, u
 		const struct isp_attr_desc *a = isp_attr_desc_of(e->sc.reg, &prog->slots[r->key_slots[k]]);
 		bool present = false;
 		/* a per-hop rule keys by each hop's value, a scalar */
-		kb = engine_key_value(kb, kend, a->type, a->per_hop && !r->per_hop, false, &v, &present);
+		kb = engine_key_value(kb, kend, a->type, a->per_hop && !r->per_hop, &v, &present);
 		if (format == FMT_INFLUX) {
 			rec_influx_tag(rec, prog->slot_names[r->key_slots[k]], present ? &v : NULL);
 		} else if (rec->mmt) {

@@ -350,7 +350,7 @@ static size_t decode_key(struct isp_engine *e, unsigned i, struct tentry *te,
 		const struct isp_attr_desc *a =
 			isp_attr_desc_of(e->sc.reg, &e->prog->slots[r->match_slots[j]]);
 		bool present = false;
-		kb = engine_key_value(kb, kend, a->type, a->per_hop, false, &keys[j], &present);
+		kb = engine_key_value(kb, kend, a->type, a->per_hop, &keys[j], &present);
 		if (j)
 			engine_text_append(e->keytext, sizeof(e->keytext), &kl, "|", NULL);
 		engine_text_append(e->keytext, sizeof(e->keytext), &kl, NULL, &keys[j]);

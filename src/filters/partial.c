@@ -2,7 +2,7 @@
  * partial.c - query windows as mergeable partial states (output-format =
  * partial), and those states read back by a merge stage (pmerge.c).
  *
- * The encoding, version 1, is documented in dsl/README.md ("Partial
+ * The encoding, version 2, is documented in dsl/README.md ("Partial
  * windows"): one JSON object per group and window, carrying what each
  * function keeps (exact 128-bit sums as decimal text, Welford moments as
  * doubles written to round-trip, sketches as values or bucket counters,

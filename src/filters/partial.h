@@ -12,7 +12,7 @@
 #include "engine_int.h"
 #include "table.h"
 
-#define PARTIAL_VERSION 1
+#define PARTIAL_VERSION 2
 
 /* What must be equal between the rule that wrote a partial and the rule
  * that merges it: the period, the group-by and the select items. */

@@ -380,8 +380,18 @@ static bool feed(struct isp_pmerge *m, const json_t *o, uint64_t now_ns)
 	uint64_t version, id, start, end;
 	const char *fp = json_string_value(json_object_get(o, "rule"));
 
-	if (!json_is_object(o) || !member_u64(o, "partial", &version) ||
-	    version != PARTIAL_VERSION || !member_u64(o, "instance", &id) || !fp)
+	if (!json_is_object(o) || !member_u64(o, "partial", &version))
+		return false;
+	if (version != PARTIAL_VERSION) {
+		/* another intspect's encoding: its keys and states would not
+		 * read the same */
+		if (!m->why[0])
+			snprintf(m->why, sizeof(m->why),
+				 "partial windows of version %" PRIu64 ", this intspect reads version %u",
+				 version, PARTIAL_VERSION);
+		return false;
+	}
+	if (!member_u64(o, "instance", &id) || !fp)
 		return false;
 	int i = rule_named(m->prog, json_string_value(json_object_get(o, "report")));
 	if (i < 0) {

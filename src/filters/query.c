@@ -373,12 +373,10 @@ static void update_expr(struct isp_engine *e, struct query_state *qs, const stru
 }
 
 /*
- * Group keys of a rule whose group-by values are all fixed-size scalars
- * (addresses, ports: key_fixed): per value a flag byte (0 absent, 1
- * present, 3 present but unavailable), then 16 bytes for an IPv6 or MAC
- * address, 8 for anything else. Half the bytes of engine_key's layout (a
- * million groups keep them), so less to build, hash and compare. Other
- * rules use engine_key's. engine_key_value reads both back.
+ * Group keys of a rule whose group-by values are all scalars (addresses,
+ * ports: key_fixed): engine_key's bytes, built without its general
+ * dispatch (the slot's value taken directly, the width known from the
+ * attribute's type).
  */
 static size_t group_key(struct isp_engine *e, const struct isp_packet *p, const struct qrule *r,
 			const struct qplan *pl)
@@ -386,20 +384,9 @@ static size_t group_key(struct isp_engine *e, const struct isp_packet *p, const 
 	uint8_t *buf = e->keybuf;
 	size_t len = 0;
 
-	for (unsigned i = 0; i < r->ngroup; i++) {
-		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)r->group_slots[i]);
-		if (!v) {
-			buf[len++] = 0;
-		} else if (pl->key16[i]) {
-			buf[len] = 1;
-			memcpy(buf + len + 1, v->v.ip6, 16);
-			len += 17;
-		} else {
-			buf[len] = (uint8_t)(1 | (v->missing & 1) << 1);
-			memcpy(buf + len + 1, &v->v.u, 8);
-			len += 9;
-		}
-	}
+	for (unsigned i = 0; i < r->ngroup; i++)
+		len += engine_key_scalar(buf + len, slot_get(&e->sc, p, (unsigned)r->group_slots[i]),
+					 pl->key16[i]);
 	return len;
 }
 
@@ -665,8 +652,7 @@ static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 	for (unsigned j = 0; j < ng; j++) {
 		const struct isp_attr_desc *a = isp_attr_desc_of(e->sc.reg, &prog->slots[r->group_slots[j]]);
 		present[j] = false;
-		kb = engine_key_value(kb, kend, a->type, a->per_hop, qs->plan->key_fixed, &vals[j],
-			       &present[j]);
+		kb = engine_key_value(kb, kend, a->type, a->per_hop, &vals[j], &present[j]);
 		if (j)
 			engine_text_append(e->keytext, sizeof(e->keytext), &kl, "|", NULL);
 		if (present[j])
