@@ -114,6 +114,18 @@ uint8_t agg_fast_op(const struct qitem *it);
 
 #define AGG_AT(field) offsetof(struct agg_state, field)
 
+/*
+ * The in-place paths read n and is_float as the state's first word: the
+ * psABIs of x86-64 and AArch64 allocate bit-fields from the least
+ * significant bit on little-endian machines, so is_float is its top bit
+ * and n the rest (test/unit/check_keys checks it), and one more value is
+ * the word plus one.
+ */
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "agg_state's first word is read as n | is_float << 63: little-endian only"
+#endif
+#define AGG_FLOAT_BIT (UINT64_C(1) << 63)
+
 static inline uint64_t agg_kept_u64(const uint8_t *k, size_t off)
 {
 	uint64_t v;
@@ -130,11 +142,7 @@ static inline void agg_kept_set_u64(uint8_t *k, size_t off, uint64_t v)
 /* One more value counted in a kept state, nothing else changed. */
 static inline void agg_kept_count(uint8_t *k)
 {
-	struct agg_state head;  /* its first word only: n and is_float */
-
-	memcpy(&head, k, sizeof(uint64_t));
-	head.n++;
-	memcpy(k, &head, sizeof(uint64_t));
+	agg_kept_set_u64(k, 0, agg_kept_u64(k, 0) + 1);
 }
 
 /* A 128-bit sum kept as two words, plus y. */
@@ -151,10 +159,8 @@ static inline void agg_kept_add128(uint8_t *k, size_t off, __int128 y)
  * the general path (it went to floats, or holds a non-integer min/max). */
 static inline bool agg_update_int(uint8_t *k, unsigned op, int64_t x, uint64_t order)
 {
-	struct agg_state head;  /* its first word only: n and is_float */
-
-	memcpy(&head, k, sizeof(uint64_t));
-	uint64_t n = head.n;
+	uint64_t word = agg_kept_u64(k, 0);     /* n and is_float */
+	uint64_t n = word & ~AGG_FLOAT_BIT;
 
 	switch ((enum agg_fast)op) {
 	case AGF_NONE:
@@ -162,7 +168,7 @@ static inline bool agg_update_int(uint8_t *k, unsigned op, int64_t x, uint64_t o
 	case AGF_COUNT:
 		break;
 	case AGF_SUM:
-		if (head.is_float)
+		if (word & AGG_FLOAT_BIT)
 			return false;
 		/* (as unsigned: the same two's-complement wrap, defined) */
 		agg_kept_set_u64(k, AGG_AT(a.sum.u.i),
@@ -170,7 +176,7 @@ static inline bool agg_update_int(uint8_t *k, unsigned op, int64_t x, uint64_t o
 		break;
 	case AGF_AVG:
 	case AGF_VAR:
-		if (head.is_float)
+		if (word & AGG_FLOAT_BIT)
 			return false;
 		agg_kept_add128(k, AGG_AT(a.m.s1), x);
 		if (op == AGF_VAR)       /* avg does not keep Σx² */
@@ -201,8 +207,7 @@ static inline bool agg_update_int(uint8_t *k, unsigned op, int64_t x, uint64_t o
 		agg_kept_set_u64(k, AGG_AT(a.val.order), order);
 		break;
 	}
-	head.n = n + 1;
-	memcpy(k, &head, sizeof(uint64_t));
+	agg_kept_set_u64(k, 0, word + 1);       /* n + 1: n < 2^63 - 1 */
 	return true;
 }
 

@@ -429,11 +429,11 @@ static void write_expired(struct isp_engine *e, unsigned i, struct tentry *te, u
 	if (format == FMT_INFLUX) {
 		struct isp_value one = { .type = ISP_T_U8 }, last = { .type = ISP_T_TIMESTAMP };
 		one.v.u = 1;
-		last.v.u = te->last_seen;
+		last.v.u = *tentry_seen(te);
 		rec_influx_field(rec, "expired", &one);
 		rec_influx_field(rec, "last_seen", &last);
 	} else {
-		rec_time(rec, "last_seen", te->last_seen);
+		rec_time(rec, "last_seen", *tentry_seen(te));
 	}
 }
 
@@ -448,7 +448,7 @@ void event_expire(struct isp_engine *e, unsigned i, uint64_t now)
 	/* from the end: a removal moves the last entry into the hole */
 	for (uint32_t k = t->count; k-- > 0;) {
 		struct tentry *te = t->order[k];
-		if (te->last_seen > now - r->idle_ns)
+		if (*tentry_seen(te) > now - r->idle_ns)
 			continue;
 		e->keytext[0] = 0;
 		for (unsigned f = 0, nf = rule_nformats(&r->fmts); f < nf; f++) {

@@ -188,8 +188,8 @@ void monitor_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p
 	uint64_t h = table_hash(e->keybuf, klen);
 	struct tentry *te = table_find_hashed(&ms->entries, e->keybuf, klen, h);
 	if (te) {
-		if (p->ts_ns > te->last_seen)
-			te->last_seen = p->ts_ns;
+		if (p->ts_ns > *tentry_seen(te))
+			*tentry_seen(te) = p->ts_ns;
 	} else {
 		if (cbloom_has(&ms->excluded, h)) {
 			ms->st.excluded++;
@@ -303,12 +303,12 @@ static void write_entry(struct isp_engine *out, unsigned i, struct tentry *te,
 		v.v.u = en->first_seen;
 		if (en->packets)
 			put(rec, "first_seen", &v);
-		v.v.u = te->last_seen;
+		v.v.u = *tentry_seen(te);
 		if (en->packets)
 			put(rec, "last_seen", &v);
 	} else if (en->packets) {
 		rec_time(rec, "first_seen", en->first_seen);
-		rec_time(rec, "last_seen", te->last_seen);
+		rec_time(rec, "last_seen", *tentry_seen(te));
 	} else {                /* added by the operator, no packet yet */
 		rec_key(rec, "first_seen");
 		rec_null(rec);

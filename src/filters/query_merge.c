@@ -68,7 +68,7 @@ void query_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w, 
 			const uint8_t *key = tentry_key(&wqs->done, src);
 			struct tentry *te = table_get_hashed(&mqs->groups, key, src->keylen,
 							     query_group_hash(key, src->keylen),
-							     src->last_seen, false, &created);
+							     0, false, &created);
 			if (!te)
 				continue;       /* max-groups: counted in the merger's overflows */
 			struct qgroup *g = tentry_state(te);

@@ -143,7 +143,7 @@ static struct tentry *evict_one(struct table *t, uint64_t hash)
 	uint32_t start = (uint32_t)(hash >> 32) % t->count, victim = start;
 	for (uint32_t k = 1; k < 8 && k < t->count; k++) {
 		uint32_t idx = (start + k) % t->count;
-		if (t->order[idx]->last_seen < t->order[victim]->last_seen)
+		if (*tentry_seen(t->order[idx]) < *tentry_seen(t->order[victim]))
 			victim = idx;
 	}
 	struct tentry *e = t->order[victim];
@@ -186,7 +186,8 @@ get(struct table *t, const void *key, size_t len, uint64_t h, uint64_t now, bool
 		len = t->key_max;
 	for (struct tentry *e; (e = t->slot[i]) != NULL; i = (i + 1) & t->mask) {
 		if (e->hash == h && e->keylen == len && memcmp(tentry_key(t, e), key, len) == 0) {
-			e->last_seen = now;
+			if (t->evicts)
+				*tentry_seen(e) = now;
 			return e;
 		}
 	}
@@ -205,17 +206,19 @@ get(struct table *t, const void *key, size_t len, uint64_t h, uint64_t now, bool
 		e = t->free;    /* removed: entry_size, as every entry of its table */
 		memcpy(&t->free, &e->hash, sizeof(t->free));
 	} else {
-		e = arena_alloc(&t->mem, t->evicts ? t->entry_size :
-				sizeof(struct tentry) + t->state_size + len);
-		if (!e) {
+		uint8_t *m = arena_alloc(&t->mem, t->evicts ? sizeof(uint64_t) + t->entry_size :
+					 sizeof(struct tentry) + t->state_size + len);
+		if (!m) {
 			t->overflows++;
 			return NULL;
 		}
+		e = (struct tentry *)(void *)(t->evicts ? m + sizeof(uint64_t) : m);
 	}
 	memset(e, 0, sizeof(*e) + t->state_size);
 	e->hash = h;
 	e->keylen = (uint32_t)len;
-	e->last_seen = now;
+	if (t->evicts)
+		*tentry_seen(e) = now;
 	e->order = t->count;
 	memcpy(tentry_key(t, e), key, len);
 	t->slot[i] = e;

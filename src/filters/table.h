@@ -29,11 +29,18 @@ void arena_free(struct arena *a);
 
 struct tentry {
 	uint64_t hash;
-	uint64_t last_seen;     /* packet time of the last use (eviction) */
 	uint32_t keylen;
 	uint32_t order;         /* position in insertion order */
-	/* then: the caller's state (state_size bytes), then the key bytes */
+	/* then: the caller's state (state_size bytes), then the key bytes;
+	 * in a table that evicts, the word before the entry is its last use
+	 * (tentry_seen): query groups (a million of them) need none */
 };
+
+/* Packet time of the entry's last use: tables that evict only. */
+static inline uint64_t *tentry_seen(struct tentry *e)
+{
+	return (uint64_t *)(void *)e - 1;
+}
 
 struct table {
 	struct tentry **slot;   /* open addressing, capacity mask+1 */
@@ -77,7 +84,7 @@ struct tentry *table_get_hashed(struct table *t, const void *key, size_t len, ui
 				uint64_t now, bool evict_lru, bool *created);
 
 /* The entry of a key hashed by table_hash, or NULL: nothing inserted,
- * nothing evicted, last_seen left as it was. */
+ * nothing evicted, the last use left as it was. */
 struct tentry *table_find_hashed(const struct table *t, const void *key, size_t len, uint64_t h);
 
 /* Remove one entry of an evicting table (its memory serves the next

@@ -25,6 +25,8 @@
 #   6 malformed     lines that are not partials (not JSON, fields missing,
 #                   a bad state) among them: counted, the reason said, the
 #                   records still right
+#     oldversion    a partial of version 1: counted malformed, the reason
+#                   naming its version and the one read
 #   7 errors        partial on an event report and with diff(): file:line:col;
 #                   --merge without -C; -k with -w 2; --forward with -C
 # Against a real Kafka broker (test/services/kafka.sh; skipped without java):
@@ -238,6 +240,19 @@ if merge_same malformed --merge "$tmp/bad.json"; then
 		ok malformed
 	else
 		bad malformed "4 malformed lines not counted, or the reason not said"; sed 's/^/# /' "$tmp/malformed.err"
+	fi
+fi
+
+# a partial of another version: counted, and its reason names both
+{ echo '{"partial":1,"report":"qa","instance":9,"rule":"0"}'; cat "$tmp/all-3.json"; } >"$tmp/v1.json"
+if merge_same oldversion --merge "$tmp/v1.json"; then
+	if grep -q " 1 malformed" "$tmp/oldversion.err" &&
+		grep -q "the first malformed record: partial windows of version 1, this intspect reads version 2" \
+			"$tmp/oldversion.err"; then
+		ok oldversion
+	else
+		bad oldversion "a version-1 partial not counted, or the versions not said"
+		sed 's/^/# /' "$tmp/oldversion.err"
 	fi
 fi
 

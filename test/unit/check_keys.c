@@ -3,13 +3,15 @@
  * partial windows' "key"): each kind of value against bytes written here
  * by hand from the layout in src/filters/engine_int.h, read back to the
  * same value, and every cut or mislabelled key read as absent, never as
- * a part of a value.
+ * a part of a value. And the first word of a report function's state,
+ * which the in-place paths read as n | is_float << 63.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "testlib.h"
 #include "../../src/filters/engine.h"
+#include "../../src/filters/agg.h"
 #include "../../src/filters/engine_int.h"
 
 static struct isp_value scalar(uint8_t type, uint64_t u, uint32_t missing)
@@ -189,6 +191,28 @@ START_TEST(widest_key_of_a_type)
 }
 END_TEST
 
+START_TEST(state_first_word)
+{
+	struct agg_state s;
+	uint64_t w;
+
+	memset(&s, 0, sizeof(s));
+	s.n = 5;
+	memcpy(&w, &s, sizeof(w));
+	ck_assert_uint_eq(w, 5);
+	s.is_float = 1;
+	memcpy(&w, &s, sizeof(w));
+	ck_assert_uint_eq(w, AGG_FLOAT_BIT | 5);
+	/* one more value in place: the word plus one */
+	agg_kept_count((uint8_t *)&s);
+	ck_assert_uint_eq(s.n, 6);
+	ck_assert_uint_eq(s.is_float, 1);
+	s.n = (UINT64_C(1) << 63) - 2;
+	memcpy(&w, &s, sizeof(w));
+	ck_assert_uint_eq(w, UINT64_MAX - 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("keys");
@@ -198,6 +222,7 @@ int main(void)
 	tcase_add_test(tc, per_hop_arrays);
 	tcase_add_test(tc, absent_and_mislabelled);
 	tcase_add_test(tc, widest_key_of_a_type);
+	tcase_add_test(tc, state_first_word);
 	suite_add_tcase(s, tc);
 	return tl_run_suite(s);
 }
