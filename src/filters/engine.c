@@ -533,7 +533,8 @@ size_t engine_key_max(const struct isp_engine *e, const int *slots, unsigned n)
 
 /* One value's key bytes at buf + len (see engine_int.h); len when they
  * do not fit. */
-static inline size_t key_put(uint8_t *buf, size_t len, size_t cap, const struct isp_value *v)
+static inline __attribute__((always_inline)) size_t
+key_put(uint8_t *buf, size_t len, size_t cap, const struct isp_value *v)
 {
 	if (v && v->is_array) {
 		/* elements of 4 bytes when every one fits */
