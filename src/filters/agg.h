@@ -121,7 +121,7 @@ uint8_t agg_fast_op(const struct qitem *it);
  * and n the rest (test/unit/check_keys checks it), and one more value is
  * the word plus one.
  */
-#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "agg_state's first word is read as n | is_float << 63: little-endian only"
 #endif
 #define AGG_FLOAT_BIT (UINT64_C(1) << 63)
