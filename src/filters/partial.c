@@ -461,7 +461,7 @@ static bool get_state(const json_t *o, const struct qitem *it, struct agg_state 
 	if (json_is_null(o))
 		return true;
 	uint64_t n;
-	/* n shares its word with a flag: 2^63 values are no window's */
+	/* (n shares its word with a flag; JSON's integers stop below 2^63) */
 	if (!json_is_object(o) || !get_u64(o, "n", &n) || n == 0 || n >> 63)
 		return false;
 	s->n = n;
