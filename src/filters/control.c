@@ -139,7 +139,7 @@ static void apply(struct isp_engine *e, struct ctl_cmd *c, struct isp_engine *me
 				append_entry(e, c, te, &c->out[self], &len, &cap);
 		} else {
 			for (uint32_t k = 0; k < ms->entries.count; k++)
-				append_entry(e, c, ms->entries.order[k], &c->out[self], &len, &cap);
+				append_entry(e, c, table_at(&ms->entries, k), &c->out[self], &len, &cap);
 		}
 		c->outlen[self] = len;
 		c->count[self] = c->has_key ? te != NULL : ms->entries.count;

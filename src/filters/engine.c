@@ -129,15 +129,24 @@ struct isp_engine *isp_engine_new(const struct isp_program *prog, const struct i
 	}
 	if (rc != 0)
 		goto oom;
-	for (unsigned i = 0; i < prog->nevents; i++)
-		if (event_init(e, i) != 0)
-			goto oom;
-	for (unsigned i = 0; i < prog->nqueries; i++)
-		if (query_init(e, i) != 0)
-			goto oom;
-	for (unsigned i = 0; i < prog->nmonitors; i++)
-		if (monitor_init(e, i) != 0)
-			goto oom;
+	const char *rule = NULL, *kind = NULL, *what = NULL;
+	for (unsigned i = 0; i < prog->nevents && !rule; i++)
+		if ((rc = event_init(e, i)) != 0)
+			rule = prog->events[i].name, kind = "event-report", what = "max-keys";
+	for (unsigned i = 0; i < prog->nqueries && !rule; i++)
+		if ((rc = query_init(e, i)) != 0)
+			rule = prog->queries[i].name, kind = "query-report", what = "max-groups";
+	for (unsigned i = 0; i < prog->nmonitors && !rule; i++)
+		if ((rc = monitor_init(e, i)) != 0)
+			rule = prog->monitors[i].name, kind = "flow-monitor", what = "max-entries";
+	if (rc == -2) {
+		snprintf(err, errlen, "%s %s: %s times the size of an entry with the longest key "
+			 "is more than the 32 GiB a table reaches: lower %s", kind, rule, what, what);
+		isp_engine_free(e);
+		return NULL;
+	}
+	if (rule)
+		goto oom;
 	/* several workers share each channel: hand records over in batches
 	 * (one lock for many), not one at a time */
 	if (partial && channels && prog->nchannels) {

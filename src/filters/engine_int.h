@@ -291,6 +291,8 @@ size_t engine_key_text(struct isp_engine *e, const struct isp_packet *p, const i
 void engine_emit(struct isp_engine *e, const char *report, const char *key, size_t keylen,
 		 const int *channels, unsigned nchannels, const struct rule_formats *f,
 		 unsigned which, struct rule_stats *st);
+/* The rules' state: 0, -1 out of memory, -2 a table past its reach
+ * (table_init). */
 int event_init(struct isp_engine *e, unsigned i);
 void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p);
 /* idle-timeout-ms: how often keys are swept (0: never), and the sweep at

@@ -54,9 +54,10 @@ int event_init(struct isp_engine *e, unsigned i)
 	const struct erule *r = &e->prog->events[i];
 	struct event_state *es = &e->ev[i];
 
-	if (table_init(&es->keys, r->nkey ? r->max_keys : 1, key_state_size(r),
-		       engine_key_max(e, r->key_slots, r->nkey), true) != 0)
-		return -1;
+	int rc = table_init(&es->keys, r->nkey ? r->max_keys : 1, key_state_size(r),
+			    engine_key_max(e, r->key_slots, r->nkey), true);
+	if (rc != 0)
+		return rc;
 	if (r->event_slot >= 0 &&
 	    rec_jkey_make(&es->event_key, e->prog->slot_names[r->event_slot]) != 0)
 		return -1;
@@ -401,7 +402,7 @@ static void write_expired(struct isp_engine *e, unsigned i, struct tentry *te, u
 	struct event_state *es = &e->ev[i];
 	struct rec *rec = &e->rec;
 	const struct isp_program *prog = e->prog;
-	const uint8_t *kb = tentry_key(&es->keys, te), *kend = kb + te->keylen;
+	const uint8_t *kb = tentry_key(&es->keys, te), *kend = kb + tentry_keylen(te);
 	struct isp_value v;
 
 	if (format == FMT_INFLUX)
@@ -447,7 +448,7 @@ void event_expire(struct isp_engine *e, unsigned i, uint64_t now)
 		return;
 	/* from the end: a removal moves the last entry into the hole */
 	for (uint32_t k = t->count; k-- > 0;) {
-		struct tentry *te = t->order[k];
+		struct tentry *te = table_at(t, k);
 		if (*tentry_seen(te) > now - r->idle_ns)
 			continue;
 		e->keytext[0] = 0;

@@ -64,10 +64,11 @@ int monitor_init(struct isp_engine *e, unsigned i)
 	struct monitor_state *ms = &e->mon[i];
 
 	ms->nvals = r->ncounters + (size_t)r->nbuf * slot_vals(r);
-	if (table_init(&ms->entries, r->max_entries,
-		       sizeof(struct mon_entry) + ms->nvals * sizeof(uint64_t),
-		       engine_key_max(e, r->match_slots, r->nmatch), true) != 0)
-		return -1;
+	int rc = table_init(&ms->entries, r->max_entries,
+			    sizeof(struct mon_entry) + ms->nvals * sizeof(uint64_t),
+			    engine_key_max(e, r->match_slots, r->nmatch), true);
+	if (rc != 0)
+		return rc;
 	if (cbloom_init(&ms->excluded, r->bloom_cells, r->bloom_hashes) != 0)
 		return -1;
 	ms->sampling = r->sampling;
@@ -342,7 +343,7 @@ static size_t decode_key(struct isp_engine *e, unsigned i, struct tentry *te,
 			 struct isp_value *keys)
 {
 	const struct mrule *r = &e->prog->monitors[i];
-	const uint8_t *kb = tentry_key(&e->mon[i].entries, te), *kend = kb + te->keylen;
+	const uint8_t *kb = tentry_key(&e->mon[i].entries, te), *kend = kb + tentry_keylen(te);
 	size_t kl = 0;
 
 	e->keytext[0] = 0;
@@ -431,9 +432,10 @@ static void emit_interval(struct isp_engine *out, unsigned i, struct isp_engine 
 	for (unsigned w = 0; w < n; w++) {
 		const struct table *t = &src[w]->mon[i].entries;
 		for (uint32_t k = 0; k < t->count; k++) {
-			const struct mon_entry *en = tentry_state(t->order[k]);
+			struct tentry *te = table_at(t, k);
+			const struct mon_entry *en = tentry_state(te);
 			if (en->qi == iv->start || r->report_unchanged)
-				ms->emit[m++] = t->order[k];
+				ms->emit[m++] = te;
 		}
 	}
 	qsort(ms->emit, m, sizeof(*ms->emit), by_first_order);

@@ -247,7 +247,7 @@ void partial_encode_group(struct isp_engine *e, unsigned i, struct qgroup *g,
 	/* the group's key bytes, which the merge stage groups by, then its
 	 * values for a reader */
 	struct tentry *te = (struct tentry *)((uint8_t *)g - sizeof(struct tentry));
-	put_hex(w, "key", tentry_key(&qs->groups, te), te->keylen);
+	put_hex(w, "key", tentry_key(&qs->groups, te), tentry_keylen(te));
 	put_key(w, "group");
 	jsonw_object_begin(w);
 	for (unsigned j = 0; j < ng; j++) {

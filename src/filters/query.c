@@ -147,9 +147,9 @@ int query_init(struct isp_engine *e, unsigned i)
 	if (plan_init(e, r, qs) != 0)
 		return -1;
 	size_t kmax = engine_key_max(e, r->group_slots, r->ngroup);
-	if (table_init(&qs->groups, r->max_groups, qs->entry_state, kmax, false) != 0 ||
-	    table_init(&qs->done, r->max_groups, qs->entry_state, kmax, false) != 0)
-		return -1;
+	int rc = table_init(&qs->groups, r->max_groups, qs->entry_state, kmax, false);
+	if (rc != 0 || (rc = table_init(&qs->done, r->max_groups, qs->entry_state, kmax, false)) != 0)
+		return rc;
 	qs->group_keys = calloc(r->ngroup ? r->ngroup : 1, sizeof(*qs->group_keys));
 	qs->item_keys = calloc(r->nitems ? r->nitems : 1, sizeof(*qs->item_keys));
 	if (!qs->group_keys || !qs->item_keys)
@@ -646,7 +646,7 @@ static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 	struct isp_value vals[MAX_GROUP_BY];
 	bool present[MAX_GROUP_BY];
 	unsigned ng = r->ngroup < MAX_GROUP_BY ? r->ngroup : MAX_GROUP_BY;
-	const uint8_t *kb = tentry_key(&qs->groups, te), *kend = kb + te->keylen;
+	const uint8_t *kb = tentry_key(&qs->groups, te), *kend = kb + tentry_keylen(te);
 	size_t kl = 0;
 	e->keytext[0] = 0;
 	for (unsigned j = 0; j < ng; j++) {
@@ -665,12 +665,18 @@ static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 	}
 }
 
-static void write_window(struct isp_engine *e, unsigned i)
+/* sorted: the groups in the order to write them, or NULL for their order
+ * of arrival (the table's) */
+static void write_window(struct isp_engine *e, unsigned i, struct tentry *const *sorted)
 {
 	struct query_state *qs = &e->q[i];
 
-	for (uint32_t k = 0; k < qs->groups.count; k++)
-		write_group(e, i, qs->groups.order[k]);
+	if (sorted)
+		for (uint32_t k = 0; k < qs->groups.count; k++)
+			write_group(e, i, sorted[k]);
+	else
+		for (struct tentry *te = NULL; (te = table_next(&qs->groups, te)) != NULL;)
+			write_group(e, i, te);
 	if (qs->ts_order) {
 		uint64_t groups = qs->groups.count;
 		for (unsigned k = 0; k < qs->ndrained; k++)
@@ -697,8 +703,8 @@ void query_drain(struct isp_engine *e, unsigned i, bool final)
 
 	if (qs->win_end == 0 || e->partial || (final && !qs->ts_order))
 		return;
-	for (uint32_t g = 0; g < qs->groups.count; g++)
-		write_group(e, i, qs->groups.order[g]);
+	for (struct tentry *te = NULL; (te = table_next(&qs->groups, te)) != NULL;)
+		write_group(e, i, te);
 	while (k < qs->ndrained && qs->drained[k].end != qs->win_end)
 		k++;
 	if (k == qs->ndrained) {
@@ -723,7 +729,7 @@ void query_flush(struct isp_engine *e, unsigned i)
 	if (qs->win_end == 0)
 		return;
 	if (!e->partial) {
-		write_window(e, i);
+		write_window(e, i, NULL);
 		return;
 	}
 	/* a worker: the window waits for the merger (which takes it before
@@ -757,7 +763,7 @@ void query_write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 	write_group(e, i, te);
 }
 
-void query_write_window(struct isp_engine *e, unsigned i)
+void query_write_window(struct isp_engine *e, unsigned i, struct tentry *const *sorted)
 {
-	write_window(e, i);
+	write_window(e, i, sorted);
 }

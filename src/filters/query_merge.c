@@ -18,6 +18,23 @@ static int by_first(const void *a, const void *b)
 	return x->first < y->first ? -1 : x->first > y->first;
 }
 
+/* The groups in the order of their first packet, as one worker writes
+ * them (merged groups arrive worker by worker); NULL when out of memory,
+ * and the records come out in their order of arrival, all of them. The
+ * caller frees. */
+static struct tentry **sorted_groups(const struct table *t)
+{
+	struct tentry **v = malloc((t->count ? t->count : 1) * sizeof(*v));
+	uint32_t n = 0;
+
+	if (!v)
+		return NULL;
+	for (struct tentry *te = NULL; (te = table_next(t, te)) != NULL;)
+		v[n++] = te;
+	qsort(v, n, sizeof(*v), by_first);
+	return v;
+}
+
 /* Fold a worker's cell into the merged one: states add up (Chan's formula
  * for var, counters for sketches, packet order for first/last). */
 static void merge_state(struct query_state *mqs, const struct qitem *it, uint8_t *to,
@@ -61,14 +78,14 @@ void query_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w, 
 		any = true;
 		mqs->win_start = wqs->done_start;
 		mqs->win_end = wqs->done_end;
-		for (uint32_t j = 0; j < wqs->done.count; j++) {
-			struct tentry *src = wqs->done.order[j];
+		for (struct tentry *src = NULL; (src = table_next(&wqs->done, src)) != NULL;) {
 			struct qgroup *sg = tentry_state(src);
 			bool created;
 			const uint8_t *key = tentry_key(&wqs->done, src);
-			struct tentry *te = table_get_hashed(&mqs->groups, key, src->keylen,
-							     query_group_hash(key, src->keylen),
-							     0, false, &created);
+			uint32_t len = tentry_keylen(src);
+			struct tentry *te = table_get_hashed(&mqs->groups, key, len,
+							     query_group_hash(key, len), 0, false,
+							     &created);
 			if (!te)
 				continue;       /* max-groups: counted in the merger's overflows */
 			struct qgroup *g = tentry_state(te);
@@ -85,9 +102,9 @@ void query_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w, 
 	}
 	if (!any)
 		return;
-	/* the groups in the order of their first packet, as one worker writes them */
-	qsort(mqs->groups.order, mqs->groups.count, sizeof(*mqs->groups.order), by_first);
-	query_write_window(m, i);
+	struct tentry **sorted = sorted_groups(&mqs->groups);
+	query_write_window(m, i, sorted);
+	free(sorted);
 }
 
 /* ---- folding partial windows in (partial.c) ---- */
@@ -136,13 +153,19 @@ void query_write_merged(struct isp_engine *e, unsigned i, uint64_t start, uint64
 
 	qs->win_start = start;
 	qs->win_end = end;
-	qsort(qs->groups.order, qs->groups.count, sizeof(*qs->groups.order), by_first);
+	struct tentry **sorted = sorted_groups(&qs->groups);
 	if (!keep) {
-		query_write_window(e, i);
+		query_write_window(e, i, sorted);
+		free(sorted);
 		return;
 	}
-	for (uint32_t k = 0; k < qs->groups.count; k++)
-		query_write_group(e, i, qs->groups.order[k]);
+	if (sorted)
+		for (uint32_t k = 0; k < qs->groups.count; k++)
+			query_write_group(e, i, sorted[k]);
+	else
+		for (struct tentry *te = NULL; (te = table_next(&qs->groups, te)) != NULL;)
+			query_write_group(e, i, te);
+	free(sorted);
 	qs->flushes++;
 	qs->st.windows++;
 }

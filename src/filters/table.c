@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
@@ -76,25 +77,59 @@ uint64_t table_hash(const void *key, size_t len)
 	return XXH3_64bits(key, len);
 }
 
+/* The region's reach: 2^32 references of 8 bytes. */
+#define REGION_MAX ((size_t)1 << 35)
+
+static inline size_t round8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+static inline uint32_t ref_of(const struct table *t, const struct tentry *e)
+{
+	return (uint32_t)(((const uint8_t *)e - t->base) >> 3);
+}
+
+/* A table that evicts: the entry's position in `order`, after the key. */
+static inline uint32_t *pos_of(const struct table *t, struct tentry *e)
+{
+	return (uint32_t *)(void *)((uint8_t *)e + sizeof(*e) + t->state_size +
+				    ((t->key_max + 3) & ~(size_t)3));
+}
+
 int table_init(struct table *t, uint32_t max, size_t state_size, size_t key_max, bool evicts)
 {
 	uint32_t cap = 16;
 
 	memset(t, 0, sizeof(*t));
+	if (key_max > TENTRY_KEY_MAX)
+		key_max = TENTRY_KEY_MAX;
+	t->max = max;
+	t->state_size = round8(state_size);
+	t->key_max = key_max;
+	t->evicts = evicts;
+	/* an entry that evicts: its last use, the entry, its position */
+	t->entry_size = evicts ? round8(sizeof(uint64_t) + sizeof(struct tentry) + t->state_size +
+					((key_max + 3) & ~(size_t)3) + sizeof(uint32_t)) :
+		round8(sizeof(struct tentry) + t->state_size + key_max);
+	/* offset 0 is the empty slot's reference: the first 8 bytes stay unused */
+	t->reserved = 8 + (size_t)max * t->entry_size;
+	if (t->reserved > REGION_MAX)
+		return -2;
 	while (cap < max * 2u && cap < (1u << 30))
 		cap <<= 1;
 	t->slot = calloc(cap, sizeof(*t->slot));
-	t->order = calloc(max, sizeof(*t->order));
-	if (!t->slot || !t->order) {
+	t->order = evicts ? calloc(max, sizeof(*t->order)) : NULL;
+	t->base = mmap(NULL, t->reserved, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (t->base == MAP_FAILED)
+		t->base = NULL;
+	if (!t->slot || (evicts && !t->order) || !t->base) {
 		table_free(t);
 		return -1;
 	}
 	t->mask = cap - 1;
-	t->max = max;
-	t->state_size = (state_size + 7) & ~(size_t)7;
-	t->key_max = key_max;
-	t->entry_size = sizeof(struct tentry) + t->state_size + key_max;
-	t->evicts = evicts;
+	t->used = 8;
 	return 0;
 }
 
@@ -102,7 +137,8 @@ void table_free(struct table *t)
 {
 	free(t->slot);
 	free(t->order);
-	arena_free(&t->mem);
+	if (t->base)
+		munmap(t->base, t->reserved);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -111,8 +147,8 @@ void table_clear(struct table *t)
 	if (t->count)
 		memset(t->slot, 0, ((size_t)t->mask + 1) * sizeof(*t->slot));
 	t->count = 0;
-	t->free = NULL;
-	arena_reset(&t->mem);
+	t->free = 0;
+	t->used = 8;
 }
 
 /* Backward-shift deletion keeps probe sequences unbroken. */
@@ -120,20 +156,36 @@ static void remove_at(struct table *t, uint32_t i)
 {
 	uint32_t j = i;
 
-	t->slot[i] = NULL;
+	t->slot[i] = 0;
 	for (;;) {
 		j = (j + 1) & t->mask;
-		struct tentry *e = t->slot[j];
-		if (!e)
+		uint32_t r = t->slot[j];
+		if (!r)
 			return;
-		uint32_t home = (uint32_t)e->hash & t->mask;
-		/* move e back to i if i lies between its home and j (cyclically) */
+		uint32_t home = (uint32_t)(table_entry(t, r)->tag >> 16) & t->mask;
+		/* move it back to i if i lies between its home and j (cyclically) */
 		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-			t->slot[i] = e;
-			t->slot[j] = NULL;
+			t->slot[i] = r;
+			t->slot[j] = 0;
 			i = j;
 		}
 	}
+}
+
+static uint32_t slot_of(const struct table *t, struct tentry *e)
+{
+	uint32_t r = ref_of(t, e), i = (uint32_t)(e->tag >> 16) & t->mask;
+
+	while (t->slot[i] != r)
+		i = (i + 1) & t->mask;
+	return i;
+}
+
+/* Take entry `at` out of insertion order: the last one takes its place. */
+static void unorder(struct table *t, uint32_t at)
+{
+	t->order[at] = t->order[--t->count];
+	*pos_of(t, table_at(t, at)) = at;
 }
 
 static struct tentry *evict_one(struct table *t, uint64_t hash)
@@ -143,34 +195,23 @@ static struct tentry *evict_one(struct table *t, uint64_t hash)
 	uint32_t start = (uint32_t)(hash >> 32) % t->count, victim = start;
 	for (uint32_t k = 1; k < 8 && k < t->count; k++) {
 		uint32_t idx = (start + k) % t->count;
-		if (*tentry_seen(t->order[idx]) < *tentry_seen(t->order[victim]))
+		if (*tentry_seen(table_at(t, idx)) < *tentry_seen(table_at(t, victim)))
 			victim = idx;
 	}
-	struct tentry *e = t->order[victim];
-	uint32_t i = (uint32_t)e->hash & t->mask;
-	while (t->slot[i] != e)
-		i = (i + 1) & t->mask;
-	remove_at(t, i);
-	/* keep insertion order dense: the last entry takes the victim's place */
-	t->order[victim] = t->order[--t->count];
-	t->order[victim]->order = victim;
+	struct tentry *e = table_at(t, victim);
+	remove_at(t, slot_of(t, e));
+	unorder(t, victim);
 	t->evictions++;
 	return e;
 }
 
 void table_remove(struct table *t, struct tentry *e)
 {
-	uint32_t i = (uint32_t)e->hash & t->mask;
-
-	while (t->slot[i] != e)
-		i = (i + 1) & t->mask;
-	remove_at(t, i);
-	uint32_t at = e->order;
-	t->order[at] = t->order[--t->count];
-	t->order[at]->order = at;
-	/* the next free entry is kept where the entry's hash was */
-	memcpy(&e->hash, &t->free, sizeof(t->free));
-	t->free = e;
+	remove_at(t, slot_of(t, e));
+	unorder(t, *pos_of(t, e));
+	/* the next free entry is kept in the tag */
+	e->tag = t->free;
+	t->free = ref_of(t, e);
 }
 
 /* table_get and table_get_hashed, inlined in both: the hot path of every
@@ -184,8 +225,10 @@ get(struct table *t, const void *key, size_t len, uint64_t h, uint64_t now, bool
 	*created = false;
 	if (len > t->key_max)
 		len = t->key_max;
-	for (struct tentry *e; (e = t->slot[i]) != NULL; i = (i + 1) & t->mask) {
-		if (e->hash == h && e->keylen == len && memcmp(tentry_key(t, e), key, len) == 0) {
+	uint64_t tag = h << 16 | len;
+	for (uint32_t r; (r = t->slot[i]) != 0; i = (i + 1) & t->mask) {
+		struct tentry *e = table_entry(t, r);
+		if (e->tag == tag && memcmp(tentry_key(t, e), key, len) == 0) {
 			if (t->evicts)
 				*tentry_seen(e) = now;
 			return e;
@@ -203,26 +246,24 @@ get(struct table *t, const void *key, size_t len, uint64_t h, uint64_t now, bool
 		while (t->slot[i])
 			i = (i + 1) & t->mask;
 	} else if (t->free) {
-		e = t->free;    /* removed: entry_size, as every entry of its table */
-		memcpy(&t->free, &e->hash, sizeof(t->free));
+		e = table_entry(t, t->free);    /* removed: entry_size, as every entry */
+		t->free = (uint32_t)e->tag;
 	} else {
-		uint8_t *m = arena_alloc(&t->mem, t->evicts ? sizeof(uint64_t) + t->entry_size :
-					 sizeof(struct tentry) + t->state_size + len);
-		if (!m) {
-			t->overflows++;
-			return NULL;
-		}
-		e = (struct tentry *)(void *)(t->evicts ? m + sizeof(uint64_t) : m);
+		/* count < max: the region has room (max entries of the largest size) */
+		size_t size = t->evicts ? t->entry_size : round8(sizeof(*e) + t->state_size + len);
+		e = (struct tentry *)(void *)(t->base + t->used + (t->evicts ? sizeof(uint64_t) : 0));
+		t->used += size;
 	}
 	memset(e, 0, sizeof(*e) + t->state_size);
-	e->hash = h;
-	e->keylen = (uint32_t)len;
-	if (t->evicts)
-		*tentry_seen(e) = now;
-	e->order = t->count;
+	e->tag = tag;
 	memcpy(tentry_key(t, e), key, len);
-	t->slot[i] = e;
-	t->order[t->count++] = e;
+	if (t->evicts) {
+		*tentry_seen(e) = now;
+		*pos_of(t, e) = t->count;
+		t->order[t->count] = ref_of(t, e);
+	}
+	t->slot[i] = ref_of(t, e);
+	t->count++;
 	*created = true;
 	return e;
 }
@@ -230,6 +271,8 @@ get(struct table *t, const void *key, size_t len, uint64_t h, uint64_t now, bool
 struct tentry *table_get(struct table *t, const void *key, size_t len, uint64_t now,
 			 bool evict_lru, bool *created)
 {
+	if (len > t->key_max)
+		len = t->key_max;       /* hashed as it is kept */
 	return get(t, key, len, table_hash(key, len), now, evict_lru, created);
 }
 
@@ -243,10 +286,10 @@ struct tentry *table_find_hashed(const struct table *t, const void *key, size_t 
 {
 	if (len > t->key_max)
 		len = t->key_max;
-	for (uint32_t i = (uint32_t)h & t->mask; t->slot[i]; i = (i + 1) & t->mask) {
-		struct tentry *e = t->slot[i];
-		if (e->hash == h && e->keylen == len &&
-		    memcmp((const uint8_t *)e + sizeof(struct tentry) + t->state_size, key, len) == 0)
+	uint64_t tag = h << 16 | len;
+	for (uint32_t i = (uint32_t)h & t->mask, r; (r = t->slot[i]) != 0; i = (i + 1) & t->mask) {
+		struct tentry *e = table_entry(t, r);
+		if (e->tag == tag && memcmp(tentry_key(t, e), key, len) == 0)
 			return e;
 	}
 	return NULL;

@@ -1,8 +1,9 @@
 /*
  * table.h - the keyed state tables of the filters (query groups, event
- * delta keys): open addressing on a 64-bit hash of the key bytes, fixed
- * entry size, entries carved from big blocks and reused, so a steady
- * stream of packets allocates nothing. Bounded: at most `max` entries.
+ * delta keys, flow monitors): open addressing on a 64-bit hash of the key
+ * bytes, entries carved from a region reserved at init and reused, so a
+ * steady stream of packets allocates nothing (also the arenas of the
+ * per-hop states). Bounded: at most `max` entries.
  * A table that evicts reuses an evicted entry in place, so its entries
  * have room for the longest key; one that does not (query groups, cleared
  * each window) sizes each entry by its key: a per-hop or string key may
@@ -27,14 +28,22 @@ void *arena_alloc_cb(void *ctx, size_t n);
 void arena_reset(struct arena *a);
 void arena_free(struct arena *a);
 
+/*
+ * An entry: its tag, then the caller's state (state_size bytes), then the
+ * key bytes. In a table that evicts, the word before the entry is its last
+ * use (tentry_seen) and a 4-byte position in insertion order follows the
+ * longest key; query groups (a million of them) need neither.
+ */
 struct tentry {
-	uint64_t hash;
-	uint32_t keylen;
-	uint32_t order;         /* position in insertion order */
-	/* then: the caller's state (state_size bytes), then the key bytes;
-	 * in a table that evicts, the word before the entry is its last use
-	 * (tentry_seen): query groups (a million of them) need none */
+	uint64_t tag;           /* the key's hash << 16 | the key's length */
 };
+
+#define TENTRY_KEY_MAX 0xffffu
+
+static inline uint32_t tentry_keylen(const struct tentry *e)
+{
+	return (uint32_t)(e->tag & TENTRY_KEY_MAX);
+}
 
 /* Packet time of the entry's last use: tables that evict only. */
 static inline uint64_t *tentry_seen(struct tentry *e)
@@ -42,18 +51,28 @@ static inline uint64_t *tentry_seen(struct tentry *e)
 	return (uint64_t *)(void *)e - 1;
 }
 
+/*
+ * The entries live in one region reserved at init (max entries of the
+ * largest size, address space only: a page is memory once written), so
+ * a slot holds a 4-byte reference (the entry's offset in 8-byte units; 0:
+ * empty) instead of an 8-byte pointer, as DPDK's rte_hash keeps key
+ * indexes. At a load of at most one half, that halves the slot array.
+ */
 struct table {
-	struct tentry **slot;   /* open addressing, capacity mask+1 */
+	uint32_t *slot;         /* open addressing, capacity mask+1 */
+	uint8_t *base;          /* the region */
+	size_t reserved, used;  /* bytes of the region; used: in insertion order */
 	uint32_t mask;
 	uint32_t count, max;
-	size_t state_size, key_max, entry_size;   /* entry_size: with key_max */
+	size_t state_size, key_max, entry_size;   /* entry_size: a table that evicts */
 	bool evicts;            /* table_get may evict: entries of entry_size */
-	struct tentry **order;  /* insertion order (for deterministic output) */
-	struct arena mem;       /* entries (an evicted entry is reused in place) */
-	struct tentry *free;    /* removed entries, for the next insertions */
+	uint32_t *order;        /* a table that evicts: its entries, insertion order */
+	uint32_t free;          /* removed entries, for the next insertions */
 	uint64_t evictions, overflows;
 };
 
+/* -1: out of memory; -2: the region would pass 32 GiB (more than a
+ * 4-byte reference reaches), too many entries of too long keys. */
 int table_init(struct table *t, uint32_t max, size_t state_size, size_t key_max, bool evicts);
 void table_free(struct table *t);
 
@@ -62,9 +81,29 @@ static inline void *tentry_state(struct tentry *e)
 	return (uint8_t *)e + sizeof(struct tentry);
 }
 
-static inline uint8_t *tentry_key(struct table *t, struct tentry *e)
+static inline uint8_t *tentry_key(const struct table *t, struct tentry *e)
 {
 	return (uint8_t *)e + sizeof(struct tentry) + t->state_size;
+}
+
+static inline struct tentry *table_entry(const struct table *t, uint32_t ref)
+{
+	return (struct tentry *)(void *)(t->base + ((size_t)ref << 3));
+}
+
+/* Entry k (< count) in insertion order of a table that evicts. */
+static inline struct tentry *table_at(const struct table *t, uint32_t k)
+{
+	return table_entry(t, t->order[k]);
+}
+
+/* The entries of a table that does not evict, in insertion order: e NULL
+ * for the first; NULL after the last. */
+static inline struct tentry *table_next(const struct table *t, struct tentry *e)
+{
+	size_t at = e ? (size_t)((uint8_t *)e - t->base) +
+		((sizeof(*e) + t->state_size + tentry_keylen(e) + 7) & ~(size_t)7) : 8;
+	return at < t->used ? (struct tentry *)(void *)(t->base + at) : NULL;
 }
 
 uint64_t table_hash(const void *key, size_t len);
@@ -73,7 +112,8 @@ uint64_t table_hash(const void *key, size_t len);
  * Find the entry of a key, or insert it (state zeroed, *created = true).
  * When the table is full: with evict_lru (in a table made to evict), the
  * least recently seen entry of a small sample is replaced (counted in
- * evictions); otherwise NULL (counted in overflows).
+ * evictions); otherwise NULL (counted in overflows). A key longer than
+ * the table's longest is cut to it.
  */
 struct tentry *table_get(struct table *t, const void *key, size_t len, uint64_t now,
 			 bool evict_lru, bool *created);
@@ -89,7 +129,7 @@ struct tentry *table_find_hashed(const struct table *t, const void *key, size_t 
 
 /* Remove one entry of an evicting table (its memory serves the next
  * insertion). The entry last in insertion order takes its place there, so
- * a caller walking `order` while removing walks it from the end. */
+ * a caller walking table_at while removing walks from the end. */
 void table_remove(struct table *t, struct tentry *e);
 /* Remove every entry (the memory is kept). */
 void table_clear(struct table *t);

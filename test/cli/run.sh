@@ -193,6 +193,16 @@ for p in $demo_pk; do
 	check "setup.sh test installs $p too" sh -c "echo ' $test_pk ' | grep -q ' $p '"
 done
 
+# a table that would pass the 32 GiB its 4-byte references reach: refused
+# at start, naming the rule and the setting to lower
+printf '%s\n' 'query-report huge {' ' select = {"count()"}' \
+	' group-by = {"int.hop_switch_ids", "int.hop_latencies", "int.hop_queue_occups",' \
+	'  "int.hop_ingress_times", "int.hop_egress_times"}' ' max-groups = 67108864' '}' >"$tmp/huge.conf"
+"$bin" -C "$tmp/huge.conf" -r "$src/test/data/report-v0.5-int-v0.5-tcp.pcap" >/dev/null 2>"$tmp/huge.err"
+check "a table past 32 GiB is refused" test $? -eq 1
+check "a table past 32 GiB: the rule and the setting" \
+	grep -q '^intspect: query-report huge: max-groups times .* 32 GiB .*: lower max-groups$' "$tmp/huge.err"
+
 # --list-protocols: every option with its default
 "$bin" --list-protocols >"$tmp/lp"
 check "--list-protocols lists the port options" grep -q -- '-o int_report.udp-ports=P,.* (default 1234,5900,6000' "$tmp/lp"
