@@ -17,9 +17,9 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 # Building and running intspect (the demo, `build`): the toolchain, libpcap,
 # zlib (gzip to InfluxDB), Jansson (the control socket's JSON), and the
-# libraries of the Redis and Kafka outputs.
+# libraries of the Redis and Kafka outputs (OpenSSL: Redis over TLS).
 BUILD_PACKAGES="autoconf automake libtool pkg-config make gcc libpcap-dev flex bison \
-libxxhash-dev zlib1g-dev libjansson-dev libhiredis-dev librdkafka-dev"
+libxxhash-dev zlib1g-dev libjansson-dev libhiredis-dev libssl-dev librdkafka-dev"
 # What only the tests use: Check, sanitizers' and fuzzers' compiler,
 # valgrind, the services they start (Redis, a Kafka broker on Java with its
 # jars from Maven Central, openssl for its test certificates), network

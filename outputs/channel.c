@@ -20,6 +20,7 @@
 
 #ifdef HAVE_HIREDIS
 #include <hiredis/hiredis.h>
+#include "redis_tls.h"
 #endif
 #ifdef HAVE_RDKAFKA
 #include <librdkafka/rdkafka.h>
@@ -106,8 +107,12 @@ void isp_channels_describe(FILE *out)
 	fprintf(out, "  outputs: stdout, file, socket (unix, tcp, udp)\n");
 	fprintf(out, "  influxdb output: line protocol over HTTP/1.1 or UDP (InfluxDB 1.x /write)\n");
 	fprintf(out, "  prometheus output: an HTTP endpoint, text exposition format 0.0.4\n");
-#ifdef HAVE_HIREDIS
-	fprintf(out, "  redis output: hiredis %d.%d.%d\n", HIREDIS_MAJOR, HIREDIS_MINOR, HIREDIS_PATCH);
+#if defined(HAVE_HIREDIS) && defined(HAVE_OPENSSL)
+	fprintf(out, "  redis output: hiredis %d.%d.%d, TLS with %s\n", HIREDIS_MAJOR, HIREDIS_MINOR,
+		HIREDIS_PATCH, redis_tls_version());
+#elif defined(HAVE_HIREDIS)
+	fprintf(out, "  redis output: hiredis %d.%d.%d, no TLS (configure found no OpenSSL)\n",
+		HIREDIS_MAJOR, HIREDIS_MINOR, HIREDIS_PATCH);
 #else
 	fprintf(out, "  redis output: not built (configure found no hiredis)\n");
 #endif

@@ -7,7 +7,8 @@
  * Keys: hostname/server (a value with '/' is a Unix socket), port,
  * channel/key (may hold %r, the record's report name), mode, stream-maxlen,
  * stream-field, password, username, database, connect-timeout-ms,
- * command-timeout-ms (outputs/README.md, "Type redis").
+ * command-timeout-ms, tls and its files (outputs/README.md, "Type redis";
+ * TLS: redis_tls.c).
  *
  * Failure model. The socket is non-blocking and every wait is a poll()
  * against a deadline: a batch waits at most command-timeout-ms for its
@@ -31,6 +32,7 @@
  * pipeline were executed, so their outcome is remembered (memo) and they
  * are not sent twice.
  */
+#include "config.h"        /* HAVE_OPENSSL */
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -49,6 +51,9 @@
 #define REJECT_LOG_NS (1000 * 1000000LL)
 
 #include "redis_int.h"
+#ifdef HAVE_OPENSSL
+#include "redis_tls.h"
+#endif
 
 void say(const struct redis_out *o, const char *fmt, ...)
 {
@@ -188,6 +193,16 @@ oom:
 
 /* ---- connection ------------------------------------------------------- */
 
+void close_conn(struct redis_out *o)
+{
+#ifdef HAVE_OPENSSL
+	redis_tls_close(o->tconn);
+	o->tconn = NULL;
+#endif
+	redisFree(o->c);
+	o->c = NULL;
+}
+
 static void drop_conn(struct redis_out *o, const char *why)
 {
 	if (!o->c)
@@ -195,13 +210,53 @@ static void drop_conn(struct redis_out *o, const char *why)
 	if (!o->down)
 		say(o, "%s; records wait in the queue, reconnecting", why);
 	o->down = true;
-	redisFree(o->c);
-	o->c = NULL;
+	close_conn(o);
 }
 
 static bool obuf_pending(const redisContext *c)
 {
 	return c->obuf && sdslen(c->obuf) > 0;
+}
+
+/* hiredis's own reads and writes, or through the TLS session. */
+static int buf_write(struct redis_out *o, int *done)
+{
+#ifdef HAVE_OPENSSL
+	if (o->tconn)
+		return redis_tls_write(o->tconn, o->c, done) == 0 ? REDIS_OK : REDIS_ERR;
+#endif
+	return redisBufferWrite(o->c, done);
+}
+
+static int buf_read(struct redis_out *o)
+{
+#ifdef HAVE_OPENSSL
+	if (o->tconn)
+		return redis_tls_read(o->tconn, o->c) == 0 ? REDIS_OK : REDIS_ERR;
+#endif
+	return redisBufferRead(o->c);
+}
+
+/* Bytes the TLS session holds already (no poll shows them). */
+static bool tls_pending(const struct redis_out *o)
+{
+#ifdef HAVE_OPENSSL
+	return o->tconn && redis_tls_pending(o->tconn);
+#else
+	(void)o;
+	return false;
+#endif
+}
+
+/* The TLS session's last read needs the socket writable to go on. */
+static bool tls_read_wants_write(const struct redis_out *o)
+{
+#ifdef HAVE_OPENSSL
+	return o->tconn && redis_tls_wants_write(o->tconn) && !obuf_pending(o->c);
+#else
+	(void)o;
+	return false;
+#endif
 }
 
 /*
@@ -217,7 +272,7 @@ static int pump(struct redis_out *o, size_t want, int64_t deadline,
 	redisContext *c = o->c;
 	int done = 0;
 
-	if (obuf_pending(c) && redisBufferWrite(c, &done) != REDIS_OK)
+	if (obuf_pending(c) && buf_write(o, &done) != REDIS_OK)
 		goto ioerr;
 	while (want > 0) {
 		void *r = NULL;
@@ -230,6 +285,11 @@ static int pump(struct redis_out *o, size_t want, int64_t deadline,
 			want--;
 			continue;
 		}
+		if (tls_pending(o)) {
+			if (buf_read(o) != REDIS_OK)
+				goto ioerr;
+			continue;
+		}
 
 		int64_t left = deadline - isp_now_ns();
 		struct pollfd p = { .fd = c->fd, .events = POLLIN };
@@ -238,7 +298,8 @@ static int pump(struct redis_out *o, size_t want, int64_t deadline,
 			snprintf(why, whylen, "no reply within %u ms", o->command_ms);
 			return -1;
 		}
-		if (obuf_pending(c))
+		bool read_on_out = tls_read_wants_write(o);
+		if (obuf_pending(c) || read_on_out)
 			p.events |= POLLOUT;
 		int rc = poll(&p, 1, (int)((left + 999999) / 1000000));
 
@@ -248,10 +309,10 @@ static int pump(struct redis_out *o, size_t want, int64_t deadline,
 		}
 		if (rc <= 0)
 			continue;
-		if ((p.revents & POLLOUT) && redisBufferWrite(c, &done) != REDIS_OK)
+		if ((p.revents & POLLOUT) && !read_on_out && buf_write(o, &done) != REDIS_OK)
 			goto ioerr;
-		if ((p.revents & (POLLIN | POLLHUP | POLLERR)) &&
-		    redisBufferRead(c) != REDIS_OK)
+		if (((p.revents & (POLLIN | POLLHUP | POLLERR)) ||
+		     (read_on_out && (p.revents & POLLOUT))) && buf_read(o) != REDIS_OK)
 			goto ioerr;
 	}
 	return 0;
@@ -331,6 +392,12 @@ int try_connect(struct redis_out *o, bool *auth_err, char *why, size_t whylen)
 		goto fail;
 	if (!o->unix_sock)
 		redisEnableKeepAlive(o->c);     /* notice a peer gone while idle */
+#ifdef HAVE_OPENSSL
+	if (o->tls && !(o->tconn = redis_tls_connect(o->tls, o->c->fd,
+						     isp_now_ns() + (int64_t)o->connect_ms * 1000000,
+						     auth_err, why, whylen)))
+		goto fail;
+#endif
 	if (o->password) {
 		if (o->user)
 			redisAppendCommand(o->c, "AUTH %s %s", o->user, o->password);
@@ -348,8 +415,13 @@ int try_connect(struct redis_out *o, bool *auth_err, char *why, size_t whylen)
 
 	h.n = 0;
 	if (pump(o, want, isp_now_ns() + (int64_t)o->command_ms * 1000000,
-		 on_handshake, &h, why, whylen) != 0)
+		 on_handshake, &h, why, whylen) != 0) {
+#ifdef HAVE_OPENSSL
+		/* TLS 1.3: a refused client certificate is an alert read here */
+		*auth_err = o->tconn && redis_tls_refused(o->tconn);
+#endif
 		goto fail;
+	}
 	if (h.bad >= 0) {
 		snprintf(why, whylen, "%s", h.err);
 		*auth_err = strcmp(h.cmd[h.bad], "PING") != 0;
@@ -357,8 +429,7 @@ int try_connect(struct redis_out *o, bool *auth_err, char *why, size_t whylen)
 	}
 	return 0;
 fail:
-	redisFree(o->c);
-	o->c = NULL;
+	close_conn(o);
 	return -1;
 }
 
@@ -586,9 +657,18 @@ static void check_idle(struct redis_out *o)
 {
 	struct pollfd p = { .fd = o->c->fd, .events = POLLIN };
 
-	if (poll(&p, 1, 0) > 0)
-		drop_conn(o, redisBufferRead(o->c) != REDIS_OK && o->c->errstr[0] ?
-			  o->c->errstr : "unexpected data from the server");
+	if (!tls_pending(o) && poll(&p, 1, 0) <= 0)
+		return;
+#ifdef HAVE_OPENSSL
+	if (o->tconn) {
+		char why[200];
+		if (!redis_tls_idle_ok(o->tconn, why, sizeof(why)))
+			drop_conn(o, why);
+		return;
+	}
+#endif
+	drop_conn(o, redisBufferRead(o->c) != REDIS_OK && o->c->errstr[0] ?
+		  o->c->errstr : "unexpected data from the server");
 }
 
 static int redis_flush(void *state)

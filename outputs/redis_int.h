@@ -15,6 +15,9 @@
 #include "channel.h"
 #include "kv.h"
 
+struct redis_tls;
+struct redis_tls_conn;
+
 enum redis_mode { MODE_PUBLISH, MODE_LPUSH, MODE_RPUSH, MODE_XADD };
 
 /* What became of one record of the batch being written. */
@@ -52,6 +55,8 @@ struct redis_out {
 	char *key_report;               /* report name key was expanded for */
 
 	redisContext *c;                /* NULL: not connected */
+	struct redis_tls *tls;          /* NULL: no TLS */
+	struct redis_tls_conn *tconn;   /* with tls: the session of c */
 	bool ever_connected;
 	bool down;                      /* an outage was logged; log its end */
 	char where[300];                /* "host:port" or the path, for messages */
@@ -73,6 +78,8 @@ struct redis_out {
 void say(const struct redis_out *o, const char *fmt, ...) ISP_KV_PRINTF(2, 3);
 int check_template(const char *t, bool *per_report, char *err, size_t errlen);
 int try_connect(struct redis_out *o, bool *auth_err, char *why, size_t whylen);
+/* Close the connection (and its TLS session), quietly. */
+void close_conn(struct redis_out *o);
 int redis_open(void **state, const struct isp_channel_cfg *cfg, int *bad_kv, char *err,
 	       size_t errlen);
 void redis_close(void *state);

@@ -2,6 +2,7 @@
  * redis_open.c - setting up the Redis channel: its keys (checked with
  * line:col and did-you-mean), the first connection, and closing.
  */
+#include "config.h"        /* HAVE_OPENSSL */
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
@@ -16,13 +17,17 @@
 #include "queue.h"
 
 #include "redis_int.h"
+#include "redis_tls.h"
 
 /* ---- open / close -------------------------------------------------------- */
 
 static void redis_free(struct redis_out *o)
 {
 	if (o->c)
-		redisFree(o->c);
+		close_conn(o);
+#ifdef HAVE_OPENSSL
+	redis_tls_free(o->tls);
+#endif
 	free(o->name);
 	free(o->host);
 	free(o->user);
@@ -64,6 +69,13 @@ static int alias_clash(const struct isp_channel_cfg *cfg, const char *a,
 }
 
 /* A name, address, key or field: empty is a mistake, not a default. */
+static const char *value_of(const struct isp_channel_cfg *cfg, const char *key)
+{
+	int i = isp_kv_find(cfg, key);
+
+	return i >= 0 ? cfg->kv[i].value : NULL;
+}
+
 static int nonempty(const struct isp_kv *kv, char *err, size_t errlen)
 {
 	if (kv->value[0])
@@ -86,7 +98,9 @@ static int parse_keys(struct redis_out *o, const struct isp_channel_cfg *cfg,
 	const char *host = "127.0.0.1", *tmpl = "report", *field = "record";
 	const char *user = NULL, *pass = NULL;
 	uint64_t v;
-	int m, i_maxlen = -1, i_field = -1, i_user = -1;
+	int m, i_maxlen = -1, i_field = -1, i_user = -1, i_tlsopt = -1;
+	bool tls = false;
+	struct redis_tls_cfg tcfg = { .verify = true }, *tc = &tcfg;
 
 	for (size_t i = 0; i < cfg->nkv; i++) {
 		const struct isp_kv *kv = &cfg->kv[i];
@@ -130,6 +144,15 @@ static int parse_keys(struct redis_out *o, const struct isp_channel_cfg *cfg,
 		} else if (!strcmp(k, "command-timeout-ms")) {
 			rc = isp_kv_uint(kv, 1, 600000, &v, err, errlen);
 			o->command_ms = (unsigned)v;
+		} else if (!strcmp(k, "tls")) {
+			rc = isp_kv_bool(kv, &tls, err, errlen);
+		} else if (!strncmp(k, "tls-", 4)) {
+			if (i_tlsopt < 0)
+				i_tlsopt = (int)i;
+			if (!strcmp(k, "tls-verify"))
+				rc = isp_kv_bool(kv, &tc->verify, err, errlen);
+			else
+				rc = nonempty(kv, err, errlen);
 		}
 		if (rc != 0)
 			return -1;
@@ -144,6 +167,46 @@ static int parse_keys(struct redis_out *o, const struct isp_channel_cfg *cfg,
 	if (user && !pass) {
 		snprintf(err, errlen, "username needs a password");
 		return -1;
+	}
+	*bad_kv = i_tlsopt;
+	if (i_tlsopt >= 0 && !tls) {
+		snprintf(err, errlen, "%s needs tls = yes", cfg->kv[i_tlsopt].key);
+		return -1;
+	}
+	*bad_kv = isp_kv_find(cfg, "tls");
+	if (tls && strchr(host, '/')) {
+		snprintf(err, errlen, "tls applies to a TCP connection, not to a Unix socket");
+		return -1;
+	}
+	if (tls) {
+		static const char *const files[] = { "tls-ca-cert-file", "tls-cert-file", "tls-key-file" };
+		int bad = -1;
+
+		tc->ca_file = value_of(cfg, "tls-ca-cert-file");
+		tc->ca_dir = value_of(cfg, "tls-ca-cert-dir");
+		tc->cert_file = value_of(cfg, "tls-cert-file");
+		tc->key_file = value_of(cfg, "tls-key-file");
+		tc->server_name = value_of(cfg, "tls-server-name");
+		if (tc->key_file && !tc->cert_file) {
+			*bad_kv = isp_kv_find(cfg, "tls-key-file");
+			snprintf(err, errlen, "tls-key-file needs tls-cert-file");
+			return -1;
+		}
+#ifdef HAVE_OPENSSL
+		o->tls = redis_tls_new(tc, host, &bad, err, errlen);
+		if (!o->tls) {
+			if (bad == 0 && !tc->ca_file)
+				*bad_kv = isp_kv_find(cfg, "tls-ca-cert-dir");
+			else if (bad >= 0)
+				*bad_kv = isp_kv_find(cfg, files[bad]);
+			return -1;
+		}
+#else
+		(void)files, (void)bad;
+		snprintf(err, errlen, "this intspect was built without OpenSSL: no TLS for Redis "
+			 "(Debian: libssl-dev, then configure again)");
+		return -1;
+#endif
 	}
 	*bad_kv = -1;
 	o->unix_sock = strchr(host, '/') != NULL;
@@ -170,7 +233,9 @@ int redis_open(void **state, const struct isp_channel_cfg *cfg,
 	static const char *const known[] = {
 		"hostname", "server", "port", "channel", "key", "mode",
 		"stream-maxlen", "stream-field", "password", "username",
-		"database", "connect-timeout-ms", "command-timeout-ms", NULL
+		"database", "connect-timeout-ms", "command-timeout-ms", "tls", "tls-ca-cert-file",
+		"tls-ca-cert-dir", "tls-cert-file", "tls-key-file", "tls-server-name", "tls-verify",
+		NULL
 	};
 	struct redis_out *o;
 	char why[256];
@@ -217,6 +282,8 @@ int redis_open(void **state, const struct isp_channel_cfg *cfg,
 
 			*bad_kv = strncmp(why, "SELECT", 6) == 0 || ip < 0 ?
 				  isp_kv_find(cfg, "database") : ip;
+			if (strncmp(why, "TLS", 3) == 0)
+				*bad_kv = isp_kv_find(cfg, "tls");
 			snprintf(err, errlen, "redis %s: %s", o->where, why);
 			redis_free(o);
 			return -1;
