@@ -86,6 +86,11 @@ static void fail(struct chain *c, struct isp_packet *p, uint16_t proto, enum isp
 	c->st->malformed[proto][v]++;
 }
 
+/*
+ * Few values live across the decoder's call (the chain, the packet, the
+ * layer): the others are read back from the layer, so the loop spills
+ * nothing to the stack.
+ */
 static void run_chain(struct chain *c, struct isp_packet *p, uint16_t proto,
 		      uint32_t off, uint32_t end)
 {
@@ -108,7 +113,8 @@ static void run_chain(struct chain *c, struct isp_packet *p, uint16_t proto,
 		d->next = ISP_PROTO_NONE;
 		d->next_off = UINT32_MAX;
 		d->next_end = UINT32_MAX;
-		enum isp_verdict v = c->reg->proto[proto].desc->decode(d, l);
+		enum isp_verdict v = c->reg->decode[proto](d, l);
+		proto = l->proto;
 		if (v != ISP_OK) {
 			/* only a heuristic child may decline; whether this one
 			 * was is asked here, not for every layer */
@@ -116,7 +122,7 @@ static void run_chain(struct chain *c, struct isp_packet *p, uint16_t proto,
 				fail(c, p, proto, v);
 				return;
 			}
-			if (!is_heuristic_child(c->reg, p, n, proto)) {
+			if (!is_heuristic_child(c->reg, p, p->nlayers, proto)) {
 				/* a port match that is not the protocol (a plain
 				 * datagram to a report port): not an error, counted
 				 * apart from malformed */
@@ -129,6 +135,7 @@ static void run_chain(struct chain *c, struct isp_packet *p, uint16_t proto,
 			proto = d->next;
 			continue;
 		}
+		n = p->nlayers;
 		c->st->decoded[proto]++;
 		c->seen[proto]++;
 		p->protos |= UINT64_C(1) << proto;
@@ -174,8 +181,8 @@ unsigned isp_dissect(const struct isp_registry *reg, struct isp_packet *p,
 	return p->nlayers;
 }
 
-bool isp_dissect_next_report(const struct isp_registry *reg,
-			     struct isp_packet *p, struct isp_stats *st)
+bool isp_dissect_next_report_slow(const struct isp_registry *reg,
+				  struct isp_packet *p, struct isp_stats *st)
 {
 	if (p->report_layer == 0xff || p->report_index + 1 >= p->report_count ||
 	    p->report_next_off == 0)

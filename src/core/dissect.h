@@ -37,9 +37,18 @@ static inline bool isp_dissect_refused(const struct isp_packet *p)
 }
 
 /* For a packet that holds several coalesced telemetry reports: re-dissect
- * the next one in place. false when there is none left. */
-bool isp_dissect_next_report(const struct isp_registry *reg,
-			     struct isp_packet *p, struct isp_stats *st);
+ * the next one in place. false when there is none left (most packets:
+ * asked inline). */
+bool isp_dissect_next_report_slow(const struct isp_registry *reg,
+				  struct isp_packet *p, struct isp_stats *st);
+
+static inline bool isp_dissect_next_report(const struct isp_registry *reg,
+					   struct isp_packet *p, struct isp_stats *st)
+{
+	if (p->report_layer == 0xff)
+		return false;
+	return isp_dissect_next_report_slow(reg, p, st);
+}
 
 const char *isp_verdict_name(enum isp_verdict v);
 

@@ -12,18 +12,9 @@
 #include <unistd.h>
 
 #define GLOBAL_HDR 24
-#define RECORD_HDR 16
-#define MAX_CAPLEN (256u * 1024u)       /* libpcap's own limit */
 #define PREFETCH_AHEAD 2048             /* a few packets ahead */
 #define POPULATE_CHUNK (2u << 20)       /* pages mapped ahead at a time */
-
-static uint32_t rd32(const uint8_t *p, bool swap)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return swap ? __builtin_bswap32(v) : v;
-}
+#define CHORES_EVERY 1024               /* bytes read between two rounds of chores */
 
 int pcap_map_open(struct pcap_map *m, const char *path, char *err, size_t errlen)
 {
@@ -57,8 +48,8 @@ int pcap_map_open(struct pcap_map *m, const char *path, char *err, size_t errlen
 	m->base = b;
 	m->len = (size_t)st.st_size;
 	m->off = GLOBAL_HDR;
-	m->snaplen = rd32(b + 16, m->swap);
-	m->linktype = rd32(b + 20, m->swap) & 0x0fffffff; /* high bits: FCS info */
+	m->snaplen = pcap_map_rd32(b + 16, m->swap);
+	m->linktype = pcap_map_rd32(b + 20, m->swap) & 0x0fffffff; /* high bits: FCS info */
 	madvise(p, m->len, MADV_SEQUENTIAL);
 	return 1;
 }
@@ -76,28 +67,26 @@ static void populate_ahead(struct pcap_map *m)
 	m->populated += n;
 }
 
-int pcap_map_next(struct pcap_map *m, const uint8_t **data, uint32_t *caplen,
-		  uint32_t *wirelen, uint64_t *ts_ns, char *err, size_t errlen)
+int pcap_map_bad(const struct pcap_map *m, char *err, size_t errlen)
 {
-	if (m->off == m->len)
-		return 0;
-	if (m->len - m->off < RECORD_HDR) {
+	size_t left = m->len - m->off;
+
+	if (left < PCAP_MAP_RECORD_HDR) {
 		snprintf(err, errlen, "truncated capture: %zu bytes of a record header at offset %zu",
-			 m->len - m->off, m->off);
+			 left, m->off);
 		return -1;
 	}
-	const uint8_t *h = m->base + m->off;
-	uint32_t sec = rd32(h, m->swap), frac = rd32(h + 4, m->swap);
-	uint32_t incl = rd32(h + 8, m->swap), orig = rd32(h + 12, m->swap);
-	if (incl > MAX_CAPLEN) {
+	uint32_t incl = pcap_map_rd32(m->base + m->off + 8, m->swap);
+	if (incl > PCAP_MAP_MAX_CAPLEN)
 		snprintf(err, errlen, "bad record at offset %zu: captured length %u", m->off, incl);
-		return -1;
-	}
-	if (m->len - m->off - RECORD_HDR < incl) {
+	else
 		snprintf(err, errlen, "truncated capture: record at offset %zu needs %u bytes, %zu left",
-			 m->off, incl, m->len - m->off - RECORD_HDR);
-		return -1;
-	}
+			 m->off, incl, left - PCAP_MAP_RECORD_HDR);
+	return -1;
+}
+
+void pcap_map_chores(struct pcap_map *m)
+{
 	/* Map the next pages before they are read: a page fault per 64 KiB
 	 * (the kernel's fault-around) was a seventh of a decode-only run;
 	 * one call per 2 MiB maps the same pages for much less. */
@@ -114,16 +103,14 @@ int pcap_map_next(struct pcap_map *m, const uint8_t **data, uint32_t *caplen,
 	}
 	/* The hardware prefetcher stops at page boundaries, and per-hop
 	 * attributes read bytes the decoders never touched: ask for the
-	 * lines a few packets ahead, each once. */
-	size_t ahead = m->len - m->off > PREFETCH_AHEAD ? m->off + PREFETCH_AHEAD : m->len;
+	 * lines a few packets ahead, each once, enough for the next
+	 * CHORES_EVERY bytes too. */
+	size_t ahead = m->off + PREFETCH_AHEAD + CHORES_EVERY;
+	if (ahead > m->len)
+		ahead = m->len;
 	for (; m->prefetched < ahead; m->prefetched += 64)
 		__builtin_prefetch(m->base + m->prefetched);
-	*data = h + RECORD_HDR;
-	*caplen = incl;
-	*wirelen = orig;        /* below incl: the dissector refuses the record */
-	*ts_ns = (uint64_t)sec * 1000000000u + (uint64_t)frac * (m->nano ? 1u : 1000u);
-	m->off += RECORD_HDR + incl;
-	return 1;
+	m->chores = m->off + CHORES_EVERY;
 }
 
 void pcap_map_prefetch(const struct pcap_map *m, size_t skip, size_t len)

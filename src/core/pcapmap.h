@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 struct pcap_map {
 	const uint8_t *base;
@@ -20,6 +21,7 @@ struct pcap_map {
 	size_t dropped;         /* pages before this offset were given back */
 	size_t prefetched;      /* cache lines before this offset were asked for */
 	size_t populated;       /* pages before this offset were mapped ahead */
+	size_t chores;          /* where mapping, dropping and prefetching are due */
 	bool no_populate;       /* the kernel cannot map ahead (before 5.14) */
 	bool swap;              /* file written with the other byte order */
 	bool nano;              /* nanosecond timestamps */
@@ -30,9 +32,47 @@ struct pcap_map {
 /* 1: mapped; 0: not a classic pcap file (use libpcap); -1: error in err. */
 int pcap_map_open(struct pcap_map *m, const char *path, char *err, size_t errlen);
 
-/* 1: a packet; 0: end of file; -1: a bad record (message in err). */
-int pcap_map_next(struct pcap_map *m, const uint8_t **data, uint32_t *caplen,
-		  uint32_t *wirelen, uint64_t *ts_ns, char *err, size_t errlen);
+#define PCAP_MAP_RECORD_HDR 16
+#define PCAP_MAP_MAX_CAPLEN (256u * 1024u)      /* libpcap's own limit */
+
+static inline uint32_t pcap_map_rd32(const uint8_t *p, bool swap)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+/* pcap_map_next's rare paths, out of line: the message of a bad record
+ * (-1), and the pages mapped, dropped and prefetched every kilobyte. */
+int pcap_map_bad(const struct pcap_map *m, char *err, size_t errlen);
+void pcap_map_chores(struct pcap_map *m);
+
+/* 1: a packet; 0: end of file; -1: a bad record (message in err). Inline:
+ * the read loop of a mapped file is a few tens of instructions a packet. */
+static inline int pcap_map_next(struct pcap_map *m, const uint8_t **data, uint32_t *caplen,
+				uint32_t *wirelen, uint64_t *ts_ns, char *err, size_t errlen)
+{
+	size_t left = m->len - m->off;
+
+	if (left == 0)
+		return 0;
+	const uint8_t *h = m->base + m->off;
+	uint32_t incl;
+	if (left < PCAP_MAP_RECORD_HDR ||
+	    (incl = pcap_map_rd32(h + 8, m->swap)) > PCAP_MAP_MAX_CAPLEN ||
+	    left - PCAP_MAP_RECORD_HDR < incl)
+		return pcap_map_bad(m, err, errlen);
+	if (m->off >= m->chores)
+		pcap_map_chores(m);
+	uint32_t sec = pcap_map_rd32(h, m->swap), frac = pcap_map_rd32(h + 4, m->swap);
+	*data = h + PCAP_MAP_RECORD_HDR;
+	*caplen = incl;
+	*wirelen = pcap_map_rd32(h + 12, m->swap);     /* below incl: the dissector refuses it */
+	*ts_ns = (uint64_t)sec * 1000000000u + (uint64_t)frac * (m->nano ? 1u : 1000u);
+	m->off += PCAP_MAP_RECORD_HDR + incl;
+	return 1;
+}
 
 /* Ask for the cache lines of [off + skip, off + skip + len) of the file
  * (off: the next record), for whoever will read them: workers that take

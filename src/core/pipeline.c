@@ -182,6 +182,7 @@ static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ct
 	 * the rules hold nothing of what was read */
 	const bool ckpt = isp_source_checkpoints(pl->src[0]);
 	uint64_t last_ts = 0, last_wall = 0;    /* a Kafka input's time */
+	const bool backlog = isp_source_has_backlog(pl->src[0]);
 
 	while (!atomic_load_explicit(&pl->broken, memory_order_relaxed) &&
 	       (!pl->count || st->packets < pl->count)) {
@@ -194,7 +195,7 @@ static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ct
 					  pl->err, sizeof(pl->err));
 		if (got == 0)
 			break;
-		p->backlog = isp_source_backlog(pl->src[0]);
+		p->backlog = backlog ? isp_source_backlog(pl->src[0]) : 0;
 		if (got == 2) {         /* live and idle: let windows close */
 			if (pl->ops.tick)
 				pl->ops.tick(me->ctx, ckpt ? idle_time(me, last_ts, last_wall) : wall_ns());

@@ -62,6 +62,7 @@ int isp_register_proto(struct isp_registry *reg, const struct isp_proto_desc *d)
 	struct isp_proto *p = &reg->proto[id];
 
 	p->desc = d;
+	reg->decode[id] = d->decode;
 	p->origin = "built-in";
 	for (const struct isp_attr_desc *a = d->attrs; a && a->name; a++)
 		p->nattrs++;

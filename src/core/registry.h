@@ -24,6 +24,8 @@ struct isp_registry {
 	uint16_t meta;                        /* id of the "meta" pseudo-protocol */
 	uint16_t ip4, ip6;                    /* ids of "ip", "ipv6" (isp_region_cut) */
 	struct isp_proto proto[ISP_MAX_PROTOS];
+	/* proto[i].desc->decode, one load away for the decode loop */
+	isp_decode_fn decode[ISP_MAX_PROTOS];
 	/* direct-indexed dispatch: protocol id or 0xff */
 	uint8_t table[ISP_TBL__COUNT][65536];
 };

@@ -357,6 +357,11 @@ uint16_t isp_source_first_proto(struct isp_source *s, const struct isp_registry 
 	return id;
 }
 
+bool isp_source_has_backlog(const struct isp_source *s)
+{
+	return s->udp != NULL;
+}
+
 uint8_t isp_source_backlog(const struct isp_source *s)
 {
 	return s->udp ? udp_src_backlog(s->udp) : 0;
@@ -368,16 +373,7 @@ int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen
 	struct pcap_pkthdr *h;
 	const u_char *d;
 
-	if (s->udp)
-		return udp_src_next(s->udp, data, caplen, wirelen, ts_ns, err, errlen);
-#ifdef HAVE_RDKAFKA
-	if (s->kafka)
-		return kafka_src_next(s->kafka, data, caplen, wirelen, ts_ns, err, errlen);
-#endif
-#ifdef HAVE_DPDK
-	if (s->dpdk)
-		return dpdk_src_next(s->dpdk, data, caplen, wirelen, ts_ns, err, errlen);
-#endif
+	/* a mapped file first: the input that reads fastest */
 	while (s->mapped) {
 		int rc = pcap_map_next(&s->map, data, caplen, wirelen, ts_ns, err, errlen);
 		if (rc <= 0 || atomic_load_explicit(&s->stop, memory_order_relaxed))
@@ -388,6 +384,16 @@ int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen
 		if (pcap_offline_filter(&s->prog, &ph, *data))
 			return 1;
 	}
+	if (s->udp)
+		return udp_src_next(s->udp, data, caplen, wirelen, ts_ns, err, errlen);
+#ifdef HAVE_RDKAFKA
+	if (s->kafka)
+		return kafka_src_next(s->kafka, data, caplen, wirelen, ts_ns, err, errlen);
+#endif
+#ifdef HAVE_DPDK
+	if (s->dpdk)
+		return dpdk_src_next(s->dpdk, data, caplen, wirelen, ts_ns, err, errlen);
+#endif
 
 	{
 		int rc = pcap_next_ex(s->pc, &h, &d);

@@ -65,6 +65,8 @@ int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen
  * its buffer (a UDP socket's; 0 for the other inputs): how far behind the
  * reader is, for overload shedding. */
 uint8_t isp_source_backlog(const struct isp_source *s);
+/* Whether isp_source_backlog can be other than 0 (a UDP socket). */
+bool isp_source_has_backlog(const struct isp_source *s);
 
 /*
  * Open a live input as n shares, one per worker, each read by its own

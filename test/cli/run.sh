@@ -26,6 +26,23 @@ head -c 300 "$src/test/data/gen-rules-8.pcap" >"$tmp/cut.pcap"
 check "a cut capture is an error" test "$rc" -eq 1
 check "a cut capture says so" grep -q "truncated capture" "$tmp/cut.err"
 check "packets before the cut are decoded" grep -q "^intspect: 1 packets" "$tmp/cut.err"
+check "a cut record: where and how much" \
+	grep -q "truncated capture: record at offset 270 needs 230 bytes, 14 left" "$tmp/cut.err"
+# a record header cut, and a captured length past libpcap's limit: the
+# second record (offset 270) of the same file
+head -c 280 "$src/test/data/gen-rules-8.pcap" >"$tmp/cuthdr.pcap"
+"$bin" -r "$tmp/cuthdr.pcap" -q 2>"$tmp/cuthdr.err"; rc=$?
+check "a cut record header is an error" test "$rc" -eq 1
+check "a cut record header says so" \
+	grep -q "truncated capture: 10 bytes of a record header at offset 270" "$tmp/cuthdr.err"
+python3 -c 'import sys, struct; d = bytearray(open(sys.argv[1], "rb").read()); \
+d[278:282] = struct.pack("<I", 300000); open(sys.argv[2], "wb").write(d)' \
+	"$src/test/data/gen-rules-8.pcap" "$tmp/big.pcap"
+"$bin" -r "$tmp/big.pcap" -q 2>"$tmp/big.err"; rc=$?
+check "a captured length past 256 KiB is an error" test "$rc" -eq 1
+check "a captured length past 256 KiB says so" \
+	grep -q "bad record at offset 270: captured length 300000" "$tmp/big.err"
+check "packets before a bad record are decoded" grep -q "^intspect: 1 packets" "$tmp/big.err"
 
 # .so plugins alone decode exactly like the built-ins
 plugdir=$bld/.libs
