@@ -665,9 +665,7 @@ static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 	}
 }
 
-/* sorted: the groups in the order to write them, or NULL for their order
- * of arrival (the table's) */
-static void write_window(struct isp_engine *e, unsigned i, struct tentry *const *sorted)
+void query_write_groups(struct isp_engine *e, unsigned i, struct tentry *const *sorted)
 {
 	struct query_state *qs = &e->q[i];
 
@@ -677,6 +675,13 @@ static void write_window(struct isp_engine *e, unsigned i, struct tentry *const 
 	else
 		for (struct tentry *te = NULL; (te = table_next(&qs->groups, te)) != NULL;)
 			write_group(e, i, te);
+}
+
+static void write_window(struct isp_engine *e, unsigned i, struct tentry *const *sorted)
+{
+	struct query_state *qs = &e->q[i];
+
+	query_write_groups(e, i, sorted);
 	if (qs->ts_order) {
 		uint64_t groups = qs->groups.count;
 		for (unsigned k = 0; k < qs->ndrained; k++)

@@ -51,8 +51,10 @@ uint8_t *query_hop_state(struct query_state *qs, struct qhops *c, unsigned hop, 
 uint64_t query_group_hash(const uint8_t *k, size_t len);
 /* A group's records, in each of the rule's formats. */
 void query_write_group(struct isp_engine *e, unsigned i, struct tentry *te);
-/* The open window's records (in the order of `sorted`, count groups, or
- * of arrival when NULL), then the window closed. */
+/* The open window's groups, in the order of `sorted` (count groups), or
+ * of arrival when NULL. */
+void query_write_groups(struct isp_engine *e, unsigned i, struct tentry *const *sorted);
+/* Its records so, then the window closed. */
 void query_write_window(struct isp_engine *e, unsigned i, struct tentry *const *sorted);
 
 /* ---- what partial.c uses of query_merge.c to fold a partial in ---- */

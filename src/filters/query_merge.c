@@ -159,12 +159,7 @@ void query_write_merged(struct isp_engine *e, unsigned i, uint64_t start, uint64
 		free(sorted);
 		return;
 	}
-	if (sorted)
-		for (uint32_t k = 0; k < qs->groups.count; k++)
-			query_write_group(e, i, sorted[k]);
-	else
-		for (struct tentry *te = NULL; (te = table_next(&qs->groups, te)) != NULL;)
-			query_write_group(e, i, te);
+	query_write_groups(e, i, sorted);
 	free(sorted);
 	qs->flushes++;
 	qs->st.windows++;

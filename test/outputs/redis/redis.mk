@@ -20,5 +20,6 @@ test_outputs_redis_check_redis_CFLAGS = $(AM_CFLAGS) $(HIREDIS_CFLAGS) -pthread
 test_outputs_redis_check_redis_LDADD = libispout.la $(HIREDIS_LIBS) -lpthread
 TESTS += test/outputs/redis/run.sh test/outputs/redis/tls.sh
 endif
-EXTRA_DIST += test/outputs/redis/run.sh test/outputs/redis/tls.sh test/outputs/redis/slowcat.py \
+EXTRA_DIST += test/outputs/redis/run.sh test/outputs/redis/tls.sh test/outputs/redis/outage.sh \
+	test/outputs/redis/slowcat.py \
 	test/services/redis.sh test/services/lib.sh bench/redis.sh

@@ -275,21 +275,13 @@ ocap=$tmp/out.pcap
 { echo 'event-report e { event = "int.num_hop"; attributes = {"ip.src"}; output-channel = {stdout} }'; } >"$tmp/oexp.conf"
 isp outage-expect "$tmp/oexp.conf" "$ocap" || finish
 
+. "$src/test/outputs/redis/outage.sh"
 # outage NAME EXTRA-KEYS: run it; counters in q d x r c, Redis list in $tmp/NAME.got
 outage() {
 	{ echo "redis-output r { port = $P; mode = rpush; key = \"$1\"; $2 }"
 	  echo 'event-report e { event = "int.num_hop"; attributes = {"ip.src"}; output-channel = {r} }'; } >"$tmp/$1.conf"
-	python3 "$src/test/outputs/redis/slowcat.py" "$ocap" 4 |
-		"$bin" -C "$tmp/$1.conf" -r - >/dev/null 2>"$tmp/$1.err" &
-	ipid=$!
-	sleep 0.7
-	rpid=$(cat "$tmp/r1/redis.pid")
-	rcli SHUTDOWN SAVE >/dev/null 2>&1
-	while kill -0 "$rpid" 2>/dev/null; do sleep 0.05; done
-	sleep 1
-	sh "$svc" start "$tmp/r1" "$P" >/dev/null || bad "$1" "restart failed"
-	wait "$ipid"
-	ist=$?
+	outage_name=$1
+	redis_outage "$tmp/$1.conf" "$tmp/$1.err" "$tmp/r1" "$P" sh "$svc" start "$tmp/r1" "$P"
 	counters "$1" r
 	rcli --raw LRANGE "$1" 0 -1 >"$tmp/$1.got"
 	# exit 3 when records were dropped (a queue too small for the outage)

@@ -163,17 +163,9 @@ echo 'event-report e { event = "int.num_hop"; attributes = {"ip.src"}; output-ch
 "$bin" -C "$tmp/oexp.conf" -r "$ocap" >"$tmp/oexp" 2>/dev/null
 { echo "redis-output r { port = $T1; tls = yes; tls-ca-cert-file = \"$c/ca.crt\"; mode = rpush; key = outage }"
   echo 'event-report e { event = "int.num_hop"; attributes = {"ip.src"}; output-channel = {r} }'; } >"$tmp/outage.conf"
-python3 "$src/test/outputs/redis/slowcat.py" "$ocap" 4 |
-	"$bin" -C "$tmp/outage.conf" -r - >/dev/null 2>"$tmp/outage.err" &
-ipid=$!
-sleep 0.7
-rpid=$(cat "$tmp/r1/redis.pid")
-redis-cli -p "$P" SHUTDOWN SAVE >/dev/null 2>&1
-while kill -0 "$rpid" 2>/dev/null; do sleep 0.05; done
-sleep 1
-tls_server "$tmp/r1" "$T1" no "$P" >/dev/null || bad tls-outage "restart failed"
-wait "$ipid"
-ist=$?
+. "$src/test/outputs/redis/outage.sh"
+outage_name=tls-outage
+redis_outage "$tmp/outage.conf" "$tmp/outage.err" "$tmp/r1" "$P" tls_server "$tmp/r1" "$T1" no "$P"
 set -- $(sed -n 's/^intspect: channel r: \([0-9]*\) records queued, \([0-9]*\) delivered, \([0-9]*\) dropped, [0-9]* retried, \([0-9]*\) reconnects.*/\1 \2 \3 \4/p' "$tmp/outage.err") x x x x
 redis-cli -p "$P" --raw LRANGE outage 0 -1 | awk '!seen[$0]++' >"$tmp/outage.got"
 if [ "$ist" -ne 0 ] || grep -q -E 'runtime error|AddressSanitizer|LeakSanitizer' "$tmp/outage.err"; then
