@@ -60,11 +60,22 @@ static bool send_item(struct worker *me, unsigned to, const struct isp_packet *p
 	return true;
 }
 
-static void defer_item(struct worker *me, const struct isp_packet *p, uint64_t what);
+static void defer_item(struct worker *me, const struct isp_packet *p, uint64_t what)
+{
+	/* own items point to their bytes: the batch keeps them until handled */
+	struct spsc_msg *m = isp_fifo_push(&me->defer, isp_item_msg_size(p, true));
+
+	if (!m) {       /* out of memory: lost, and counted */
+		atomic_fetch_add_explicit(&me->pl->dropped, 1, memory_order_relaxed);
+		return;
+	}
+	isp_item_to_msg(m, p, true, what);
+}
 
 /* An item to every worker its route names: to the others over the mesh
  * (a file waits for room, a live input drops and counts), to this one in
- * place or, while earlier batches are not handled, set aside. */
+ * place (with the values its route fetched) or, while earlier batches are
+ * not handled, set aside. */
 void pl_dispatch(struct worker *me, const struct isp_packet *p, bool in_place, bool wait)
 {
 	struct isp_pipeline *pl = me->pl;
@@ -77,10 +88,12 @@ void pl_dispatch(struct worker *me, const struct isp_packet *p, bool in_place, b
 			continue;
 		if (to != me->id)
 			send_item(me, to, p, me->dest[to], wait);
-		else if (in_place)
-			pl->ops.item(me->ctx, p, me->dest[to]);
-		else
+		else if (!in_place)
 			defer_item(me, p, me->dest[to]);
+		else if (pl->ops.route && pl->ops.item_routed)
+			pl->ops.item_routed(me->ctx, p, me->dest[to]);
+		else
+			pl->ops.item(me->ctx, p, me->dest[to]);
 	}
 }
 
@@ -111,18 +124,6 @@ void pl_barrier(struct worker *me, uint64_t ts)
 	unsigned spins = 0;
 	while (atomic_load_explicit(&pl->gen, memory_order_acquire) == gen)
 		pl_wait_step(me, &spins);
-}
-
-static void defer_item(struct worker *me, const struct isp_packet *p, uint64_t what)
-{
-	/* own items point to their bytes: the batch keeps them until handled */
-	struct spsc_msg *m = isp_fifo_push(&me->defer, isp_item_msg_size(p, true));
-
-	if (!m) {       /* out of memory: lost, and counted */
-		atomic_fetch_add_explicit(&me->pl->dropped, 1, memory_order_relaxed);
-		return;
-	}
-	isp_item_to_msg(m, p, true, what);
 }
 
 static void *worker_main(void *arg)

@@ -46,6 +46,9 @@ struct isp_pipeline_ops {
 	void (*route)(void *w, const struct isp_packet *p, unsigned n, uint64_t *dest);
 	/* an item, with what route gave for this worker (ISP_ROUTE_ALL alone) */
 	void (*item)(void *w, const struct isp_packet *p, uint64_t what);
+	/* optional, n > 1: the item route was last given, on this worker,
+	 * to this worker (what route fetched of it is at hand) */
+	void (*item_routed)(void *w, const struct isp_packet *p, uint64_t what);
 	/* time has reached now_ns: close the windows that ended */
 	void (*tick)(void *w, uint64_t now_ns);
 	/* a live input went idle: hand on what waits in batches */

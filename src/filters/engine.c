@@ -224,11 +224,11 @@ void isp_program_bind_channels(struct isp_program *prog, struct isp_channel *con
 	}
 }
 
-void isp_engine_item(struct isp_engine *e, const struct isp_packet *p, uint64_t what)
+/* An item whose values in the slot cache are its own (fetched or carried). */
+static void engine_run(struct isp_engine *e, const struct isp_packet *p, uint64_t what)
 {
 	const struct isp_program *prog = e->prog;
 
-	slot_cache_next(&e->sc);
 	if (p->ts_ns > e->last_ts)
 		e->last_ts = p->ts_ns;
 	for (unsigned i = 0; i < prog->nqueries; i++)
@@ -246,6 +246,17 @@ void isp_engine_item(struct isp_engine *e, const struct isp_packet *p, uint64_t 
 		if (what & ROUTE_REST)
 			dta_rules(e, p);
 	}
+}
+
+void isp_engine_item(struct isp_engine *e, const struct isp_packet *p, uint64_t what)
+{
+	slot_cache_next(&e->sc);
+	engine_run(e, p, what);
+}
+
+void isp_engine_item_routed(struct isp_engine *e, const struct isp_packet *p, uint64_t what)
+{
+	engine_run(e, p, what);         /* the values route fetched are this item's */
 }
 
 /* The owner among n of a key hash: its high bits, since tables index
@@ -364,7 +375,10 @@ void isp_engine_route(struct isp_engine *e, const struct isp_packet *p, unsigned
 			e->hop = -1;
 			continue;
 		}
-		bool fires = rt->event_slot < 0 || slot_get(&e->sc, p, (unsigned)rt->event_slot);
+		/* an event fires on its attribute: absent with its protocol, a
+		 * test of one bit (fetching it here would fetch it twice, the
+		 * owner fetching it again) */
+		bool fires = rt->event_slot < 0 || slot_may_be_present(&e->sc, p, (unsigned)rt->event_slot);
 		if (!fires && (int)k != e->lead)
 			continue;       /* the event will not look at it */
 		unsigned to = owner_of(route_hash(e, p, rt), n);

@@ -155,6 +155,9 @@ struct isp_engine *isp_engine_new(const struct isp_program *prog, const struct i
 				  size_t errlen);
 /* An item, running the rules `what` names (ROUTE_REST, route bits). */
 void isp_engine_item(struct isp_engine *e, const struct isp_packet *p, uint64_t what);
+/* Several workers: the item route was last called for, on this engine,
+ * whose values route fetched are at hand. */
+void isp_engine_item_routed(struct isp_engine *e, const struct isp_packet *p, uint64_t what);
 /* Where an item goes among n workers (see struct route). */
 void isp_engine_route(struct isp_engine *e, const struct isp_packet *p, unsigned n,
 		      uint64_t *dest);

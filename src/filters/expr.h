@@ -107,6 +107,16 @@ static inline const struct isp_value *slot_get(struct slot_cache *sc, const stru
 	return s->present ? &s->v : NULL;
 }
 
+/* false when the slot's value is surely absent from the packet: its
+ * protocol is not there (meta attributes: always maybe). */
+static inline bool slot_may_be_present(const struct slot_cache *sc, const struct isp_packet *p,
+				       unsigned slot)
+{
+	uint16_t proto = sc->refs[slot].proto;
+
+	return proto == sc->reg->meta || (p->protos >> proto & 1);
+}
+
 /* Element `hop` (or the scalar when index is CX_SCALAR) as an xval. */
 bool xval_from_value(const struct isp_value *v, int hop, struct xval *out);
 

@@ -109,6 +109,11 @@ static void item(void *w, const struct isp_packet *p, uint64_t what)
 	isp_engine_item(((struct rules_worker *)w)->e, p, what);
 }
 
+static void item_routed(void *w, const struct isp_packet *p, uint64_t what)
+{
+	isp_engine_item_routed(((struct rules_worker *)w)->e, p, what);
+}
+
 static void tick(void *w, uint64_t now_ns)
 {
 	isp_engine_tick(((struct rules_worker *)w)->e, now_ns);
@@ -216,6 +221,7 @@ const struct isp_pipeline_ops isp_rules_ops = {
 	.worker_free = worker_free,
 	.route = route,
 	.item = item,
+	.item_routed = item_routed,
 	.tick = tick,
 	.flush = flush,
 	.merge = merge,
