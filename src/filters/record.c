@@ -146,6 +146,47 @@ void rec_cell_sep(struct rec *r)
 	csv_sep(r);
 }
 
+static const struct rec_csv_head *csv_head_for(struct rec *r, const char *report,
+					       unsigned type_id, unsigned probe_id,
+					       const char *source)
+{
+	for (unsigned i = 0; i < REC_HEADS; i++) {
+		const struct rec_csv_head *h = &r->csv_heads[i];
+		if (h->report == report && h->source == source && h->type_id == type_id &&
+		    h->probe_id == probe_id && report)
+			return h;
+	}
+	if (!report)
+		return NULL;
+
+	/* written by the general path into the record's own buffer, then kept */
+	struct jsonw keep = r->w;
+	struct rec_csv_head *h = &r->csv_heads[r->csv_head_next];
+
+	csv_uint(r, type_id);
+	csv_uint(r, probe_id);
+	csv_string(r, source ? source : "intspect");
+	jsonw_raw(&r->w, ",", 1);
+	size_t pre = r->w.len - keep.len;
+	jsonw_raw(&r->w, ",", 1);
+	csv_string(r, report);
+	size_t all = r->w.len - keep.len;
+	bool fits = !r->w.overflow && all <= sizeof(h->text);
+
+	if (fits) {
+		memcpy(h->text, r->w.buf + keep.len, all);
+		h->pre = pre;
+		h->post = all - pre;
+		h->report = report;
+		h->source = source;
+		h->type_id = type_id;
+		h->probe_id = probe_id;
+		r->csv_head_next = (r->csv_head_next + 1) % REC_HEADS;
+	}
+	r->w = keep;
+	return fits ? h : NULL;
+}
+
 void rec_begin(struct rec *r, enum rec_style style, const char *report, const char *type,
 	       unsigned type_id, unsigned probe_id, const char *source, uint64_t ts_ns)
 {
@@ -158,6 +199,20 @@ void rec_begin(struct rec *r, enum rec_style style, const char *report, const ch
 	r->mmt = style == REC_MMT_CSV;
 	r->influx = false;
 	if (csv) {
+		const struct rec_csv_head *ch = csv_head_for(r, report, type_id, probe_id, source);
+		if (ch) {
+			/* PRE SECONDS.MICROSECONDS POST: an empty 64 KiB buffer */
+			char *o = r->buf;
+			size_t n = ch->pre;
+			memcpy(o, ch->text, n);
+			n += jsonw_utoa(ts_ns / 1000000000u, o + n);
+			o[n++] = '.';
+			put_us(o + n, (uint32_t)(ts_ns % 1000000000u / 1000u));
+			n += 6;
+			memcpy(o + n, ch->text + ch->pre, ch->post);
+			r->w.len = n + ch->post;
+			return;
+		}
 		csv_uint(r, type_id);
 		csv_uint(r, probe_id);
 		csv_string(r, source ? source : "intspect");
@@ -574,6 +629,10 @@ void rec_fields(struct rec *r, const struct rec_field *f, unsigned n)
 {
 	unsigned i = 0;
 
+	if (r->mmt) {
+		rec_mmt_fields(r, f, n);
+		return;
+	}
 	if (r->csv || !r->w.need_comma)
 		goto one_by_one;
 	while (i < n) {

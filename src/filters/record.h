@@ -29,6 +29,17 @@ struct rec_head {
 	char text[REC_HEAD_MAX];
 };
 
+/* A CSV row's cells before its time (type id, probe id, quoted source)
+ * and after it (quoted report name), made once: the source is a path,
+ * quoted character by character. */
+#define REC_CSV_HEAD_MAX 224
+struct rec_csv_head {
+	const char *report, *source;
+	unsigned type_id, probe_id;
+	size_t pre, post;       /* text = pre bytes, then post bytes */
+	char text[REC_CSV_HEAD_MAX];
+};
+
 enum rec_style { REC_JSON, REC_MMT_CSV, REC_CSV_CELLS };
 
 struct rec {
@@ -48,6 +59,8 @@ struct rec {
 	size_t sec_ts_len, sec_time_len;
 	struct rec_head heads[REC_HEADS];
 	unsigned head_next;             /* the next entry to replace */
+	struct rec_csv_head csv_heads[REC_HEADS];
+	unsigned csv_head_next;
 };
 
 void rec_begin(struct rec *r, enum rec_style style, const char *report, const char *type,
@@ -91,6 +104,9 @@ void rec_json_cell(struct rec *r, const char *json, size_t n);
 /* MMT-Probe's cells (record_mmt.c): a field with its comma; a result
  * (after rec_key_prepared); an absent value; a quoted string. */
 void rec_mmt_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *v);
+/* rec_mmt_field for each of n fields, numbers without a call a field. */
+struct rec_field;
+void rec_mmt_fields(struct rec *r, const struct rec_field *f, unsigned n);
 void rec_mmt_xval(struct rec *r, const struct xval *v, const char *str);
 void rec_mmt_absent(struct rec *r, bool quoted);
 void rec_mmt_string(struct rec *r, const char *s, size_t n);

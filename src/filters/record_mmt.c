@@ -92,15 +92,23 @@ void rec_mmt_absent(struct rec *r, bool quoted)
 
 #define NUMBERS ((1u << ISP_T_U8) | (1u << ISP_T_U16) | (1u << ISP_T_U32) | (1u << ISP_T_U64))
 
-/* A present IPv4 address or timestamp, straight into the buffer. */
-static bool put_scalar(struct rec *r, const struct isp_value *v)
+/* Whether a value's cells go straight into the buffer (put_cells_at):
+ * numbers and per-hop arrays of numbers, present IPv4 addresses and
+ * timestamps, the cells of a per-packet record. */
+static inline bool cells_direct(const struct isp_value *v)
 {
-	char *o;
+	if (NUMBERS >> v->type & 1)
+		return !v->is_array || v->count <= ISP_MAX_HOPS;
+	return !v->is_array && !(v->missing & 1) &&
+	       (v->type == ISP_T_IPV4 || v->type == ISP_T_TIMESTAMP);
+}
 
-	if (v->is_array || (v->missing & 1) ||
-	    (v->type != ISP_T_IPV4 && v->type != ISP_T_TIMESTAMP) ||
-	    !(o = jsonw_room(&r->w, 2 + JSONW_U64_MAX + 8)))
-		return false;
+/* The most put_cells_at writes: a comma and the cells of every hop. */
+#define CELLS_MAX (1 + ISP_MAX_HOPS * (JSONW_U64_MAX + 1))
+
+static inline __attribute__((always_inline)) char *put_cells_at(char *o,
+								 const struct isp_value *v)
+{
 	*o++ = ',';
 	if (v->type == ISP_T_IPV4) {
 		uint32_t a = (uint32_t)v->v.u;
@@ -112,54 +120,70 @@ static bool put_scalar(struct rec *r, const struct isp_value *v)
 		}
 		o += jsonw_utoa4(o, a & 0xff);
 		*o++ = '"';
-	} else {
+		return o;
+	}
+	if (v->type == ISP_T_TIMESTAMP) {
 		uint32_t us = (uint32_t)(v->v.u % 1000000000u / 1000u);
 
 		o += jsonw_utoa(v->v.u / 1000000000u, o);
 		*o++ = '.';
 		for (int i = 5; i >= 0; i--, us /= 10)
 			o[i] = (char)('0' + us % 10);
-		o += 6;
+		return o + 6;
 	}
-	r->w.len = (size_t)(o - r->w.buf);
-	return true;
-}
-
-/* A number or a per-hop array of numbers, straight into the buffer (one
- * room check): the cells of a per-packet record are mostly these. */
-static bool put_numbers(struct rec *r, const struct isp_value *v)
-{
-	unsigned cnt = v->is_array ? v->count : 1;
-	char *o;
-
-	if (!(NUMBERS >> v->type & 1) || cnt > ISP_MAX_HOPS ||
-	    !(o = jsonw_room(&r->w, 1 + (size_t)cnt * (JSONW_U64_MAX + 1))))
-		return put_scalar(r, v);
-	*o++ = ',';
 	if (!v->is_array) {
 		if (v->missing & 1)
 			*o++ = '0';
 		else
 			o += jsonw_utoa(v->v.u, o);
-	} else {
-		/* the wire's order: the last hop first */
-		for (unsigned i = cnt; i-- > 0;) {
-			if (v->missing & (UINT32_C(1) << i))
-				*o++ = '0';
-			else
-				o += jsonw_utoa(v->v.arr[i], o);
-			*o++ = ',';
-		}
-		if (cnt)
-			o--;    /* the last comma */
+		return o;
 	}
-	r->w.len = (size_t)(o - r->w.buf);
+	/* the wire's order: the last hop first */
+	for (unsigned i = v->count; i-- > 0;) {
+		if (v->missing & (UINT32_C(1) << i))
+			*o++ = '0';
+		else
+			o += jsonw_utoa(v->v.arr[i], o);
+		*o++ = ',';
+	}
+	return v->count ? o - 1 : o;    /* the last comma */
+}
+
+/* A value of cells_direct, straight into the buffer (one room check). */
+static bool put_cells(struct rec *r, const struct isp_value *v)
+{
+	char *o;
+
+	if (!cells_direct(v) || !(o = jsonw_room(&r->w, CELLS_MAX)))
+		return false;
+	r->w.len = (size_t)(put_cells_at(o, v) - r->w.buf);
 	return true;
+}
+
+void rec_mmt_fields(struct rec *r, const struct rec_field *f, unsigned n)
+{
+	unsigned i = 0;
+
+	while (i < n) {
+		/* room for every field left: no check a field */
+		char *o = jsonw_room(&r->w, (size_t)(n - i) * CELLS_MAX);
+		if (!o)
+			break;
+		for (; i < n && f[i].v && cells_direct(f[i].v); i++)
+			o = put_cells_at(o, f[i].v);
+		r->w.len = (size_t)(o - r->w.buf);
+		if (i < n) {
+			rec_mmt_field(r, f[i].key, f[i].v);
+			i++;
+		}
+	}
+	for (; i < n; i++)
+		rec_mmt_field(r, f[i].key, f[i].v);
 }
 
 void rec_mmt_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *v)
 {
-	if (v && put_numbers(r, v))
+	if (v && put_cells(r, v))
 		return;
 	put(r, ",", 1);
 	if (!v) {
