@@ -14,7 +14,18 @@ int slot_cache_init(struct slot_cache *sc, const struct isp_registry *reg,
 	sc->n = n;
 	sc->gen = 1;
 	sc->s = calloc(n ? n : 1, sizeof(*sc->s));
-	return sc->s ? 0 : -1;
+	if (!sc->s)
+		return -1;
+	for (unsigned i = 0; i < n; i++) {
+		const struct isp_attr_desc *a = isp_attr_desc_of(reg, &refs[i]);
+		struct slot *s = &sc->s[i];
+		s->meta = refs[i].proto == reg->meta;
+		s->instance = refs[i].instance;
+		s->proto = refs[i].proto;
+		s->get = a->get;
+		s->arg = a->arg;
+	}
+	return 0;
 }
 
 void slot_cache_free(struct slot_cache *sc)
@@ -27,8 +38,23 @@ void slot_fill(struct slot_cache *sc, const struct isp_packet *p, unsigned slot)
 {
 	struct slot *s = &sc->s[slot];
 
+	const struct isp_layer *l = NULL;
+
 	s->gen = sc->gen;
-	s->present = isp_attr_get(sc->reg, p, &sc->refs[slot], &s->v);
+	/* isp_attr_get, with what it looks up per fetch resolved in the slot */
+	if (!s->meta) {
+		if (!(p->protos >> s->proto & 1)) {
+			s->present = false;
+			return;
+		}
+		l = s->instance == 0 ? &p->layer[p->last[s->proto]]
+				     : isp_attr_layer(p, &sc->refs[slot]);
+		if (!l) {
+			s->present = false;
+			return;
+		}
+	}
+	s->present = s->get(p, l, s->arg, &s->v);
 }
 
 bool xval_from_value(const struct isp_value *v, int hop, struct xval *out)

@@ -60,6 +60,13 @@ struct cx {
 struct slot {
 	uint32_t gen;
 	bool present;
+	/* where the value comes from, resolved once (isp_attr_get's chain of
+	 * loads, registry to descriptor, done per fetch before) */
+	bool meta;              /* no layer: meta.* */
+	uint8_t instance;       /* 0 = innermost */
+	uint16_t proto;
+	isp_get_fn get;
+	uintptr_t arg;
 	struct isp_value v;
 };
 
