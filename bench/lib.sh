@@ -80,8 +80,11 @@ description() {
 	echo "$WORKLOADS" | grep "^$1|" | cut -d'|' -f2
 }
 # an event keyed by switch path and queues, not by the flow (room for
-# every key: evictions would depend on how keys are spread over workers)
+# every key: evictions would depend on how keys are spread over workers;
+# standard output waits for room rather than drop, so that 1 and 2
+# workers can be compared record for record on a busy machine)
 cat >"$tmp/keyed.conf" <<CONF
+stdout-output { drop-policy = block }
 event-report per-queue {
   event = "int.hop_queue_occups"
   delta-cond = {"int.hop_queue_occups"}

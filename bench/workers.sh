@@ -41,11 +41,14 @@ pair() {
 			 l, o / 1e6, t / 1e6, r, g, (r >= g ? "met" : "not met") }'
 }
 
-# same_records ARGS...: events of 1 and 2 workers, as sets
+# same_records ARGS...: events of 1 and 2 workers, as sets (a record
+# dropped is a difference too: the summaries say how many)
 same_records() {
-	"$bld/intspect" "$@" -w 1 2>/dev/null | sort >"$tmp/rec1"
-	"$bld/intspect" "$@" -w 2 2>/dev/null | sort >"$tmp/rec2"
-	if cmp -s "$tmp/rec1" "$tmp/rec2"; then
+	"$bld/intspect" "$@" -w 1 2>"$tmp/err1" | sort >"$tmp/rec1"
+	"$bld/intspect" "$@" -w 2 2>"$tmp/err2" | sort >"$tmp/rec2"
+	if grep -q " [1-9][0-9]* dropped" "$tmp/err1" "$tmp/err2"; then
+		echo "  RECORDS DROPPED: $(grep -h " dropped" "$tmp/err1" "$tmp/err2" | tr '\n' ' ')"
+	elif cmp -s "$tmp/rec1" "$tmp/rec2"; then
 		echo "  records of 2 workers = 1 worker ($(wc -l <"$tmp/rec1") records)"
 	else
 		echo "  RECORDS DIFFER between 1 and 2 workers"
