@@ -34,28 +34,6 @@ void slot_cache_free(struct slot_cache *sc)
 	sc->s = NULL;
 }
 
-void slot_fill(struct slot_cache *sc, const struct isp_packet *p, unsigned slot)
-{
-	struct slot *s = &sc->s[slot];
-
-	const struct isp_layer *l = NULL;
-
-	s->gen = sc->gen;
-	/* isp_attr_get, with what it looks up per fetch resolved in the slot */
-	if (!s->meta) {
-		if (!(p->protos >> s->proto & 1)) {
-			s->present = false;
-			return;
-		}
-		l = s->instance == 0 ? &p->layer[p->last[s->proto]]
-				     : isp_attr_layer(p, &sc->refs[slot]);
-		if (!l) {
-			s->present = false;
-			return;
-		}
-	}
-	s->present = s->get(p, l, s->arg, &s->v);
-}
 
 bool xval_from_value(const struct isp_value *v, int hop, struct xval *out)
 {

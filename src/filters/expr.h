@@ -98,8 +98,31 @@ static inline void slot_cache_next(struct slot_cache *sc)
 	}
 }
 
-/* slot_get's first call for a slot in a packet: fetch. */
-void slot_fill(struct slot_cache *sc, const struct isp_packet *p, unsigned slot);
+/* slot_get's first call for a slot in a packet: fetch. Inline: a record
+ * fetches a dozen attributes a packet, and the call cost a tenth of each. */
+static inline __attribute__((always_inline)) void slot_fill(struct slot_cache *sc,
+								 const struct isp_packet *p,
+								 unsigned slot)
+{
+	struct slot *s = &sc->s[slot];
+	const struct isp_layer *l = NULL;
+
+	s->gen = sc->gen;
+	/* isp_attr_get, with what it looks up per fetch resolved in the slot */
+	if (!s->meta) {
+		if (!(p->protos >> s->proto & 1)) {
+			s->present = false;
+			return;
+		}
+		l = s->instance == 0 ? &p->layer[p->last[s->proto]]
+				     : isp_attr_layer(p, &sc->refs[slot]);
+		if (!l) {
+			s->present = false;
+			return;
+		}
+	}
+	s->present = s->get(p, l, s->arg, &s->v);
+}
 
 /* The slot's value for the current packet, or NULL when absent. Inline:
  * rules ask for their slots several times a packet and, but for the
