@@ -5,7 +5,9 @@
 # groups, groups across workers (per switch), exact avg/var, merged
 # quantile sketches, per-flow and global event state, and state whose key
 # is not the flow and depends on order: diff() per hop count (many flows), an
-# event per switch path and queues. Capture files are read as shares
+# event per switch path and queues; an event whose attribute is absent
+# though its protocol is there (routed by the protocol, decided by its
+# owner: no record, the same counters). Capture files are read as shares
 # (mapped, and through libpcap from standard input and pcapng).
 set -u
 src=${top_srcdir:-.}
@@ -44,6 +46,12 @@ query-report per-length {
   ms-period = 1000
   select = {"count()", "avg(diff(meta.timestamp))", "max(diff(int.latency))", "last(ip.dst)"}
   group-by = {"int.num_hop"}
+}
+event-report absent-attribute {
+  event = "int.hop_tx_utilizes"
+  delta-cond = {"int.hop_tx_utilizes"}
+  delta-key = {"ip.src", "ip.dst"}
+  attributes = {"ip.src", "int.hop_tx_utilizes"}
 }
 event-report per-path-queue {
   event = "int.hop_queue_occups"
