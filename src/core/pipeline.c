@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "pcapmap.h"
 #include "pipeline_int.h"
 
 #define FILE_RING_BYTES (4u << 20)      /* items point into the file: small messages */
@@ -184,16 +185,34 @@ static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ct
 	const bool ckpt = isp_source_checkpoints(pl->src[0]);
 	uint64_t last_ts = 0, last_wall = 0;    /* a Kafka input's time */
 	const bool backlog = isp_source_has_backlog(pl->src[0]);
+	/* a mapped file: its records read here, inline, and what a sampler,
+	 * a signal or a broken channel asks looked at every RARE packets
+	 * (a live input looks every time: it may wait between packets) */
+	struct pcap_map *const map = isp_source_map(pl->src[0]);
+	enum { RARE = 64 };
+	unsigned rare = 1;
 
-	while (!atomic_load_explicit(&pl->broken, memory_order_relaxed) &&
-	       (!pl->count || st->packets < pl->count)) {
-		pl_maybe_publish(me);
-		if (ctl && ctl->print_stats && *ctl->print_stats) {
-			*ctl->print_stats = 0;
-			ctl->progress(ctl->ctx, st->packets);
+	while (!pl->count || st->packets < pl->count) {
+		if (!map || --rare == 0) {
+			rare = RARE;
+			if (atomic_load_explicit(&pl->broken, memory_order_relaxed))
+				break;
+			pl_maybe_publish(me);
+			if (ctl && ctl->print_stats && *ctl->print_stats) {
+				*ctl->print_stats = 0;
+				ctl->progress(ctl->ctx, st->packets);
+			}
 		}
-		int got = isp_source_next(pl->src[0], &p->data, &p->caplen, &p->wirelen, &p->ts_ns,
-					  pl->err, sizeof(pl->err));
+		int got;
+		if (map) {
+			got = pcap_map_next(map, &p->data, &p->caplen, &p->wirelen, &p->ts_ns, pl->err,
+					    sizeof(pl->err));
+			if (got > 0 && isp_source_stopped(pl->src[0]))
+				got = 0;
+		} else {
+			got = isp_source_next(pl->src[0], &p->data, &p->caplen, &p->wirelen, &p->ts_ns,
+					      pl->err, sizeof(pl->err));
+		}
 		if (got == 0)
 			break;
 		p->backlog = backlog ? isp_source_backlog(pl->src[0]) : 0;

@@ -367,6 +367,16 @@ uint8_t isp_source_backlog(const struct isp_source *s)
 	return s->udp ? udp_src_backlog(s->udp) : 0;
 }
 
+struct pcap_map *isp_source_map(struct isp_source *s)
+{
+	return s->mapped && !s->filtered ? &s->map : NULL;
+}
+
+bool isp_source_stopped(const struct isp_source *s)
+{
+	return atomic_load_explicit(&s->stop, memory_order_relaxed) != 0;
+}
+
 int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen,
 		    uint32_t *wirelen, uint64_t *ts_ns, char *err, size_t errlen)
 {
