@@ -39,8 +39,9 @@ _Static_assert(ISP_MAX_PROTOS <= 64, "isp_packet.protos is a 64-bit set");
 
 /* Start a run over the layers the packet keeps (0, or those before a
  * coalescing report): counts and the innermost-layer index of them. */
-static void chain_init(struct chain *c, const struct isp_registry *reg,
-		       struct isp_packet *p, struct isp_stats *st)
+static inline __attribute__((always_inline)) void
+chain_init(struct chain *c, const struct isp_registry *reg, struct isp_packet *p,
+	   struct isp_stats *st)
 {
 	memset(&c->d, 0, sizeof(c->d));
 	c->d.pkt = p;

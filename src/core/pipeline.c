@@ -189,6 +189,7 @@ static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ct
 	 * a signal or a broken channel asks looked at every RARE packets
 	 * (a live input looks every time: it may wait between packets) */
 	struct pcap_map *const map = isp_source_map(pl->src[0]);
+	const _Atomic int *const stop = isp_source_stop_flag(pl->src[0]);
 	enum { RARE = 64 };
 	unsigned rare = 1;
 
@@ -207,7 +208,7 @@ static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ct
 		if (map) {
 			got = pcap_map_next(map, &p->data, &p->caplen, &p->wirelen, &p->ts_ns, pl->err,
 					    sizeof(pl->err));
-			if (got > 0 && isp_source_stopped(pl->src[0]))
+			if (got > 0 && atomic_load_explicit(stop, memory_order_relaxed))
 				got = 0;
 		} else {
 			got = isp_source_next(pl->src[0], &p->data, &p->caplen, &p->wirelen, &p->ts_ns,

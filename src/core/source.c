@@ -372,9 +372,9 @@ struct pcap_map *isp_source_map(struct isp_source *s)
 	return s->mapped && !s->filtered ? &s->map : NULL;
 }
 
-bool isp_source_stopped(const struct isp_source *s)
+const _Atomic int *isp_source_stop_flag(const struct isp_source *s)
 {
-	return atomic_load_explicit(&s->stop, memory_order_relaxed) != 0;
+	return &s->stop;
 }
 
 int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen,

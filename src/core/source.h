@@ -87,10 +87,12 @@ uint16_t isp_source_udp_port(const struct isp_source *s);
  * is closed (a memory-mapped capture): they can then be pointed to. */
 bool isp_source_keeps_bytes(const struct isp_source *s);
 /* A memory-mapped capture read without a filter: its mapping, whose
- * records the caller may read itself (pcap_map_next, inline), asking
- * isp_source_stopped after each; NULL for every other source. */
+ * records the caller may read itself (pcap_map_next, inline), looking at
+ * isp_source_stop_flag after each; NULL for every other source. */
 struct pcap_map *isp_source_map(struct isp_source *s);
-bool isp_source_stopped(const struct isp_source *s);
+/* The flag isp_source_break sets (relaxed loads: a signal handler or
+ * another thread stores it). */
+const _Atomic int *isp_source_stop_flag(const struct isp_source *s);
 /* The optional inputs compiled in, one line each: for -V. */
 void isp_source_describe(FILE *out);
 

@@ -21,19 +21,14 @@ static uint16_t swap_bytes(uint16_t v)
 }
 
 /*
- * Pick the bitmap reading and layout under which one hop is `stride` bytes.
- * Candidates in order of likelihood; the spec reading first.
+ * Pick the bitmap reading and layout under which one hop is `stride` bytes,
+ * when the spec reading (pick_layout) does not give it: the dialects, in
+ * order of likelihood.
  */
-static bool pick_layout(enum int_layout_kind base, enum int_layout_kind ts64,
-			uint16_t wire_bitmap, unsigned stride,
-			struct int_state *s)
+static __attribute__((noinline)) bool
+pick_layout_other(enum int_layout_kind base, enum int_layout_kind ts64, uint16_t wire_bitmap,
+		  unsigned stride, struct int_state *s)
 {
-	/* the spec reading, that of nearly every packet, without the loop */
-	if (int_hop_size(base, wire_bitmap) == stride) {
-		s->bitmap = wire_bitmap;
-		s->layout = (uint8_t)base;
-		return true;
-	}
 	const uint16_t bitmaps[2] = { wire_bitmap, swap_bytes(wire_bitmap) };
 	const enum int_layout_kind kinds[2] = { base, ts64 };
 
@@ -54,6 +49,18 @@ static bool pick_layout(enum int_layout_kind base, enum int_layout_kind ts64,
 	s->bitmap = wire_bitmap;
 	s->layout = (uint8_t)base;
 	return false;
+}
+
+/* The spec reading, that of nearly every packet, inline; the others apart. */
+static inline bool pick_layout(enum int_layout_kind base, enum int_layout_kind ts64,
+			       uint16_t wire_bitmap, unsigned stride, struct int_state *s)
+{
+	if (int_hop_size(base, wire_bitmap) == stride) {
+		s->bitmap = wire_bitmap;
+		s->layout = (uint8_t)base;
+		return true;
+	}
+	return pick_layout_other(base, ts64, wire_bitmap, stride, s);
 }
 
 static enum isp_verdict set_hops(struct int_state *s, unsigned stack_bytes,
