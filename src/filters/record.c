@@ -133,13 +133,6 @@ static const struct rec_head *head_for(struct rec *r, const char *report, const 
 	return h;
 }
 
-/* Six digits of the microseconds, as jsonw_time and the "ts" text write
- * them. */
-static inline void put_us(char *o, uint32_t us)
-{
-	jsonw_put2(o, us / 10000);
-	jsonw_put4(o + 2, us % 10000);
-}
 
 void rec_cell_sep(struct rec *r)
 {
@@ -203,28 +196,20 @@ void rec_begin(struct rec *r, enum rec_style style, const char *report, const ch
 		if (ch) {
 			/* PRE SECONDS.MICROSECONDS POST: an empty 64 KiB buffer */
 			char *o = r->buf;
-			size_t n = ch->pre;
-			memcpy(o, ch->text, n);
-			n += jsonw_utoa(ts_ns / 1000000000u, o + n);
-			o[n++] = '.';
-			put_us(o + n, (uint32_t)(ts_ns % 1000000000u / 1000u));
-			n += 6;
-			memcpy(o + n, ch->text + ch->pre, ch->post);
-			r->w.len = n + ch->post;
+			memcpy(o, ch->text, ch->pre);
+			o = rec_put_seconds(o + ch->pre, ts_ns);
+			memcpy(o, ch->text + ch->pre, ch->post);
+			r->w.len = (size_t)(o - r->buf) + ch->post;
 			return;
 		}
 		csv_uint(r, type_id);
 		csv_uint(r, probe_id);
 		csv_string(r, source ? source : "intspect");
 		/* ,SECONDS.MICROSECONDS, */
-		size_t n = 1;
 		b[0] = ',';
-		n += jsonw_utoa(ts_ns / 1000000000u, b + n);
-		b[n++] = '.';
-		put_us(b + n, (uint32_t)(ts_ns % 1000000000u / 1000u));
-		n += 6;
-		b[n++] = ',';
-		jsonw_raw(&r->w, b, n);
+		char *e = rec_put_seconds(b + 1, ts_ns);
+		*e++ = ',';
+		jsonw_raw(&r->w, b, (size_t)(e - b));
 		csv_string(r, report);
 		return;
 	}
@@ -245,11 +230,11 @@ void rec_begin(struct rec *r, enum rec_style style, const char *report, const ch
 		memcpy(o, h->text, sizeof(h->text));
 		memcpy(o + n, r->sec_ts, sizeof(r->sec_ts));
 		n += r->sec_ts_len;
-		put_us(o + n, us);
+		rec_put_us(o + n, us);
 		n += 6;
 		memcpy(o + n, r->sec_time, sizeof(r->sec_time));
 		n += r->sec_time_len;
-		put_us(o + n, us);
+		rec_put_us(o + n, us);
 		r->w.len = n + 6;
 		r->w.need_comma = true;
 		return;
@@ -547,24 +532,10 @@ static inline __attribute__((always_inline)) char *put_scalar(char *o, const str
 		memcpy(o, "null", 4);
 		return o + 4;
 	}
-	if (v->type == ISP_T_IPV4) {
-		uint32_t a = (uint32_t)v->v.u;
-
-		*o++ = '"';
-		for (int shift = 24; shift > 0; shift -= 8) {
-			o += jsonw_utoa4(o, a >> shift & 0xff);
-			*o++ = '.';
-		}
-		o += jsonw_utoa4(o, a & 0xff);
-		*o++ = '"';
-		return o;
-	}
-	if (v->type == ISP_T_TIMESTAMP) {
-		o += jsonw_utoa(v->v.u / 1000000000u, o);
-		*o++ = '.';
-		put_us(o, (uint32_t)(v->v.u % 1000000000u / 1000u));
-		return o + 6;
-	}
+	if (v->type == ISP_T_IPV4)
+		return rec_put_ipv4_quoted(o, (uint32_t)v->v.u);
+	if (v->type == ISP_T_TIMESTAMP)
+		return rec_put_seconds(o, v->v.u);
 	return o + jsonw_utoa(v->v.u, o);
 }
 

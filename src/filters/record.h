@@ -14,6 +14,36 @@
 #include "../core/jsonw.h"
 #include "expr.h"
 
+/* Pieces of a value written straight into a buffer with room for them,
+ * the same in JSON and in CSV: six digits of microseconds (as jsonw_time
+ * and the "ts" text write them), nanoseconds as SECONDS.MICROSECONDS, an
+ * IPv4 address as "a.b.c.d" with its quotes. Each returns the end. */
+static inline void rec_put_us(char *o, uint32_t us)
+{
+	jsonw_put2(o, us / 10000);
+	jsonw_put4(o + 2, us % 10000);
+}
+
+static inline char *rec_put_seconds(char *o, uint64_t ns)
+{
+	o += jsonw_utoa(ns / 1000000000u, o);
+	*o++ = '.';
+	rec_put_us(o, (uint32_t)(ns % 1000000000u / 1000u));
+	return o + 6;
+}
+
+static inline char *rec_put_ipv4_quoted(char *o, uint32_t a)
+{
+	*o++ = '"';
+	for (int shift = 24; shift > 0; shift -= 8) {
+		o += jsonw_utoa4(o, a >> shift & 0xff);
+		*o++ = '.';
+	}
+	o += jsonw_utoa4(o, a & 0xff);
+	*o++ = '"';
+	return o;
+}
+
 #define REC_MAX (64 * 1024)
 /* Prepared JSON heads kept per writer (one per report that writes
  * through it; more reports than this still work, they prepare again). */

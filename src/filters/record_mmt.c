@@ -110,27 +110,10 @@ static inline __attribute__((always_inline)) char *put_cells_at(char *o,
 								 const struct isp_value *v)
 {
 	*o++ = ',';
-	if (v->type == ISP_T_IPV4) {
-		uint32_t a = (uint32_t)v->v.u;
-
-		*o++ = '"';
-		for (int shift = 24; shift > 0; shift -= 8) {
-			o += jsonw_utoa4(o, a >> shift & 0xff);
-			*o++ = '.';
-		}
-		o += jsonw_utoa4(o, a & 0xff);
-		*o++ = '"';
-		return o;
-	}
-	if (v->type == ISP_T_TIMESTAMP) {
-		uint32_t us = (uint32_t)(v->v.u % 1000000000u / 1000u);
-
-		o += jsonw_utoa(v->v.u / 1000000000u, o);
-		*o++ = '.';
-		for (int i = 5; i >= 0; i--, us /= 10)
-			o[i] = (char)('0' + us % 10);
-		return o + 6;
-	}
+	if (v->type == ISP_T_IPV4)
+		return rec_put_ipv4_quoted(o, (uint32_t)v->v.u);
+	if (v->type == ISP_T_TIMESTAMP)
+		return rec_put_seconds(o, v->v.u);
 	if (!v->is_array) {
 		if (v->missing & 1)
 			*o++ = '0';
