@@ -39,6 +39,10 @@ pair() {
 	    -v r="$(median <"$tmp/ratio")" -v g="$goal" \
 		'BEGIN { printf "  %-30s %6.2f -> %6.2f Mpps   %5.2fx (goal %.1fx: %s)\n",
 			 l, o / 1e6, t / 1e6, r, g, (r >= g ? "met" : "not met") }'
+	# how the keys' owners split the items, and what that split alone
+	# allows (every item's work on its owner, nothing else shared)
+	"$bld/intspect" "$@" -w 2 -q 2>&1 >/dev/null | sed -n 's/^intspect: 2 workers handled \([0-9]*\) + \([0-9]*\) items$/\1 \2/p' |
+		awk '{ m = $1 > $2 ? $1 : $2; printf "  %-30s %d + %d items: %.0f%% on one worker\n", "", $1, $2, 100 * m / ($1 + $2) }'
 }
 
 # same_records ARGS...: events of 1 and 2 workers, as sets (a record

@@ -185,8 +185,7 @@ unsigned isp_dissect(const struct isp_registry *reg, struct isp_packet *p,
 bool isp_dissect_next_report_slow(const struct isp_registry *reg,
 				  struct isp_packet *p, struct isp_stats *st)
 {
-	if (p->report_layer == 0xff || p->report_index + 1 >= p->report_count ||
-	    p->report_next_off == 0)
+	if (!isp_dissect_has_next_report(p))
 		return false;
 
 	struct chain c;

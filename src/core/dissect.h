@@ -42,6 +42,14 @@ static inline bool isp_dissect_refused(const struct isp_packet *p)
 bool isp_dissect_next_report_slow(const struct isp_registry *reg,
 				  struct isp_packet *p, struct isp_stats *st);
 
+/* Whether p holds a coalesced report after the current one (what
+ * isp_dissect_next_report would go on to). */
+static inline bool isp_dissect_has_next_report(const struct isp_packet *p)
+{
+	return p->report_layer != 0xff && p->report_index + 1 < p->report_count &&
+	       p->report_next_off != 0;
+}
+
 static inline bool isp_dissect_next_report(const struct isp_registry *reg,
 					   struct isp_packet *p, struct isp_stats *st)
 {

@@ -92,9 +92,9 @@ void pl_dispatch(struct worker *me, const struct isp_packet *p, bool in_place, b
 		else if (!in_place)
 			defer_item(me, p, me->dest[to]);
 		else if (pl->ops.route && pl->ops.item_routed)
-			pl->ops.item_routed(me->ctx, p, me->dest[to]);
+			pl->ops.item_routed(me->ctx, p, me->dest[to]), me->handled++;
 		else
-			pl->ops.item(me->ctx, p, me->dest[to]);
+			pl->ops.item(me->ctx, p, me->dest[to]), me->handled++;
 	}
 }
 
@@ -143,6 +143,7 @@ static void *worker_main(void *arg)
 	else
 		pl_run_live(me);
 	pl_publish(me);         /* its final counters */
+	atomic_store_explicit(&me->items, me->handled, memory_order_relaxed);
 	atomic_store_explicit(&me->finished, true, memory_order_release);
 	return NULL;
 }
@@ -608,6 +609,12 @@ void isp_pipeline_report(const struct isp_pipeline *pl, FILE *out)
 			fprintf(out, "%s%llu", i ? " + " : " ",
 				(unsigned long long)atomic_load(&pl->w[i].packets));
 		fprintf(out, " packets\n");
+		/* how the keys' owners spread the work: what bounds n workers */
+		fprintf(out, "intspect: %u workers handled", pl->n);
+		for (unsigned i = 0; i < pl->n; i++)
+			fprintf(out, "%s%llu", i ? " + " : " ",
+				(unsigned long long)atomic_load(&pl->w[i].items));
+		fprintf(out, " items\n");
 	}
 	uint64_t krecv = 0, kdrop = 0;
 	bool any = false;

@@ -104,6 +104,7 @@ static void handle_own(struct worker *me, struct ordered *o)
 		}
 		isp_item_from_msg(&me->own, m);
 		pl->ops.item(me->ctx, &me->own, m->aux);
+		me->handled++;
 		isp_fifo_pop(&me->defer);
 		if (++k % CLAIM_EVERY == 0)
 			claim_turn(me, o);
@@ -128,6 +129,7 @@ static int handle_batch_of(struct worker *me, struct ordered *o, uint64_t bb)
 		if (kind == SPSC_PACKET) {
 			isp_item_from_msg(&me->peer, m);
 			pl->ops.item(me->ctx, &me->peer, m->aux);
+			me->handled++;
 		}
 		isp_mesh_release(pl->mesh, from, me->id, m);
 		if (kind == SPSC_TICK)

@@ -38,7 +38,9 @@ struct worker {
 	struct isp_stats snap;
 	uint64_t snap_seen;             /* the last request it answered (its own view) */
 	_Atomic uint64_t snap_done;     /* the same, for the sampler */
+	uint64_t handled;               /* items it ran the rules on */
 	_Alignas(64) _Atomic uint64_t packets;
+	_Atomic uint64_t items;         /* `handled`, for the report */
 	_Atomic uint64_t ticks_done;
 	_Atomic bool live;              /* still reading its share */
 	_Atomic bool failed;

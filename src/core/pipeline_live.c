@@ -71,6 +71,7 @@ static unsigned drain_from(struct worker *me, unsigned from, unsigned budget, bo
 		}
 		isp_item_from_msg(&me->peer, m);
 		pl->ops.item(me->ctx, &me->peer, m->aux);
+		me->handled++;
 		isp_mesh_release(pl->mesh, from, me->id, m);
 		done++;
 	}

@@ -110,7 +110,7 @@ for cap in inline reports; do
 			|| { bad "$cap: event records differ with $n workers"; diff "$tmp/$cap.e1" "$tmp/$cap.en" | head -4; }
 		grep -v "s, " "$tmp/$cap.1.err" | grep -v -e "packets/s" -e "^intspect: note:" >"$tmp/c1"
 		grep -v "s, " "$tmp/$cap.$n.err" | grep -v -e "packets/s" -e "^intspect: note:" \
-			-e "workers read .* shares" >"$tmp/cn"
+			-e "workers read .* shares" -e "workers handled .* items" >"$tmp/cn"
 		cmp -s "$tmp/c1" "$tmp/cn" && ok "$cap: counters of $n workers = 1 worker" \
 			|| { bad "$cap: counters differ with $n workers"; diff "$tmp/c1" "$tmp/cn" | head -6; }
 		line=$(grep "workers read .* shares:" "$tmp/$cap.$n.err")
