@@ -60,6 +60,7 @@ static inline uint64_t *tentry_seen(struct tentry *e)
  */
 struct table {
 	uint32_t *slot;         /* open addressing, capacity mask+1 */
+	uint32_t cap_max;       /* the capacity max entries need, where growth stops */
 	uint8_t *base;          /* the region */
 	size_t reserved, used;  /* bytes of the region; used: in insertion order */
 	uint32_t mask;

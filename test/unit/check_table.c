@@ -5,7 +5,8 @@
  * order and refuses one past max; a table that evicts keeps max entries,
  * replaces one it was sampling, and removes entries anywhere with probe
  * sequences left whole (backward-shift deletion, the free list); keys
- * longer than the table's longest are cut the same way each time; a
+ * longer than the table's longest are cut the same way each time; the
+ * slot array grows with the entries, up to what max needs; a
  * table past the region's 32 GiB is refused.
  */
 #include <check.h>
@@ -165,6 +166,70 @@ START_TEST(eviction_spares_a_busy_key)
 }
 END_TEST
 
+/* The slot array starts small and grows as entries come (a table that
+ * may hold millions of keys and holds thousands stays in the cache):
+ * every key is found after each doubling, removals keep probe sequences
+ * whole in a grown table, and growth stops at the capacity max needs,
+ * where eviction takes over. */
+START_TEST(slots_grow_with_the_entries)
+{
+	enum { KEYS = 60000 };
+	struct table t;
+	bool created;
+
+	for (int evicts = 0; evicts < 2; evicts++) {
+		ck_assert_int_eq(table_init(&t, 4000000, 8, 40, evicts), 0);
+		ck_assert_uint_eq(t.mask + 1, 1024);
+		for (uint32_t i = 0; i < KEYS; i++) {
+			struct tentry *e = put(&t, i, i, &created);
+			ck_assert_ptr_nonnull(e);
+			ck_assert(created);
+			memcpy(tentry_state(e), &i, 4);
+			ck_assert_uint_ge(t.mask + 1, 4 * t.count);
+		}
+		ck_assert_uint_lt(t.mask + 1, 16 * KEYS);      /* not sized by max */
+		if (evicts)     /* every third key out, anywhere in the grown table */
+			for (uint32_t i = 0; i < KEYS; i += 3)
+				table_remove(&t, find(&t, i));
+		for (uint32_t i = 0; i < KEYS; i++) {
+			struct tentry *e = find(&t, i);
+			if (evicts && i % 3 == 0) {
+				ck_assert_ptr_null(e);
+				continue;
+			}
+			ck_assert_ptr_nonnull(e);
+			ck_assert_mem_eq(tentry_state(e), &i, 4);
+		}
+		table_free(&t);
+	}
+	/* up to max: growth stops at twice max, eviction goes on */
+	ck_assert_int_eq(table_init(&t, 5000, 8, 40, true), 0);
+	for (uint32_t i = 0; i < 20000; i++)
+		ck_assert_ptr_nonnull(put(&t, i, i, &created));
+	ck_assert_uint_eq(t.count, 5000);
+	ck_assert_uint_eq(t.mask + 1, 16384);
+	ck_assert_uint_eq(t.evictions, 15000);
+	for (uint32_t i = 0, n = 0; i < 20000; i++) {
+		n += find(&t, i) != NULL;
+		if (i == 19999)
+			ck_assert_uint_eq(n, 5000);
+	}
+	table_free(&t);
+	/* a grouping table cleared keeps its grown slots, and refills */
+	ck_assert_int_eq(table_init(&t, 1000000, 8, 40, false), 0);
+	for (int round = 0; round < 2; round++) {
+		for (uint32_t i = 0; i < 10000; i++)
+			ck_assert_ptr_nonnull(put(&t, i + 7u * round, 0, &created));
+		for (uint32_t i = 0; i < 10000; i++)
+			ck_assert_ptr_nonnull(find(&t, i + 7u * round));
+		table_clear(&t);
+		ck_assert_uint_eq(t.count, 0);
+		ck_assert_ptr_null(find(&t, 1));
+	}
+	table_free(&t);
+}
+END_TEST
+
 START_TEST(long_keys_are_cut_the_same_way)
 {
 	struct table t;
@@ -206,6 +271,7 @@ int main(void)
 	tcase_add_test(tc, grouping_table_in_insertion_order);
 	tcase_add_test(tc, evicting_table_against_a_model);
 	tcase_add_test(tc, eviction_spares_a_busy_key);
+	tcase_add_test(tc, slots_grow_with_the_entries);
 	tcase_add_test(tc, long_keys_are_cut_the_same_way);
 	tcase_add_test(tc, region_past_its_reach_is_refused);
 	suite_add_tcase(s, tc);
