@@ -22,23 +22,20 @@ const char *isp_verdict_name(enum isp_verdict v)
 }
 
 /*
- * The state of one run of the chain. The counts of each protocol in the
- * layers so far give a new layer's instance number with one load instead
- * of a scan of the layers before it (a report's inner packet is 8 layers
- * deep); one pointer to all of it keeps the loop's live values few across
- * the decoder calls.
+ * The state of one run of the chain: one pointer to all of it keeps the
+ * loop's live values few across the decoder calls. Layers are not
+ * numbered as they come (isp_layer_instance counts, for the few that ask).
  */
 struct chain {
 	struct isp_dissect d;
 	const struct isp_registry *reg;
 	struct isp_stats *st;
-	uint8_t seen[ISP_MAX_PROTOS];
 };
 
 _Static_assert(ISP_MAX_PROTOS <= 64, "isp_packet.protos is a 64-bit set");
 
 /* Start a run over the layers the packet keeps (0, or those before a
- * coalescing report): counts and the innermost-layer index of them. */
+ * coalescing report): the innermost-layer index of them. */
 static inline __attribute__((always_inline)) void
 chain_init(struct chain *c, const struct isp_registry *reg, struct isp_packet *p,
 	   struct isp_stats *st)
@@ -48,11 +45,9 @@ chain_init(struct chain *c, const struct isp_registry *reg, struct isp_packet *p
 	c->d.reg = reg;
 	c->reg = reg;
 	c->st = st;
-	memset(c->seen, 0, sizeof(c->seen));
 	p->protos = 0;
 	for (unsigned i = 0; i < p->nlayers; i++) {
 		uint16_t proto = p->layer[i].proto;
-		c->seen[proto]++;
 		p->protos |= UINT64_C(1) << proto;
 		p->last[proto] = (uint8_t)i;
 	}
@@ -105,7 +100,7 @@ static void run_chain(struct chain *c, struct isp_packet *p, uint16_t proto,
 		}
 		struct isp_layer *l = &p->layer[n];
 		l->proto = proto;
-		l->instance = (uint8_t)(c->seen[proto] + 1);
+		l->spare = 0;
 		l->version = 0;
 		l->off = off;
 		l->len = 0;
@@ -138,7 +133,6 @@ static void run_chain(struct chain *c, struct isp_packet *p, uint16_t proto,
 		}
 		n = p->nlayers;
 		c->st->decoded[proto]++;
-		c->seen[proto]++;
 		p->protos |= UINT64_C(1) << proto;
 		p->last[proto] = (uint8_t)n;
 		p->nlayers = (uint8_t)(n + 1);

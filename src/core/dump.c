@@ -22,7 +22,7 @@ static void layer_attrs(struct jsonw *w, const struct isp_registry *reg,
 	struct isp_value v;
 
 	if (numbered)
-		snprintf(prefix, sizeof(prefix), "%s.%u.", d->name, l->instance);
+		snprintf(prefix, sizeof(prefix), "%s.%u.", d->name, isp_layer_instance(p, l));
 	else
 		snprintf(prefix, sizeof(prefix), "%s.", d->name);
 	for (const struct isp_attr_desc *a = d->attrs; a && a->name; a++) {

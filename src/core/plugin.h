@@ -76,7 +76,7 @@ union isp_layer_state {
 
 struct isp_layer {
 	uint16_t proto;         /* registry id */
-	uint8_t instance;       /* 1 = outermost occurrence of this protocol */
+	uint8_t spare;
 	uint8_t version;        /* protocol-defined (INT: header version) */
 	uint32_t off;           /* first byte of the header in the packet */
 	uint32_t len;           /* header length, set by decode() */

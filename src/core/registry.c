@@ -399,10 +399,20 @@ const struct isp_layer *isp_attr_layer(const struct isp_packet *p,
 		return NULL;
 	if (r->instance == 0)
 		return &p->layer[p->last[r->proto]];
-	for (unsigned i = 0; i < p->nlayers; i++)
-		if (p->layer[i].proto == r->proto && p->layer[i].instance == r->instance)
+	/* the dissector does not number layers (few rules ask for one) */
+	for (unsigned i = 0, k = 0; i < p->nlayers; i++)
+		if (p->layer[i].proto == r->proto && ++k == r->instance)
 			return &p->layer[i];
 	return NULL;
+}
+
+unsigned isp_layer_instance(const struct isp_packet *p, const struct isp_layer *l)
+{
+	unsigned k = 0;
+
+	for (const struct isp_layer *x = p->layer; x <= l; x++)
+		k += x->proto == l->proto;
+	return k;
 }
 
 const struct isp_layer *isp_layer_before(const struct isp_packet *p,

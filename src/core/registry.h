@@ -75,6 +75,8 @@ isp_attr_desc_of(const struct isp_registry *reg, const struct isp_attr_ref *r)
 /* Layer for a reference in a dissected packet, or NULL when absent. */
 const struct isp_layer *isp_attr_layer(const struct isp_packet *p,
 				       const struct isp_attr_ref *r);
+/* Which occurrence of its protocol layer l is in p, the outermost 1. */
+unsigned isp_layer_instance(const struct isp_packet *p, const struct isp_layer *l);
 
 /*
  * Fetch an attribute's value; false when the packet does not have it.
