@@ -4,10 +4,11 @@
  * bytes, entries carved from a region reserved at init and reused, so a
  * steady stream of packets allocates nothing (also the arenas of the
  * per-hop states). Bounded: at most `max` entries.
- * A table that evicts reuses an evicted entry in place, so its entries
- * have room for the longest key; one that does not (query groups, cleared
- * each window) sizes each entry by its key: a per-hop or string key may
- * take 260 bytes and is most often a tenth of that.
+ * A table that evicts reuses removed entries, so its entries come in two
+ * sizes, each on its own free list: room for a short key (TABLE_SHORT_KEY
+ * bytes) or for the longest; one that does not (query groups, cleared each
+ * window) sizes each entry by its key: a per-hop or string key may take
+ * 260 bytes and is most often a tenth of that.
  */
 #ifndef ISP_FILTERS_TABLE_H
 #define ISP_FILTERS_TABLE_H
@@ -31,9 +32,10 @@ void arena_free(struct arena *a);
 /*
  * An entry: its tag, then the caller's state (state_size bytes), then the
  * key bytes. In a table that evicts, the word before the entry is its last
- * use (tentry_seen) and a 4-byte position in insertion order follows the
- * longest key; query groups (a million of them) need neither.
+ * use (tentry_seen) and the 4 bytes before that its position in insertion
+ * order; query groups (a million of them) need neither.
  */
+#define TABLE_SHORT_KEY 64
 struct tentry {
 	uint64_t tag;           /* the key's hash << 16 | the key's length */
 };
@@ -65,10 +67,15 @@ struct table {
 	size_t reserved, used;  /* bytes of the region; used: in insertion order */
 	uint32_t mask;
 	uint32_t count, max;
-	size_t state_size, key_max, entry_size;   /* entry_size: a table that evicts */
-	bool evicts;            /* table_get may evict: entries of entry_size */
+	size_t state_size, key_max;
+	/* a table that evicts: the sizes of its entries (with the 16 bytes
+	 * before each), for a key of at most short_key bytes and for the
+	 * longest; short_key 0: one size (keys are never longer) */
+	size_t entry_size, short_size;
+	uint32_t short_key;
+	bool evicts;            /* table_get may evict */
 	uint32_t *order;        /* a table that evicts: its entries, insertion order */
-	uint32_t free;          /* removed entries, for the next insertions */
+	uint32_t free, free_short;      /* removed entries of each size, for the next ones */
 	uint64_t evictions, overflows;
 };
 

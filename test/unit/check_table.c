@@ -16,10 +16,13 @@
 #include "../../src/filters/table.h"
 #include "testlib.h"
 
-/* Key i: 1 to 40 bytes, all distinct (the index leads). */
+/* Key i: 4 to 40 bytes, all distinct (the index leads); with long_keys,
+ * every third one 65 to 264 bytes (past a short entry's room). */
+static bool long_keys;
+
 static size_t key_of(uint32_t i, uint8_t *k)
 {
-	size_t len = 4 + i % 37;
+	size_t len = long_keys && i % 3 == 0 ? 65 + i % 200 : 4 + i % 37;
 
 	memcpy(k, &i, 4);
 	for (size_t b = 4; b < len; b++)
@@ -29,7 +32,7 @@ static size_t key_of(uint32_t i, uint8_t *k)
 
 static struct tentry *put(struct table *t, uint32_t i, uint64_t now, bool *created)
 {
-	uint8_t k[64];
+	uint8_t k[300];
 	size_t len = key_of(i, k);
 
 	return table_get(t, k, len, now, true, created);
@@ -37,7 +40,7 @@ static struct tentry *put(struct table *t, uint32_t i, uint64_t now, bool *creat
 
 static struct tentry *find(const struct table *t, uint32_t i)
 {
-	uint8_t k[64];
+	uint8_t k[300];
 	size_t len = key_of(i, k);
 
 	return table_find_hashed(t, k, len, table_hash(k, len));
@@ -94,8 +97,12 @@ START_TEST(evicting_table_against_a_model)
 	bool created;
 	uint32_t seed = 12345;
 
+	/* _i 0: keys of one size; 1: short and long keys, entries of two
+	 * sizes on two free lists */
+	long_keys = _i == 1;
 	memset(in, 0, sizeof(in));
-	ck_assert_int_eq(table_init(&t, MAX, 8, 40, true), 0);
+	ck_assert_int_eq(table_init(&t, MAX, 8, long_keys ? 268 : 40, true), 0);
+	ck_assert_uint_eq(t.short_key, long_keys ? TABLE_SHORT_KEY : 0);
 	for (uint32_t step = 1; step <= 200000; step++) {
 		seed = seed * 1103515245u + 12345u;
 		uint32_t i = (seed >> 8) % KEYS;
@@ -134,6 +141,7 @@ START_TEST(evicting_table_against_a_model)
 			}
 			ck_assert_uint_eq(n, t.count);
 			ck_assert_uint_le(t.count, MAX);
+			ck_assert_uint_le(t.used, t.reserved);
 			/* insertion order holds every entry once */
 			for (uint32_t k = 0; k < t.count; k++) {
 				uint32_t key;
@@ -143,6 +151,13 @@ START_TEST(evicting_table_against_a_model)
 		}
 	}
 	ck_assert_uint_gt(t.evictions, 0);
+	if (long_keys) {
+		/* a short key's entry is its own size: far less than the region
+		 * one size for all would have taken */
+		ck_assert_uint_lt(t.short_size, t.entry_size / 2);
+		ck_assert_uint_le(t.used, 8 + (size_t)MAX * (t.entry_size + t.short_size));
+	}
+	long_keys = false;
 	table_free(&t);
 }
 END_TEST
@@ -269,7 +284,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, grouping_table_in_insertion_order);
-	tcase_add_test(tc, evicting_table_against_a_model);
+	tcase_add_loop_test(tc, evicting_table_against_a_model, 0, 2);
 	tcase_add_test(tc, eviction_spares_a_busy_key);
 	tcase_add_test(tc, slots_grow_with_the_entries);
 	tcase_add_test(tc, long_keys_are_cut_the_same_way);
