@@ -36,6 +36,7 @@ struct event_state {
 	struct rec_jkey *attr_keys;
 	struct rec_jkey *key_keys;      /* the delta-key's, for expiry records */
 	struct rule_stats st;
+	uint8_t wants_key;              /* 0: not asked yet; 1: no; 2: a channel routes by it */
 };
 
 struct query_state {

@@ -352,7 +352,10 @@ event_run(struct isp_engine *e, unsigned i, const struct isp_packet *p, const bo
 			memcpy(k + 1, cur, r->ndelta * sizeof(struct ev_vals));
 	}
 	size_t kl = 0;
-	if (!rule_wants_key(e, r))
+	/* asked at the first record: the engine's channels are open and stay */
+	if (!es->wants_key)
+		es->wants_key = rule_wants_key(e, r) ? 2 : 1;
+	if (es->wants_key == 1)
 		e->keytext[0] = 0;
 	else if (r->nkey)
 		kl = engine_key_text(e, p, r->key_slots, r->nkey, e->keytext, sizeof(e->keytext));
