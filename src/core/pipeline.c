@@ -304,9 +304,9 @@ static void ask_tick(struct isp_pipeline *pl, uint64_t ts)
 			spsc_pause(&spins);
 }
 
-static void nap_1ms(void)
+static void nap_ms(unsigned ms)
 {
-	struct timespec nap = { 0, 1000000 };
+	struct timespec nap = { 0, (long)ms * 1000000 };
 
 	nanosleep(&nap, NULL);
 }
@@ -325,7 +325,7 @@ static void control_live(struct isp_pipeline *pl, const struct isp_pipeline_ctl 
 
 	while (!atomic_load_explicit(&pl->broken, memory_order_relaxed) && !shares_ended(pl) &&
 	       (!pl->count || isp_pipeline_packets(pl) < pl->count)) {
-		nap_1ms();
+		nap_ms(1);
 		poll_progress(pl, ctl);
 		uint64_t now = wall_ns();
 		bool asked = atomic_exchange_explicit(&pl->tick_now, false, memory_order_acq_rel);
@@ -363,8 +363,11 @@ int isp_pipeline_run(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ctl
 		return 1;
 	}
 	if (pl->ordered) {
+		/* a file's workers need nothing from here but the progress a
+		 * signal asks for: waking seldom leaves both CPUs to them (each
+		 * wake-up may preempt a worker the other one waits for) */
 		while (!all_finished(pl)) {
-			nap_1ms();
+			nap_ms(10);
 			poll_progress(pl, ctl);
 		}
 	} else {
