@@ -333,8 +333,9 @@ get(struct table *t, const void *key, size_t len, uint64_t h, uint64_t now, bool
 			i = (uint32_t)h & t->mask;
 			while (t->slot[i])
 				i = (i + 1) & t->mask;
-		} else if ((uint64_t)t->count + 2 > (uint64_t)t->mask + 1) {
-			t->overflows++;         /* no memory to grow: a free slot must stay */
+		} else if (t->mask + 1 < t->cap_max &&
+			   2 * ((uint64_t)t->count + 1) > (uint64_t)t->mask + 1) {
+			t->overflows++;         /* no memory to grow: at most half full */
 			return NULL;
 		}
 	}
