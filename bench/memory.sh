@@ -1,7 +1,10 @@
 #!/bin/sh
 # bench/memory.sh - peak resident memory with 1,000,000 distinct flows:
 # a per-flow delta event report, a per-flow query report (3 functions, one
-# of them per hop), and both. Prints numbers; asserts nothing.
+# of them per hop), and both; then the event keyed by switch path and
+# queues of bench/workers.sh on workload (a) (max-keys 4,000,000, 32,768
+# keys held: what a table allowed far more keys than it holds takes).
+# Prints numbers; asserts nothing.
 #
 #   ./setup.sh build && bench/memory.sh
 #
@@ -56,3 +59,10 @@ for r in event query both; do
 	[ "${lost:-0}" = 0 ] || printf '   (%s records dropped: not comparable)' "$lost"
 	echo
 done
+# the keyed event (bench/lib.sh: its rule and workload (a), 2M packets)
+n=$packets
+. "$top/bench/lib.sh"
+capa=$(capture a)
+/usr/bin/time -f '%M' "$bld/intspect" -C "$tmp/keyed.conf" -r "$capa" -q >/dev/null 2>"$tmp/m-keyed.err"
+printf '  %-6s %7d MiB   (event per switch path and queues, (a))\n' keyed \
+	$(($(tail -1 "$tmp/m-keyed.err") / 1024))
