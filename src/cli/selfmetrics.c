@@ -63,6 +63,14 @@ static void dissection(struct isp_prom_text *t, const struct self_metrics *m)
 		snprintf(id, sizeof(id), "%u", i);
 		isp_prom_sample(t, "intspect_worker_packets_total", per[i], 1, "worker", id);
 	}
+	isp_prom_family(t, "intspect_worker_items_total", "counter",
+			"Items each worker ran the rules on (by owner of their keys)");
+	for (unsigned i = 0; i < n; i++) {
+		char id[16];
+		snprintf(id, sizeof(id), "%u", i);
+		isp_prom_sample(t, "intspect_worker_items_total", isp_pipeline_worker_items(m->pl, i),
+				1, "worker", id);
+	}
 	counter(t, "intspect_items_dropped_total",
 		"Items lost on their way to the worker that owns their key (a full ring)",
 		isp_pipeline_dropped(m->pl));

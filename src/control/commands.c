@@ -59,8 +59,9 @@ static json_t *dissection(const struct isp_ctl_run *run)
 			json_object_set_new(mal, name, why);
 	}
 	for (unsigned i = 0; i < n; i++)
-		json_array_append_new(w, json_pack("{s:i,s:I}", "worker", (int)i, "packets",
-						   (json_int_t)per[i]));
+		json_array_append_new(w, json_pack("{s:i,s:I,s:I}", "worker", (int)i, "packets",
+						   (json_int_t)per[i], "items",
+						   (json_int_t)isp_pipeline_worker_items(run->pl, i)));
 	json_object_set_new(o, "decoded", dec);
 	json_object_set_new(o, "malformed", mal);
 	json_object_set_new(o, "workers", w);

@@ -143,7 +143,6 @@ static void *worker_main(void *arg)
 	else
 		pl_run_live(me);
 	pl_publish(me);         /* its final counters */
-	atomic_store_explicit(&me->items, me->handled, memory_order_relaxed);
 	atomic_store_explicit(&me->finished, true, memory_order_release);
 	return NULL;
 }
@@ -546,6 +545,7 @@ void pl_publish(struct worker *me)
 	pthread_mutex_lock(&me->snap_mu);
 	me->snap = me->st;
 	pthread_mutex_unlock(&me->snap_mu);
+	atomic_store_explicit(&me->items, me->handled, memory_order_relaxed);
 	if (me->pl->ops.publish)
 		me->pl->ops.publish(me->ctx);
 	me->snap_seen = req;
@@ -590,6 +590,19 @@ unsigned isp_pipeline_sample(struct isp_pipeline *pl, struct isp_stats *st,
 	}
 	pthread_mutex_unlock(&pl->sample_mu);
 	return ok;
+}
+
+uint64_t isp_pipeline_worker_items(struct isp_pipeline *pl, unsigned i)
+{
+	uint64_t items;
+
+	if (pl->n > 1)
+		return atomic_load_explicit(&pl->w[i].items, memory_order_relaxed);
+	/* one worker handles every item it dissects */
+	pthread_mutex_lock(&pl->w[0].snap_mu);
+	items = pl->w[0].snap.items;
+	pthread_mutex_unlock(&pl->w[0].snap_mu);
+	return items;
 }
 
 uint64_t isp_pipeline_dropped(const struct isp_pipeline *pl)

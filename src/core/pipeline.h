@@ -121,6 +121,9 @@ void isp_pipeline_stats(const struct isp_pipeline *pl, struct isp_stats *st);
  * sums never go back. Returns how many workers answered in time. */
 unsigned isp_pipeline_sample(struct isp_pipeline *pl, struct isp_stats *st,
 			     uint64_t *worker_packets, unsigned wait_ms);
+/* Items worker i ran the rules on, as of the last isp_pipeline_sample
+ * (an item whose keys have several owners counts on each). */
+uint64_t isp_pipeline_worker_items(struct isp_pipeline *pl, unsigned i);
 /* Items dropped on the way to their worker (a full ring), any thread. */
 uint64_t isp_pipeline_dropped(const struct isp_pipeline *pl);
 /* How the input was shared, what the mesh spilled or dropped, and the

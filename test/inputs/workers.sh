@@ -141,6 +141,25 @@ for cap in inline reports; do
 	cmp -s "$(sort "$tmp/$cap.c1" >"$tmp/s1"; echo "$tmp/s1")" "$(sort "$tmp/$cap.c2" >"$tmp/s2"; echo "$tmp/s2")" &&
 		ok "$cap: -c 777 with 2 workers = 1 worker" || bad "$cap: -c 777 with 2 workers"
 done
+# the items each worker handled: with one rule keyed by flow, each item
+# has one owner, so the workers' counts add up to the items, none idle
+printf 'query-report f { ms-period = 1000; select = {"count()"}; group-by = {"ip.src", "ip.dst"} }\n' \
+	>"$tmp/flow.conf"
+for cap in inline reports; do
+	for n in 2 4; do
+		"$bld/intspect" -C "$tmp/flow.conf" -r "$tmp/$cap.pcap" -w "$n" >/dev/null 2>"$tmp/items.err"
+		items=$(sed -n 's/.* packets ([0-9]* bytes), \([0-9]*\) telemetry items.*/\1/p' "$tmp/items.err")
+		line=$(grep "^intspect: $n workers handled .* items$" "$tmp/items.err")
+		if [ -n "$items" ] && [ "$items" -gt 0 ] && echo "$line" | python3 -c '
+import re, sys
+counts = [int(x) for x in re.findall(r"\d+", sys.stdin.read().split("handled")[1])]
+sys.exit(0 if len(counts) == int(sys.argv[1]) and sum(counts) == int(sys.argv[2]) and min(counts) > 0 else 1)' "$n" "$items"; then
+			ok "$cap: $n workers handled $items items between them ($(echo "$line" | sed 's/.*handled //'))"
+		else
+			bad "$cap: items per worker: '$line', $items items"
+		fi
+	done
+done
 # more rules with per-key state than an item's route can name: refused on
 # several workers, with the reason; one worker runs them all
 i=0

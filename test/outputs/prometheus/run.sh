@@ -83,6 +83,7 @@ if python3 "$src/test/outputs/prometheus/expect.py" "$tmp/lp.txt" "$pport" \
 	'intspect_packets_total=400' \
 	'sum(intspect_worker_packets_total)=400' \
 	'count(intspect_worker_packets_total)=2' \
+	'count(intspect_worker_items_total)=2' \
 	'intspect_decoded_total{protocol="int_report"}=400' \
 	'intspect_rule_records_total{rule="net_flow_latency"}=lines:net_flow_latency' \
 	'intspect_rule_records_total{rule="net_flow_hop_latency"}=lines:net_flow_hop_latency' \
