@@ -87,14 +87,19 @@ void pl_dispatch(struct worker *me, const struct isp_packet *p, bool in_place, b
 	for (unsigned to = 0; to < pl->n; to++) {
 		if (!me->dest[to])
 			continue;
-		if (to != me->id)
+		if (to != me->id) {
 			send_item(me, to, p, me->dest[to], wait);
-		else if (!in_place)
+			continue;
+		}
+		if (!in_place) {
 			defer_item(me, p, me->dest[to]);
-		else if (pl->ops.route && pl->ops.item_routed)
-			pl->ops.item_routed(me->ctx, p, me->dest[to]), me->handled++;
+			continue;
+		}
+		if (pl->ops.route && pl->ops.item_routed)
+			pl->ops.item_routed(me->ctx, p, me->dest[to]);
 		else
-			pl->ops.item(me->ctx, p, me->dest[to]), me->handled++;
+			pl->ops.item(me->ctx, p, me->dest[to]);
+		me->handled++;
 	}
 }
 

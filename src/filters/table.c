@@ -97,9 +97,8 @@ static inline uint32_t ref_of(const struct table *t, const struct tentry *e)
  */
 #define EVICT_HEAD 12u
 
-static inline uint32_t *pos_of(const struct table *t, struct tentry *e)
+static inline uint32_t *pos_of(struct tentry *e)
 {
-	(void)t;
 	return (uint32_t *)(void *)((uint8_t *)e - EVICT_HEAD);
 }
 
@@ -143,7 +142,7 @@ static void slots_free(uint32_t *slot, uint32_t cap)
 }
 
 /* Double the slot array and place every entry again; false when out of
- * memory (the table goes on, fuller). */
+ * memory (the table then takes no key past half full). */
 static bool grow(struct table *t)
 {
 	uint32_t cap = (t->mask + 1) * 2, mask = cap - 1;
@@ -277,7 +276,7 @@ static uint32_t slot_of(const struct table *t, struct tentry *e)
 static void unorder(struct table *t, uint32_t at)
 {
 	t->order[at] = t->order[--t->count];
-	*pos_of(t, table_at(t, at)) = at;
+	*pos_of(table_at(t, at)) = at;
 }
 
 static struct tentry *evict_one(struct table *t, uint64_t hash)
@@ -300,10 +299,20 @@ void table_remove(struct table *t, struct tentry *e)
 	uint32_t *fl = free_list(t, tentry_keylen(e));
 
 	remove_at(t, slot_of(t, e));
-	unorder(t, *pos_of(t, e));
+	unorder(t, *pos_of(e));
 	/* the next free entry is kept in the tag */
 	e->tag = *fl;
 	*fl = ref_of(t, e);
+}
+
+/* Where a new key of hash h goes. */
+static inline uint32_t empty_slot(const struct table *t, uint64_t h)
+{
+	uint32_t i = (uint32_t)h & t->mask;
+
+	while (t->slot[i])
+		i = (i + 1) & t->mask;
+	return i;
 }
 
 /* table_get and table_get_hashed, inlined in both: the hot path of every
@@ -326,15 +335,13 @@ get(struct table *t, const void *key, size_t len, uint64_t h, uint64_t now, bool
 			return e;
 		}
 	}
-	if (t->count < t->max && 4 * ((uint64_t)t->count + 1) > (uint64_t)t->mask + 1) {
+	if (t->count < t->max && t->mask + 1 < t->cap_max &&
+	    4 * ((uint64_t)t->count + 1) > (uint64_t)t->mask + 1) {
 		/* a quarter full: grow (fewer collisions, each a miss on an
 		 * entry), then find the new entry's slot again */
-		if (t->mask + 1 < t->cap_max && grow(t)) {
-			i = (uint32_t)h & t->mask;
-			while (t->slot[i])
-				i = (i + 1) & t->mask;
-		} else if (t->mask + 1 < t->cap_max &&
-			   2 * ((uint64_t)t->count + 1) > (uint64_t)t->mask + 1) {
+		if (grow(t)) {
+			i = empty_slot(t, h);
+		} else if (2 * ((uint64_t)t->count + 1) > (uint64_t)t->mask + 1) {
 			t->overflows++;         /* no memory to grow: at most half full */
 			return NULL;
 		}
@@ -346,10 +353,7 @@ get(struct table *t, const void *key, size_t len, uint64_t h, uint64_t now, bool
 			return NULL;
 		}
 		table_remove(t, evict_one(t, h));
-		/* the slot found above may have moved: probe again */
-		i = (uint32_t)h & t->mask;
-		while (t->slot[i])
-			i = (i + 1) & t->mask;
+		i = empty_slot(t, h);   /* the one found above may have moved */
 	}
 	uint32_t *fl = t->evicts ? free_list(t, len) : NULL;
 	if (fl && *fl) {
@@ -367,7 +371,7 @@ get(struct table *t, const void *key, size_t len, uint64_t h, uint64_t now, bool
 	memcpy(tentry_key(t, e), key, len);
 	if (t->evicts) {
 		*tentry_seen(e) = now;
-		*pos_of(t, e) = t->count;
+		*pos_of(e) = t->count;
 		t->order[t->count] = ref_of(t, e);
 	}
 	t->slot[i] = ref_of(t, e);
