@@ -301,19 +301,42 @@ unsigned engine_rule_hops(struct isp_engine *e, const struct erule *r, const str
 	return nh < ISP_MAX_HOPS ? nh : ISP_MAX_HOPS;
 }
 
-/* A route's key hash: its values mixed directly when they are numbers
- * (most keys: addresses, ports, ids), else its key bytes hashed. The same
- * on every worker, which is all routing needs. */
+/* A route's key hash: its values mixed directly when they are numbers or
+ * per-hop arrays of them (most keys: addresses, ports, ids, switch paths),
+ * else its key bytes hashed. The same on every worker, which is all
+ * routing needs; equal keys (engine_key) have equal counts, missing hops
+ * and values, so they mix the same. */
 static inline bool route_mixes(const struct isp_value *v)
 {
-	return !v || (!v->is_array && v->type != ISP_T_STRING && v->type != ISP_T_IPV6 &&
-		      v->type != ISP_T_MAC);
+	return !v || v->is_array || (v->type != ISP_T_STRING && v->type != ISP_T_IPV6 &&
+				     v->type != ISP_T_MAC);
+}
+
+static inline uint64_t route_mix_word(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * 0xbf58476d1ce4e5b9u;
+	return h ^ h >> 31;
 }
 
 static inline uint64_t route_mix(uint64_t h, const struct isp_value *v, unsigned i)
 {
-	h = (h ^ (v ? v->v.u : 0x5bd1e995u + i)) * 0xbf58476d1ce4e5b9u;
-	return h ^ h >> 31;
+	if (!v)
+		return route_mix_word(h, 0x5bd1e995u + i);
+	if (!v->is_array)
+		return route_mix_word(h, v->v.u);
+	/* the owner of an array key without building its bytes: a route
+	 * built and hashed them, and its owner built them again */
+	unsigned n = v->count < ISP_MAX_HOPS ? v->count : ISP_MAX_HOPS;
+	uint32_t missing = v->missing;
+	h = route_mix_word(h, (uint64_t)n << 32 | missing);
+	if (!missing) {         /* every hop there, the usual case */
+		for (unsigned k = 0; k < n; k++)
+			h = route_mix_word(h, v->v.arr[k]);
+		return h;
+	}
+	for (unsigned k = 0; k < n; k++)
+		h = route_mix_word(h, missing >> k & 1 ? 0x5bd1e995u : v->v.arr[k]);
+	return h;
 }
 
 static uint64_t route_hash(struct isp_engine *e, const struct isp_packet *p,
