@@ -43,6 +43,7 @@ chain_init(struct chain *c, const struct isp_registry *reg, struct isp_packet *p
 	memset(&c->d, 0, sizeof(c->d));
 	c->d.pkt = p;
 	c->d.reg = reg;
+	c->d.tables = (const uint8_t (*)[65536])reg->table;
 	c->reg = reg;
 	c->st = st;
 	p->protos = 0;

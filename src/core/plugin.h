@@ -22,8 +22,9 @@
 #include "cursor.h"
 
 /* Raised when a plugin built against an older header could not work:
- * 2 = isp_packet.report_inner, isp_short_verdict(d, l). */
-#define ISP_PLUGIN_ABI     2
+ * 2 = isp_packet.report_inner, isp_short_verdict(d, l);
+ * 3 = isp_dissect.tables (isp_next_by inline). */
+#define ISP_PLUGIN_ABI     3
 #define ISP_MAX_LAYERS     16   /* protocol layers kept per packet */
 #define ISP_MAX_PROTOS     64   /* registered protocols */
 #define ISP_MAX_HOPS       32   /* per-hop array capacity */
@@ -156,9 +157,13 @@ enum isp_carrier {
 struct isp_registry;
 
 /* Per-packet dissection context handed to decoders. */
+#define ISP_TABLE_NONE 0xff     /* a dispatch table's empty entry */
+
 struct isp_dissect {
 	struct isp_packet *pkt;
 	const struct isp_registry *reg;
+	/* the registry's dispatch tables: protocol id by key, ISP_TABLE_NONE */
+	const uint8_t (*tables)[65536];
 	uint16_t next;          /* protocol to decode next (ISP_PROTO_NONE: stop) */
 	uint32_t next_off;      /* where it starts (default: this layer's end
 	                           of header, i.e. off + len) */
@@ -252,8 +257,14 @@ int isp_register_proto(struct isp_registry *reg, const struct isp_proto_desc *d)
 /* Id of a registered protocol, or ISP_PROTO_NONE. */
 uint16_t isp_proto_id(const struct isp_registry *reg, const char *name);
 
-/* Set the next protocol from a dispatch table (ISP_PROTO_NONE if unknown). */
-void isp_next_by(struct isp_dissect *d, enum isp_table t, uint32_t key);
+/* Set the next protocol from a dispatch table (ISP_PROTO_NONE if unknown).
+ * Inline: a few loads, in every link of a packet's chain. */
+static inline void isp_next_by(struct isp_dissect *d, enum isp_table t, uint32_t key)
+{
+	uint8_t id = key < 65536 ? d->tables[t][key] : ISP_TABLE_NONE;
+
+	d->next = id == ISP_TABLE_NONE ? ISP_PROTO_NONE : id;
+}
 
 /* Resolve a TCP/UDP payload: heuristics registered under `parent`, then the
  * destination port, then the source port. */

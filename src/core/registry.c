@@ -13,7 +13,7 @@
 
 #include "meta.h"
 
-#define NO_PROTO 0xff
+#define NO_PROTO ISP_TABLE_NONE
 
 struct isp_registry *isp_registry_new(void)
 {
@@ -181,13 +181,6 @@ int isp_registry_option(struct isp_registry *reg, const char *assignment,
 }
 
 /* ---- dispatch ---- */
-
-void isp_next_by(struct isp_dissect *d, enum isp_table t, uint32_t key)
-{
-	uint8_t id = key < 65536 ? d->reg->table[t][key] : NO_PROTO;
-
-	d->next = id == NO_PROTO ? ISP_PROTO_NONE : id;
-}
 
 void isp_next_l4(struct isp_dissect *d, const struct isp_layer *parent)
 {
