@@ -32,6 +32,16 @@ query-report q9 {
   output-channel = {stdout}
 }
 CONF
+# the same without diff(): its windows merge in any split (no owner)
+cat >"$tmp/q8.conf" <<CONF
+query-report q8 {
+  ms-period = 1000
+  select = {"count()", "sum(meta.packet_len)", "avg(int.latency)", "var(int.latency)", "min(int.latency)",
+            "max(int.latency)", "avg(int.hop_latencies)", "max(int.hop_queue_occups)"}
+  group-by = {"ip.src", "ip.dst"}
+  output-channel = {stdout}
+}
+CONF
 cat >"$tmp/delta.conf" <<CONF
 event-report delta {
   event = "int.hop_latencies"

@@ -51,7 +51,14 @@ static int routes_init(struct isp_engine *e)
 	for (unsigned i = 0; i < prog->nqueries; i++) {
 		const struct qrule *r = &prog->queries[i];
 		wanted += query_needs_order(r);
-		if (!query_needs_order(r) || n >= ROUTE_MAX) {
+		if (!query_needs_order(r)) {
+			/* its windows merge at ticks whatever worker saw what:
+			 * no item needs to move for it */
+			e->qbit[i] = ROUTE_LOCAL;
+			e->has_local = true;
+			continue;
+		}
+		if (n >= ROUTE_MAX) {
 			e->qbit[i] = ROUTE_REST;
 			e->has_rest = true;
 			continue;
@@ -412,6 +419,8 @@ void isp_engine_route(struct isp_engine *e, const struct isp_packet *p, unsigned
 	}
 	if (e->dta && dta_takes(e, p))
 		dest[owner_of(dta_route_hash(e, p), n)] |= ROUTE_DTA;
+	if (e->has_local)
+		dest[e->self < n ? e->self : 0] |= ROUTE_LOCAL;
 	if (!e->has_rest)
 		return;
 	if (lead == n)          /* no spreading key: the monitored flow */

@@ -105,9 +105,12 @@ struct route {
 
 #define ROUTE_REST (UINT64_C(1) << 63)
 #define ROUTE_DTA (UINT64_C(1) << 62)   /* a DTA report: to its reporter's owner */
+/* Query reports whose windows merge in any split (no diff()): run by the
+ * worker that dissected the item, which keeps it where it is. */
+#define ROUTE_LOCAL (UINT64_C(1) << 61)
 #define ENGINE_CTL_MAX 16
 struct ctl_cmd;
-#define ROUTE_MAX 62
+#define ROUTE_MAX 61
 
 struct isp_engine {
 	const struct isp_program *prog;
@@ -125,6 +128,7 @@ struct isp_engine {
 	unsigned nroutes;
 	int lead;                       /* the route whose owner runs the rest; -1: the flow */
 	bool has_rest;                  /* some rule is not routed */
+	bool has_local;                 /* some rule runs where its item was dissected */
 	uint16_t ip4, ip6;
 	uint64_t last_ts;
 	uint64_t tick_now;              /* the time of the last tick */
