@@ -156,9 +156,9 @@ enum isp_carrier {
 
 struct isp_registry;
 
-/* Per-packet dissection context handed to decoders. */
 #define ISP_TABLE_NONE 0xff     /* a dispatch table's empty entry */
 
+/* Per-packet dissection context handed to decoders. */
 struct isp_dissect {
 	struct isp_packet *pkt;
 	const struct isp_registry *reg;

@@ -331,8 +331,8 @@ static inline uint64_t route_mix(uint64_t h, const struct isp_value *v, unsigned
 		return route_mix_word(h, 0x5bd1e995u + i);
 	if (!v->is_array)
 		return route_mix_word(h, v->v.u);
-	/* the owner of an array key without building its bytes: a route
-	 * built and hashed them, and its owner built them again */
+	/* an array key's owner without its bytes, which the owner builds
+	 * for its table anyway (built here too, they cost ~160 a route) */
 	unsigned n = v->count < ISP_MAX_HOPS ? v->count : ISP_MAX_HOPS;
 	uint32_t missing = v->missing;
 	h = route_mix_word(h, (uint64_t)n << 32 | missing);
