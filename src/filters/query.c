@@ -31,6 +31,10 @@ enum qsrc {
 	QS_INPUT,       /* an attribute, or one hop of it: an input of the plan */
 	QS_HOPS,        /* a per-hop attribute aggregated hop by hop */
 	QS_EXPR,        /* anything else: cx_eval */
+	/* QS_INPUT into a function with an in-place path and no diff(): one
+	 * case each, its update compiled for it (no dispatch by function) */
+	QS_IN_COUNT, QS_IN_SUM, QS_IN_AVG, QS_IN_VAR, QS_IN_MIN, QS_IN_MAX, QS_IN_FIRST,
+	QS_IN_LAST,
 };
 
 struct qstep {
@@ -107,6 +111,16 @@ static int plan_init(const struct isp_engine *e, const struct qrule *r, struct q
 			}
 			st->src = QS_INPUT;
 			st->in = (uint16_t)j;
+			if (!st->diff && !st->gdiff) {
+				static const uint8_t fast[] = {
+					[AGF_COUNT] = QS_IN_COUNT, [AGF_SUM] = QS_IN_SUM,
+					[AGF_AVG] = QS_IN_AVG, [AGF_VAR] = QS_IN_VAR,
+					[AGF_MIN] = QS_IN_MIN, [AGF_MAX] = QS_IN_MAX,
+					[AGF_FIRST] = QS_IN_FIRST, [AGF_LAST] = QS_IN_LAST,
+				};
+				if (st->op < sizeof(fast) && fast[st->op])
+					st->src = fast[st->op];
+			}
 		} else if (a->op == CX_ATTR && it->per_hop && a->index == CX_HOP_CURRENT &&
 			   it->hop_slot_valid && it->hop_slot == a->slot) {
 			st->src = QS_HOPS;
@@ -243,6 +257,20 @@ update_value(struct query_state *qs, const struct qitem *it, const struct qstep 
 		struct xval c = { .k = XK_INT, .u.i = x };
 		update_slow(qs, it, st, kept, &c, order, false);
 	}
+}
+
+/* update_value for a function with an in-place path, no diff() (op a
+ * constant at each use). */
+static inline __attribute__((always_inline)) void
+update_fast(struct query_state *qs, const struct qitem *it, const struct qstep *st, uint8_t *kept,
+	    const struct xval *v, uint64_t order, unsigned op)
+{
+	if (v->k != XK_INT) {
+		update_slow(qs, it, st, kept, v, order, false);
+		return;
+	}
+	if (!agg_update_int(kept, op, v->u.i, order))
+		update_slow(qs, it, st, kept, v, order, false);     /* gone to floats */
 }
 
 /* An attribute type whose values are integers in expressions (the
@@ -491,6 +519,19 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		case QS_EXPR:
 			update_expr(e, qs, &r->items[k], &steps[k], cell, &ctx, order);
 			break;
+#define IN_FAST(SRC, OP) case SRC:                                                      \
+			if (in[st.in].ok)                                                       \
+				update_fast(qs, &r->items[k], &steps[k], cell, &in[st.in].v, order, OP); \
+			break
+		IN_FAST(QS_IN_COUNT, AGF_COUNT);
+		IN_FAST(QS_IN_SUM, AGF_SUM);
+		IN_FAST(QS_IN_AVG, AGF_AVG);
+		IN_FAST(QS_IN_VAR, AGF_VAR);
+		IN_FAST(QS_IN_MIN, AGF_MIN);
+		IN_FAST(QS_IN_MAX, AGF_MAX);
+		IN_FAST(QS_IN_FIRST, AGF_FIRST);
+		IN_FAST(QS_IN_LAST, AGF_LAST);
+#undef IN_FAST
 		}
 	}
 }
