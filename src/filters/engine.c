@@ -537,6 +537,10 @@ void isp_engine_free(struct isp_engine *e)
 		for (unsigned k = 0; e->ev[i].attr_keys && k < r->nattr; k++)
 			rec_jkey_free(&e->ev[i].attr_keys[k]);
 		free(e->ev[i].attr_keys);
+		for (unsigned w = 0; w < 2; w++) {
+			free(e->ev[i].wf[w].key);
+			free(e->ev[i].wf[w].slot);
+		}
 		for (unsigned k = 0; e->ev[i].key_keys && k < r->nkey; k++)
 			rec_jkey_free(&e->ev[i].key_keys[k]);
 		free(e->ev[i].key_keys);

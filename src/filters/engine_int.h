@@ -35,6 +35,14 @@ struct event_state {
 	struct rec_jkey event_key;      /* JSON keys escaped once */
 	struct rec_jkey *attr_keys;
 	struct rec_jkey *key_keys;      /* the delta-key's, for expiry records */
+	/* a record's fields in order, keys and slots: [0] the event's
+	 * attribute once (JSON, CSV cells), [1] every one listed (MMT-Probe's
+	 * rows); key NULL when more than a record's batch of fields */
+	struct ev_fields {
+		const struct rec_jkey **key;
+		int *slot;
+		unsigned n;
+	} wf[2];
 	struct rule_stats st;
 	uint8_t wants_key;              /* 0: not asked yet; 1: no; 2: a channel routes by it */
 };

@@ -71,6 +71,23 @@ int event_init(struct isp_engine *e, unsigned i)
 	}
 	if (r->event_slot >= 0)
 		es->event_key.mmt_quoted = slot_is_text(e, r->event_slot);
+	for (unsigned w = 0; w < 2 && r->nattr + 1 <= REC_BATCH; w++) {
+		struct ev_fields *wf = &es->wf[w];
+		wf->key = calloc(r->nattr + 1, sizeof(*wf->key));
+		wf->slot = calloc(r->nattr + 1, sizeof(*wf->slot));
+		if (!wf->key || !wf->slot)
+			return -1;
+		if (r->event_slot >= 0) {
+			wf->key[wf->n] = &es->event_key;
+			wf->slot[wf->n++] = r->event_slot;
+		}
+		for (unsigned k = 0; k < r->nattr; k++) {
+			if (w == 0 && r->attr_slots[k] == r->event_slot)
+				continue;       /* written once */
+			wf->key[wf->n] = &es->attr_keys[k];
+			wf->slot[wf->n++] = r->attr_slots[k];
+		}
+	}
 	if (r->idle_ns) {
 		es->key_keys = calloc(r->nkey ? r->nkey : 1, sizeof(*es->key_keys));
 		if (!es->key_keys)
@@ -250,7 +267,7 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 	/* MMT-Probe writes every attribute listed, the event's too */
 	const bool skip_event = !rec->mmt;
 	/* the fields are gathered, then written in one go (rec_fields) */
-	struct rec_field f[32];
+	struct rec_field f[REC_BATCH];
 	unsigned nf = 0;
 	/* the rule's fields in locals: slot_get may fill a slot through a
 	 * call, after which the compiler would load them again each time */
@@ -275,6 +292,17 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 						      engine_get_in(e, p, attr_slots[i], true) };
 		}
 		rec_fields(rec, f, nf);
+		return;
+	}
+	const struct ev_fields *wf = &es->wf[!skip_event];
+	if (wf->key) {
+		/* the usual record: its fields listed once, at start-up */
+		const unsigned nw = wf->n;
+		const struct rec_jkey *const *const wkey = wf->key;
+		const int *const wslot = wf->slot;
+		for (unsigned i = 0; i < nw; i++)
+			f[i] = (struct rec_field){ wkey[i], slot_get(sc, p, (unsigned)wslot[i]) };
+		rec_fields(rec, f, nw);
 		return;
 	}
 	if (event_slot >= 0)

@@ -127,6 +127,7 @@ struct rec_field {
 	const struct rec_jkey *key;
 	const struct isp_value *v;      /* NULL: null */
 };
+#define REC_BATCH 32    /* fields a caller gathers for one rec_fields */
 void rec_fields(struct rec *r, const struct rec_field *f, unsigned n);
 /* A value given as JSON text (arrays built by the caller): JSON as is,
  * CSV as one cell. */
