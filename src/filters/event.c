@@ -190,10 +190,19 @@ static uint64_t widen32(uint64_t t, uint64_t now)
 /* What stamps a record of r: the capture time, or its `timestamp`
  * attribute (a per-hop rule: the hop's value; else hop 0's, or the last
  * hop's for egress); the capture time when that is absent. */
-static uint64_t record_time(struct isp_engine *e, const struct erule *r, const struct isp_packet *p)
+static uint64_t record_time_of(struct isp_engine *e, const struct erule *r,
+			       const struct isp_packet *p);
+
+/* Inline for the usual rule, stamped with the capture time. */
+static inline uint64_t record_time(struct isp_engine *e, const struct erule *r,
+				   const struct isp_packet *p)
 {
-	if (r->time_slot < 0)
-		return p->ts_ns;
+	return r->time_slot < 0 ? p->ts_ns : record_time_of(e, r, p);
+}
+
+static uint64_t record_time_of(struct isp_engine *e, const struct erule *r,
+			       const struct isp_packet *p)
+{
 	const struct isp_value *v = engine_get(e, p, r->time_slot);
 	uint64_t t;
 

@@ -325,11 +325,24 @@ static bool int_cg(const struct isp_packet *p, const struct isp_layer *l,
 }
 
 enum {
-	S_VERSION, S_MODE, S_NUM_HOP, S_BITMAP, S_WIRE_BITMAP, S_HOP_ML,
+	S_VERSION, S_MODE, S_BITMAP, S_WIRE_BITMAP, S_HOP_ML,
 	S_REMAINING, S_MAX_HOP, S_E, S_M, S_D, S_C, S_SHIM_LEN, S_NPT,
 	S_ORIG_DSCP, S_ORIG_PORT, S_ORIG_PROTO, S_DOMAIN, S_DS_INSTR, S_DS_FLAGS,
 	S_TAIL_PROTO, S_TAIL_PORT, S_TAIL_DSCP, S_HOPML_MISMATCH, S_CARRIER,
 };
+
+/* int.num_hop, which most rules read: from the per-hop getters' part of
+ * the state, not the whole of it as int_scalar loads it. */
+static bool int_num_hop(const struct isp_packet *p, const struct isp_layer *l,
+			uintptr_t arg, struct isp_value *o)
+{
+	struct int_state s;
+
+	(void)p;
+	(void)arg;
+	int_state_load_hops(l, &s);
+	return isp_val_scalar(o, ISP_T_U8, s.nhops);
+}
 
 static bool int_scalar(const struct isp_packet *p, const struct isp_layer *l,
 		       uintptr_t arg, struct isp_value *o)
@@ -346,7 +359,6 @@ static bool int_scalar(const struct isp_packet *p, const struct isp_layer *l,
 		snprintf(o->v.str, sizeof(o->v.str), "%s", modes[s.mode & 3]);
 		return true;
 	}
-	case S_NUM_HOP: return isp_val_scalar(o, ISP_T_U8, s.nhops);
 	case S_BITMAP: return isp_val_scalar(o, ISP_T_U16, s.bitmap);
 	case S_WIRE_BITMAP: return isp_val_scalar(o, ISP_T_U16, s.wire_bitmap);
 	case S_HOP_ML: return s.family ? isp_val_scalar(o, ISP_T_U8, s.hop_ml) : false;
@@ -406,7 +418,7 @@ static const struct isp_attr_desc int_attrs[] = {
 	SCALAR("version", ISP_T_U8, S_VERSION, "instruction header version field (0 = v0.5, 1 = v1.0, 2 = v2.x)"),
 	SCALAR("mode", ISP_T_STRING, S_MODE, "md, mx or destination"),
 	SCALAR("carrier", ISP_T_STRING, S_CARRIER, "what carries INT: l4, vxlan_gpe, geneve, gre"),
-	SCALAR("num_hop", ISP_T_U8, S_NUM_HOP, "hops in the metadata stack"),
+	{ "num_hop", ISP_T_U8, 0, int_num_hop, 0, "hops in the metadata stack" },
 	SCALAR("instruction_bits", ISP_T_U16, S_BITMAP, "instruction bitmap, MSB = bit 0 (canonical)"),
 	SCALAR("wire_instruction_bits", ISP_T_U16, S_WIRE_BITMAP, "instruction bitmap as written on the wire"),
 	SCALAR("hop_ml", ISP_T_U8, S_HOP_ML, "per-hop metadata length in words, as written (v1.0+)"),
