@@ -365,8 +365,8 @@ static bool heuristic_under(const struct isp_registry *reg, uint16_t id, const c
 {
 	uint16_t p = isp_proto_id(reg, parent);
 
-	for (unsigned k = 0; p != ISP_PROTO_NONE && k < reg->proto[p].nheur; k++)
-		if (reg->proto[p].heur[k] == id)
+	for (unsigned k = 0; p != ISP_PROTO_NONE && k < reg->heur[p].n; k++)
+		if (reg->heur[p].id[k] == id)
 			return true;
 	return false;
 }

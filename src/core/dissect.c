@@ -44,6 +44,7 @@ chain_init(struct chain *c, const struct isp_registry *reg, struct isp_packet *p
 	c->d.pkt = p;
 	c->d.reg = reg;
 	c->d.tables = (const uint8_t (*)[65536])reg->table;
+	c->d.heur = reg->heur;
 	c->reg = reg;
 	c->st = st;
 	p->protos = 0;
@@ -60,9 +61,9 @@ static bool is_heuristic_child(const struct isp_registry *reg, const struct isp_
 {
 	if (n == 0)
 		return false;
-	const struct isp_proto *pp = &reg->proto[p->layer[n - 1].proto];
-	for (unsigned i = 0; i < pp->nheur; i++)
-		if (pp->heur[i] == proto)
+	const struct isp_heuristics *h = &reg->heur[p->layer[n - 1].proto];
+	for (unsigned i = 0; i < h->n; i++)
+		if (h->id[i] == proto)
 			return true;
 	return false;
 }

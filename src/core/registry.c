@@ -89,7 +89,7 @@ int isp_registry_finalize(struct isp_registry *reg, char *err, size_t errlen)
 	reg->ip4 = isp_proto_id(reg, "ip");
 	reg->ip6 = isp_proto_id(reg, "ipv6");
 	for (uint16_t i = 0; i < reg->nprotos; i++)
-		reg->proto[i].nheur = 0;
+		reg->heur[i].n = 0;
 	for (uint16_t i = 0; i < reg->nprotos; i++) {
 		const struct isp_proto_desc *d = reg->proto[i].desc;
 
@@ -100,12 +100,13 @@ int isp_registry_finalize(struct isp_registry *reg, char *err, size_t errlen)
 
 			if (parent == ISP_PROTO_NONE)
 				continue; /* parent not loaded: nothing to attach to */
-			struct isp_proto *pp = &reg->proto[parent];
-			if (pp->nheur >= ISP_MAX_HEURISTICS) {
+			struct isp_heuristics *h = &reg->heur[parent];
+			if (h->n >= ISP_MAX_HEURISTICS) {
 				snprintf(err, errlen, "too many heuristic protocols under %s", *pn);
 				return -1;
 			}
-			pp->heur[pp->nheur++] = i;
+			h->id[h->n] = i;
+			h->detect[h->n++] = d->detect;
 		}
 	}
 	return 0;
@@ -178,27 +179,6 @@ int isp_registry_option(struct isp_registry *reg, const char *assignment,
 		return -1;
 	}
 	return 0;
-}
-
-/* ---- dispatch ---- */
-
-void isp_next_l4(struct isp_dissect *d, const struct isp_layer *parent)
-{
-	const struct isp_proto *pp = &d->reg->proto[parent->proto];
-
-	for (unsigned i = 0; i < pp->nheur; i++) {
-		const struct isp_proto_desc *c = d->reg->proto[pp->heur[i]].desc;
-		if (c->detect(d, parent)) {
-			d->next = pp->heur[i];
-			return;
-		}
-	}
-	/* By destination port only: collectors, tunnels and INT sinks send to
-	 * a well-known port from any source port, and a reply or an unrelated
-	 * datagram whose source port happens to be 6000 is not a report. */
-	enum isp_table t = d->l4_is_tcp ? ISP_TBL_TCP_PORT : ISP_TBL_UDP_PORT;
-	uint8_t id = d->reg->table[t][d->l4_dport];
-	d->next = id == NO_PROTO ? ISP_PROTO_NONE : id;
 }
 
 /* ---- plugin .so loading ---- */

@@ -9,13 +9,9 @@
 
 #include "plugin.h"
 
-#define ISP_MAX_HEURISTICS 4
-
 struct isp_proto {
 	const struct isp_proto_desc *desc;
 	uint16_t nattrs;
-	uint8_t nheur;                        /* heuristic children */
-	uint16_t heur[ISP_MAX_HEURISTICS];
 	const char *origin;                   /* "built-in" or the .so path */
 };
 
@@ -26,6 +22,8 @@ struct isp_registry {
 	struct isp_proto proto[ISP_MAX_PROTOS];
 	/* proto[i].desc->decode, one load away for the decode loop */
 	isp_decode_fn decode[ISP_MAX_PROTOS];
+	/* each protocol's heuristic children (isp_next_l4) */
+	struct isp_heuristics heur[ISP_MAX_PROTOS];
 	/* direct-indexed dispatch: protocol id or 0xff */
 	uint8_t table[ISP_TBL__COUNT][65536];
 };
