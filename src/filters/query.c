@@ -545,203 +545,6 @@ void query_advance(struct isp_engine *e, unsigned i, uint64_t now)
 }
 
 
-static void write_result(struct rec *rec, const struct qitem *it, const uint8_t *kept,
-			 size_t size, double window_s)
-{
-	struct agg_state s;
-	struct xval v;
-
-	agg_load(&s, kept, size);
-	if (agg_result(&s, it, window_s, &v))
-		rec_xval(rec, &v, v.k == XK_STR ? agg_result_str(&s) : NULL);
-	else
-		rec_null(rec);
-}
-
-/* Line protocol: the group-by values are the tags, the results the
- * fields (a per-hop result one field per hop). */
-static void encode_influx(struct isp_engine *e, unsigned i, struct qgroup *g,
-			  const struct isp_value *vals, const bool *present, unsigned ng)
-{
-	const struct qrule *r = &e->prog->queries[i];
-	const struct query_state *qs = &e->q[i];
-	struct rec *rec = &e->rec;
-	double window_s = (double)r->period_ns / 1e9;
-
-	rec_influx_begin(rec, r->name, qs->win_end);
-	for (unsigned j = 0; j < ng; j++)
-		rec_influx_tag(rec, r->group_names[j], present[j] ? &vals[j] : NULL);
-	for (unsigned k = 0; k < r->nitems; k++) {
-		const struct qitem *it = &r->items[k];
-		const uint8_t *cell = cell_of(qs, g, k);
-		size_t size = qs->cell_size[k];
-		const struct qhops *c = (const struct qhops *)cell;
-		unsigned nh = it->per_hop ? c->nh : 1;
-		for (unsigned h = 0; h < nh; h++) {
-			struct agg_state s;
-			struct xval v;
-			agg_load(&s, it->per_hop ? c->hops + h * size : cell, size);
-			if (agg_result(&s, it, window_s, &v))
-				rec_influx_xfield(rec, it->text, it->per_hop ? (int)h : -1, &v,
-						  v.k == XK_STR ? agg_result_str(&s) : NULL);
-		}
-	}
-}
-
-/* The record of one group in one format. */
-static void encode_group(struct isp_engine *e, unsigned i, struct qgroup *g,
-			 const struct isp_value *vals, const bool *present, unsigned ng,
-			 enum rec_format format)
-{
-	const struct qrule *r = &e->prog->queries[i];
-	const struct query_state *qs = &e->q[i];
-	struct rec *rec = &e->rec;
-	const struct isp_program *prog = e->prog;
-	double window_s = (double)r->period_ns / 1e9;
-	bool csv = format == FMT_CSV || format == FMT_CSV_CELLS;
-
-	if (format == FMT_INFLUX) {
-		encode_influx(e, i, g, vals, present, ng);
-		return;
-	}
-	if (format == FMT_PARTIAL) {
-		partial_encode_group(e, i, g, vals, present, ng);
-		return;
-	}
-	rec_begin(rec, rec_style_of(format), r->name, qs->correction ? "correction" : "query", 999, prog->probe_id,
-		  prog->source_name, qs->win_end);
-	if (csv) {
-		char b[24];
-		/* MMT-Probe numbers its reports from 1 */
-		snprintf(b, sizeof(b), ",%llu", (unsigned long long)qs->flushes + rec->mmt);
-		jsonw_raw(&rec->w, b, strlen(b));
-	} else {
-		rec_time(rec, "window_start", qs->win_start);
-		rec_time(rec, "window_end", qs->win_end);
-		for (unsigned j = 0; j < ng; j++) {
-			rec_key_prepared(rec, &qs->group_keys[j]);
-			if (present[j])
-				rec_value(rec, &vals[j]);
-			else
-				rec_null(rec);
-		}
-	}
-	for (unsigned k = 0; k < r->nitems; k++) {
-		const struct qitem *it = &r->items[k];
-		const uint8_t *cell = cell_of(qs, g, k);
-		size_t size = qs->cell_size[k];
-		rec_key_prepared(rec, &qs->item_keys[k]);
-		if (!it->per_hop) {
-			write_result(rec, it, cell, size, window_s);
-			continue;
-		}
-		/* per hop: an array, null for a hop no packet had; null when
-		 * no packet of the group had the attribute */
-		const struct qhops *c = (const struct qhops *)cell;
-		if (c->nh == 0) {
-			rec_null(rec);
-			continue;
-		}
-		if (rec->mmt) {
-			/* one cell per hop, the wire's order (the last hop first) */
-			for (unsigned h = c->nh; h-- > 0;) {
-				struct agg_state s;
-				struct xval v;
-				if (h + 1 != c->nh)
-					rec_cell_sep(rec);
-				agg_load(&s, c->hops + h * size, size);
-				if (agg_result(&s, it, window_s, &v))
-					rec_mmt_xval(rec, &v, v.k == XK_STR ? agg_result_str(&s) : NULL);
-				else
-					rec_mmt_absent(rec, false);
-			}
-			continue;
-		}
-		char buf[REC_MAX / 4];
-		struct jsonw w;
-		jsonw_init(&w, buf, sizeof(buf));
-		jsonw_array_begin(&w);
-		for (unsigned h = 0; h < c->nh; h++) {
-			struct agg_state s;
-			struct xval v;
-			agg_load(&s, c->hops + h * size, size);
-			if (agg_result(&s, it, window_s, &v))
-				xval_json(&w, &v, v.k == XK_STR ? agg_result_str(&s) : NULL);
-			else
-				jsonw_null(&w);
-		}
-		jsonw_array_end(&w);
-		rec_json_cell(rec, buf, w.overflow ? 0 : w.len);
-	}
-}
-
-static void write_group(struct isp_engine *e, unsigned i, struct tentry *te)
-{
-	const struct qrule *r = &e->prog->queries[i];
-	struct query_state *qs = &e->q[i];
-	const struct isp_program *prog = e->prog;
-	struct qgroup *g = tentry_state(te);
-
-	/* the group-by values, decoded once from the key bytes: for the record
-	 * and for its key (Kafka partitioning) */
-	struct isp_value vals[MAX_GROUP_BY];
-	bool present[MAX_GROUP_BY];
-	unsigned ng = r->ngroup < MAX_GROUP_BY ? r->ngroup : MAX_GROUP_BY;
-	const uint8_t *kb = tentry_key(&qs->groups, te), *kend = kb + tentry_keylen(te);
-	size_t kl = 0;
-	e->keytext[0] = 0;
-	for (unsigned j = 0; j < ng; j++) {
-		const struct isp_attr_desc *a = isp_attr_desc_of(e->sc.reg, &prog->slots[r->group_slots[j]]);
-		present[j] = false;
-		kb = engine_key_value(kb, kend, a->type, a->per_hop, &vals[j], &present[j]);
-		if (j)
-			engine_text_append(e->keytext, sizeof(e->keytext), &kl, "|", NULL);
-		if (present[j])
-			engine_text_append(e->keytext, sizeof(e->keytext), &kl, NULL, &vals[j]);
-	}
-	for (unsigned f = 0, nf = rule_nformats(&r->fmts); f < nf; f++) {
-		encode_group(e, i, g, vals, present, ng, rule_format_at(&r->fmts, r->format, f));
-		engine_emit(e, r->name, e->keytext, kl, r->channels, r->nchannels, &r->fmts, f,
-			    &qs->st);
-	}
-}
-
-void query_write_groups(struct isp_engine *e, unsigned i, struct tentry *const *sorted)
-{
-	struct query_state *qs = &e->q[i];
-
-	if (sorted)
-		for (uint32_t k = 0; k < qs->groups.count; k++)
-			write_group(e, i, sorted[k]);
-	else
-		for (struct tentry *te = NULL; (te = table_next(&qs->groups, te)) != NULL;)
-			write_group(e, i, te);
-}
-
-static void write_window(struct isp_engine *e, unsigned i, struct tentry *const *sorted)
-{
-	struct query_state *qs = &e->q[i];
-
-	query_write_groups(e, i, sorted);
-	if (qs->ts_order) {
-		uint64_t groups = qs->groups.count;
-		for (unsigned k = 0; k < qs->ndrained; k++)
-			if (qs->drained[k].end == qs->win_end) {
-				groups += qs->drained[k].groups;
-				qs->drained[k] = qs->drained[--qs->ndrained];
-				break;
-			}
-		/* (a window already said written: its late groups go bare) */
-		if (qs->win_end > qs->partial_last)
-			partial_watermark(e, i, qs->win_end, groups);
-	}
-	qs->flushes++;
-	qs->st.windows++;
-	table_clear(&qs->groups);
-	arena_reset(&qs->hops);
-	qs->win_end = 0;
-}
-
 void query_drain(struct isp_engine *e, unsigned i, bool final)
 {
 	struct query_state *qs = &e->q[i];
@@ -750,7 +553,7 @@ void query_drain(struct isp_engine *e, unsigned i, bool final)
 	if (qs->win_end == 0 || e->partial || (final && !qs->ts_order))
 		return;
 	for (struct tentry *te = NULL; (te = table_next(&qs->groups, te)) != NULL;)
-		write_group(e, i, te);
+		query_write_group(e, i, te);
 	while (k < qs->ndrained && qs->drained[k].end != qs->win_end)
 		k++;
 	if (k == qs->ndrained) {
@@ -775,7 +578,7 @@ void query_flush(struct isp_engine *e, unsigned i)
 	if (qs->win_end == 0)
 		return;
 	if (!e->partial) {
-		write_window(e, i, NULL);
+		query_write_window(e, i, NULL);
 		return;
 	}
 	/* a worker: the window waits for the merger (which takes it before
@@ -802,14 +605,4 @@ uint8_t *query_hop_state(struct query_state *qs, struct qhops *c, unsigned hop, 
 uint64_t query_group_hash(const uint8_t *k, size_t len)
 {
 	return group_hash(k, len);
-}
-
-void query_write_group(struct isp_engine *e, unsigned i, struct tentry *te)
-{
-	write_group(e, i, te);
-}
-
-void query_write_window(struct isp_engine *e, unsigned i, struct tentry *const *sorted)
-{
-	write_window(e, i, sorted);
 }
