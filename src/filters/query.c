@@ -270,7 +270,7 @@ update_fast(struct query_state *qs, const struct qitem *it, const struct qstep *
 		return;
 	}
 	if (!agg_update_int(kept, op, v->u.i, order))
-		update_slow(qs, it, st, kept, v, order, false);     /* gone to floats */
+		update_slow(qs, it, st, kept, v, order, false);     /* the state holds a float */
 }
 
 /* An attribute type whose values are integers in expressions (the
