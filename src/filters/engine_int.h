@@ -37,7 +37,7 @@ struct event_state {
 	struct rec_jkey *key_keys;      /* the delta-key's, for expiry records */
 	/* a record's fields in order, keys and slots: [0] the event's
 	 * attribute once (JSON, CSV cells), [1] every one listed (MMT-Probe's
-	 * rows); key NULL when more than a record's batch of fields */
+	 * rows) */
 	struct ev_fields {
 		const struct rec_jkey **key;
 		int *slot;

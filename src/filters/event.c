@@ -71,7 +71,7 @@ int event_init(struct isp_engine *e, unsigned i)
 	}
 	if (r->event_slot >= 0)
 		es->event_key.mmt_quoted = slot_is_text(e, r->event_slot);
-	for (unsigned w = 0; w < 2 && r->nattr + 1 <= REC_BATCH; w++) {
+	for (unsigned w = 0; w < 2; w++) {
 		struct ev_fields *wf = &es->wf[w];
 		wf->key = calloc(r->nattr + 1, sizeof(*wf->key));
 		wf->slot = calloc(r->nattr + 1, sizeof(*wf->slot));
@@ -273,59 +273,25 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 	}
 	rec_begin(rec, rec_style_of(format), r->name, "event", 1000, prog->probe_id,
 		  prog->source_name, record_time(e, r, p));
-	/* MMT-Probe writes every attribute listed, the event's too */
-	const bool skip_event = !rec->mmt;
-	/* the fields are gathered, then written in one go (rec_fields) */
-	struct rec_field f[REC_BATCH];
-	unsigned nf = 0;
-	/* the rule's fields in locals: slot_get may fill a slot through a
-	 * call, after which the compiler would load them again each time */
-	const int event_slot = r->event_slot;
-	const unsigned nattr = r->nattr;
-	const int *const attr_slots = r->attr_slots;
-	const struct rec_jkey *const attr_keys = es->attr_keys;
+	/* the fields, listed at start-up (MMT-Probe writes every attribute
+	 * listed, the event's too), gathered and written REC_BATCH at a time
+	 * (rec_fields); a per-hop rule writes each value as the hop has it */
+	const struct ev_fields *wf = &es->wf[rec->mmt];
+	const struct rec_jkey *const *key = wf->key;
+	const int *slot = wf->slot;
 	struct slot_cache *const sc = &e->sc;
-	if (e->hop >= 0) {
-		/* a per-hop rule: each value as the hop has it */
-		if (event_slot >= 0)
-			f[nf++] = (struct rec_field){ &es->event_key,
-						      engine_get_in(e, p, event_slot, true) };
-		for (unsigned i = 0; i < nattr; i++) {
-			if (attr_slots[i] == event_slot && skip_event)
-				continue;
-			if (nf == sizeof(f) / sizeof(f[0])) {
-				rec_fields(rec, f, nf);
-				nf = 0;
-			}
-			f[nf++] = (struct rec_field){ &attr_keys[i],
-						      engine_get_in(e, p, attr_slots[i], true) };
+	struct rec_field f[REC_BATCH];
+	for (unsigned left = wf->n, n; left; left -= n, key += n, slot += n) {
+		n = left < REC_BATCH ? left : REC_BATCH;
+		if (e->hop < 0) {
+			for (unsigned i = 0; i < n; i++)
+				f[i] = (struct rec_field){ key[i], slot_get(sc, p, (unsigned)slot[i]) };
+		} else {
+			for (unsigned i = 0; i < n; i++)
+				f[i] = (struct rec_field){ key[i], engine_get_in(e, p, slot[i], true) };
 		}
-		rec_fields(rec, f, nf);
-		return;
+		rec_fields(rec, f, n);
 	}
-	const struct ev_fields *wf = &es->wf[!skip_event];
-	if (wf->key) {
-		/* the usual record: its fields listed once, at start-up */
-		const unsigned nw = wf->n;
-		const struct rec_jkey *const *const wkey = wf->key;
-		const int *const wslot = wf->slot;
-		for (unsigned i = 0; i < nw; i++)
-			f[i] = (struct rec_field){ wkey[i], slot_get(sc, p, (unsigned)wslot[i]) };
-		rec_fields(rec, f, nw);
-		return;
-	}
-	if (event_slot >= 0)
-		f[nf++] = (struct rec_field){ &es->event_key, slot_get(sc, p, (unsigned)event_slot) };
-	for (unsigned i = 0; i < nattr; i++) {
-		if (attr_slots[i] == event_slot && skip_event)
-			continue;       /* already written, once is enough */
-		if (nf == sizeof(f) / sizeof(f[0])) {
-			rec_fields(rec, f, nf);
-			nf = 0;
-		}
-		f[nf++] = (struct rec_field){ &attr_keys[i], slot_get(sc, p, (unsigned)attr_slots[i]) };
-	}
-	rec_fields(rec, f, nf);
 }
 
 /* Does a channel of the rule route by the record's key? Its text (the

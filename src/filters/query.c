@@ -233,6 +233,19 @@ static __attribute__((noinline)) void update_slow(struct query_state *qs, const 
 /* One value into a kept state: an integer in place when the function has
  * a fast path (diff() included), anything else the general way. Always
  * inline: a call per function and hop would cost as much as the update. */
+/* An integer (a difference if diff()) into a kept state in place, the
+ * general way when the state holds a float (a sum gone to floats, a float
+ * min or max). */
+static inline __attribute__((always_inline)) void
+update_int(struct query_state *qs, const struct qitem *it, const struct qstep *st, uint8_t *kept,
+	   int64_t x, uint64_t order, unsigned op)
+{
+	if (!agg_update_int(kept, op, x, order)) {
+		struct xval c = { .k = XK_INT, .u.i = x };
+		update_slow(qs, it, st, kept, &c, order, false);
+	}
+}
+
 static inline __attribute__((always_inline)) void
 update_value(struct query_state *qs, const struct qitem *it, const struct qstep *st, uint8_t *kept,
 	     const struct xval *v, uint64_t order)
@@ -251,12 +264,7 @@ update_value(struct query_state *qs, const struct qitem *it, const struct qstep 
 			return;
 		}
 	}
-	if (!agg_update_int(kept, st->op, x, order)) {
-		/* the state went to floats: x, a difference if diff(), goes the
-		 * general way */
-		struct xval c = { .k = XK_INT, .u.i = x };
-		update_slow(qs, it, st, kept, &c, order, false);
-	}
+	update_int(qs, it, st, kept, x, order, st->op);
 }
 
 /* update_value for a function with an in-place path, no diff() (op a
@@ -265,12 +273,10 @@ static inline __attribute__((always_inline)) void
 update_fast(struct query_state *qs, const struct qitem *it, const struct qstep *st, uint8_t *kept,
 	    const struct xval *v, uint64_t order, unsigned op)
 {
-	if (v->k != XK_INT) {
+	if (v->k != XK_INT)
 		update_slow(qs, it, st, kept, v, order, false);
-		return;
-	}
-	if (!agg_update_int(kept, op, v->u.i, order))
-		update_slow(qs, it, st, kept, v, order, false);     /* the state holds a float */
+	else
+		update_int(qs, it, st, kept, v->u.i, order, op);
 }
 
 /* An attribute type whose values are integers in expressions (the
@@ -296,11 +302,7 @@ hops_fast(struct query_state *qs, const struct qitem *it, const struct qstep *st
 	for (unsigned h = 0; h < n; h++) {
 		if (missing >> h & 1)
 			continue;
-		int64_t x = int_of(type, arr[h]);
-		if (!agg_update_int(hops + h * size, op, x, order)) {
-			struct xval v = { .k = XK_INT, .u.i = x };
-			update_slow(qs, it, st, hops + h * size, &v, order, false);
-		}
+		update_int(qs, it, st, hops + h * size, int_of(type, arr[h]), order, op);
 	}
 }
 
