@@ -85,7 +85,10 @@ pids="$pids $spid"
 : >"$tmp/rss"
 t=0
 lastfault=0
-while kill -0 "$spid" 2>/dev/null; do
+# a loaded machine may spend much of the run restarting the broker: past
+# the sender's end, sampling goes on (intspect draining) until 6 samples
+# follow the last fault, which the memory check below needs
+while kill -0 "$spid" 2>/dev/null || { [ "$lastfault" -gt 0 ] && [ "$t" -lt $((lastfault + 6)) ]; }; do
 	sleep 1
 	t=$((t + 1))
 	echo "$t $(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$ipid/status" 2>/dev/null)" >>"$tmp/rss"
