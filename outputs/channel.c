@@ -518,6 +518,22 @@ bool isp_channel_submit(struct isp_channel *ch, const struct isp_record *r)
 	return false;
 }
 
+char *isp_channel_reserve(struct isp_channel *ch, const void *owner, const char *report,
+			  size_t rl, const char *key, size_t kl, size_t text_max)
+{
+	return ch->q ? isp_queue_reserve(ch->q, owner, report, rl, key, kl, text_max) : NULL;
+}
+
+void isp_channel_commit(struct isp_channel *ch, size_t text_len)
+{
+	isp_queue_commit(ch->q, text_len);
+}
+
+void isp_channel_abort(struct isp_channel *ch)
+{
+	isp_queue_abort(ch->q);
+}
+
 int isp_channel_stage_init(struct isp_channel_stage *s, struct isp_channel *ch, size_t bytes)
 {
 	memset(s, 0, sizeof(*s));

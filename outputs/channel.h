@@ -190,6 +190,19 @@ bool isp_channel_uses_key(const struct isp_channel *ch);
 bool isp_channel_submit(struct isp_channel *ch, const struct isp_record *r);
 
 /*
+ * Write a record straight into the channel's queue, with no copy: room
+ * for a text of at most text_max bytes (report and key are copied now),
+ * or NULL when it would not go in at once (then isp_channel_submit).
+ * Write the text, then commit its length, or abort; submit nothing to
+ * this channel in between. `owner`: an address unique to the producer.
+ * See isp_queue_reserve.
+ */
+char *isp_channel_reserve(struct isp_channel *ch, const void *owner, const char *report,
+			  size_t rl, const char *key, size_t kl, size_t text_max);
+void isp_channel_commit(struct isp_channel *ch, size_t text_len);
+void isp_channel_abort(struct isp_channel *ch);
+
+/*
  * A producer's staging for one channel: records are copied here and handed
  * to the queue in batches, one lock for many, so that several workers
  * writing to one channel do not take turns at its lock per record. A

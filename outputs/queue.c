@@ -25,51 +25,17 @@
  * A record that does not fit while records are claimed waits for the
  * give-back, as it waited for the mutex before: the record and byte
  * bounds and the drop policies see the queue as if the batch had left it
- * at once, and the ring never grows (moves) under the walk.
+ * at once, and the ring never grows (moves) under the walk. Records
+ * written in place: queue_lease.c.
  */
 #include "queue.h"
+#include "queue_int.h"
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#define QALIGN 16u
-#define PAD_MARK UINT32_MAX     /* text_len of a pad header */
-/* Initial staging size, and so the most bytes a batch takes in the
- * common case (and what a waiting consumer is woken for). */
-#define STAGING_BYTES (64u * 1024u)
-/* How long a consumer that finds part of a batch waits for the rest
- * (producers are not asked to signal it): a tenth of a millisecond more
- * for a record at most. */
-#define GATHER_NS (100 * 1000)
-/* First size of the ring; a channel that keeps up never needs more. */
-#define START_BYTES (1024u * 1024u)
-
-struct qhdr {
-	uint32_t size;          /* whole record (or pad), multiple of QALIGN */
-	uint32_t text_len, key_len, report_len;
-};
-
-struct isp_queue {
-	pthread_mutex_t mu;
-	pthread_cond_t data;            /* consumer: records arrived, or kick */
-	pthread_cond_t room;            /* blocked producers: room, or kill */
-	unsigned char *ring;
-	size_t cap, head, tail, used, count, max_records;
-	/* The consumer's claim: claim_n records from claim_at on (pads
-	 * included, wrapping), out of count and not free. claim_n == 0: none. */
-	size_t claim_at, claim_n;
-	size_t max_cap;                 /* queue-bytes: cap grows up to it */
-	enum isp_drop_policy policy;
-	bool consumer_waiting, kicked, dead;
-	size_t wake_at;                 /* records waiting before a waiting consumer is woken */
-	size_t wake_bytes;              /* or bytes: the consumer's staging size */
-	unsigned room_waiters;
-	uint64_t queued;                /* shadow of cnt->queued, under mu */
-	struct isp_counters *cnt;
-};
 
 int64_t isp_now_ns(void)
 {
@@ -84,13 +50,6 @@ static struct timespec to_ts(int64_t ns)
 	struct timespec ts = { .tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000 };
 
 	return ts;
-}
-
-static size_t rec_size(size_t rl, size_t kl, size_t tl)
-{
-	size_t n = sizeof(struct qhdr) + rl + 1 + kl + 1 + tl + 1;
-
-	return (n + QALIGN - 1) & ~(size_t)(QALIGN - 1);
 }
 
 struct isp_queue *isp_queue_new(size_t max_records, size_t max_bytes,
@@ -149,25 +108,6 @@ void isp_queue_free(struct isp_queue *q)
 	free(q);
 }
 
-/* Does a record of `need` bytes fit now? *pad = bytes to skip at the end
- * of the ring first. Requires used > 0 (an empty ring is reset first).
- * The free bytes end where the claimed records start, if any. */
-static bool ring_fit(const struct isp_queue *q, size_t need, size_t *pad)
-{
-	size_t lo = q->claim_n ? q->claim_at : q->tail;
-
-	*pad = 0;
-	if (q->head > lo) {
-		if (q->cap - q->head >= need)
-			return true;
-		*pad = q->cap - q->head;
-		return lo >= need;
-	}
-	if (q->head < lo)
-		return lo - q->head >= need;
-	return false;                   /* head == lo with used > 0: full */
-}
-
 /* The oldest record's header, skipping (and releasing) a pad. */
 static const struct qhdr *oldest(struct isp_queue *q)
 {
@@ -182,10 +122,16 @@ static const struct qhdr *oldest(struct isp_queue *q)
 }
 
 /*
- * A record of `need` bytes does not fit: move the records, in order, to
- * the start of a ring of twice the size (or what they and the record need),
- * at most max_cap. false when the ring is at its full size already or out
- * of memory: the caller then applies the drop policy.
+ * A record of `need` bytes does not fit: a ring of twice the size (or what
+ * the records and this one need), at most max_cap. realloc keeps the
+ * bytes (a large ring is its own mapping, which the kernel moves without
+ * copying); records that wrapped keep their order if the part before the
+ * end moves to the new end, pad included (a pad still ends the ring).
+ * Before, every record was copied to the start of a new ring: a flood the
+ * channel did not keep up with paid a copy of each record once more.
+ * false when the ring is at its full size already or out of memory: the
+ * caller then applies the drop policy. Never while a lease is out or
+ * records are claimed (their holders point into the ring).
  */
 static bool grow(struct isp_queue *q, size_t need)
 {
@@ -195,46 +141,18 @@ static bool grow(struct isp_queue *q, size_t need)
 	size_t cap = q->cap * 2 > want ? q->cap * 2 : want;
 	if (cap > q->max_cap)
 		cap = q->max_cap;
-	unsigned char *ring = malloc(cap);
+	unsigned char *ring = realloc(q->ring, cap);
 	if (!ring)
 		return false;
-	size_t off = 0, at = q->tail;
-	for (size_t n = 0; n < q->count; n++) {
-		struct qhdr h;
+	if (q->count > 0 && q->tail >= q->head) {       /* wrapped */
+		size_t first = q->cap - q->tail;
 
-		memcpy(&h, q->ring + at, sizeof(h));
-		if (h.text_len == PAD_MARK) {   /* the end of the ring: skip it */
-			at = 0;
-			memcpy(&h, q->ring, sizeof(h));
-		}
-		memcpy(ring + off, q->ring + at, h.size);
-		off += h.size;
-		at += h.size;
-		if (at == q->cap)
-			at = 0;
+		memmove(ring + cap - first, ring + q->tail, first);
+		q->tail = cap - first;
 	}
-	free(q->ring);
 	q->ring = ring;
 	q->cap = cap;
-	q->tail = 0;
-	q->head = off == cap ? 0 : off;
-	q->used = off;
 	return true;
-}
-
-/* Nothing in the ring, claimed or waiting: restart at offset 0 (no pads
- * in the common case). */
-static void reset_if_empty(struct isp_queue *q)
-{
-	if (q->count == 0 && q->claim_n == 0)
-		q->head = q->tail = q->used = 0;
-}
-
-/* Enough waiting for the consumer to take: wake_at records, or what
- * fills its staging buffer. */
-static inline bool batch_ready(const struct isp_queue *q)
-{
-	return q->count > 0 && (q->count >= q->wake_at || q->used >= q->wake_bytes);
 }
 
 /*
@@ -305,6 +223,20 @@ static bool push_locked(struct isp_queue *q, const struct isp_record *r,
 	if (!fits || q->dead)
 		return false;
 	for (;;) {
+		if (!queue_end_lease(q)) {
+			/* a record is being written in place at the head: wait
+			 * for it (a few microseconds; its writer waits for
+			 * nothing). The counter and the state are sequentially
+			 * consistent, as in commit: either the writer sees this
+			 * waiter and wakes it, or this sees the record done. */
+			atomic_fetch_add(&q->resv_waiters, 1);
+			if ((atomic_load(&q->lease) & L_STATE) == L_BUSY)
+				pthread_cond_wait(&q->room, &q->mu);
+			atomic_fetch_sub(&q->resv_waiters, 1);
+			if (q->dead)
+				return false;
+			continue;
+		}
 		pad = 0;
 		reset_if_empty(q);
 		if (q->count + q->claim_n < q->max_records && need <= q->cap &&
@@ -337,8 +269,8 @@ static bool push_locked(struct isp_queue *q, const struct isp_record *r,
 			return false;
 		/* the consumer must hear of the records already in (a batch
 		 * push may hold a batch's worth it has not been woken for) */
-		if (q->consumer_waiting) {
-			q->consumer_waiting = false;
+		if (atomic_load_explicit(&q->consumer_waiting, memory_order_relaxed)) {
+			atomic_store_explicit(&q->consumer_waiting, false, memory_order_relaxed);
 			pthread_cond_signal(&q->data);
 		}
 		q->room_waiters++;
@@ -377,18 +309,6 @@ static bool push_locked(struct isp_queue *q, const struct isp_record *r,
 	q->count++;
 	*next = next_room(q, need);
 	return true;
-}
-
-/* Wake a waiting consumer only once a batch is worth it: below that it
- * wakes by itself within flush-ms, and a busy producer pays no futex call
- * per record. Under the lock. */
-static bool wake_consumer(struct isp_queue *q)
-{
-	bool wake = q->consumer_waiting && batch_ready(q);
-
-	if (wake)
-		q->consumer_waiting = false;
-	return wake;
 }
 
 bool isp_queue_push(struct isp_queue *q, const struct isp_record *r)
@@ -520,7 +440,10 @@ again:
 	 * lock and the ring's last lines between the cores. */
 	q->wake_bytes = b->cap;
 	gathered = false;
-	while (!batch_ready(q) && !q->kicked && !gathered) {
+	for (;;) {
+		queue_fold(q);  /* records the lease's holder finished meanwhile */
+		if (batch_ready(q) || q->kicked || gathered)
+			break;
 		int64_t now = isp_now_ns();
 
 		if (now >= until_ns)
@@ -536,11 +459,18 @@ again:
 
 		struct timespec ts = to_ts(until_ns);
 
-		q->consumer_waiting = true;
+		/* Asleep until signalled: a lease's holder that finishes a
+		 * record after this store sees it and folds for us; one that
+		 * finished before, unseen, is folded here (both sequentially
+		 * consistent, as leave_record's). */
+		atomic_store(&q->consumer_waiting, true);
+		queue_fold(q);
+		if (q->count > 0)
+			continue;
 		if (pthread_cond_timedwait(&q->data, &q->mu, &ts) == ETIMEDOUT)
 			break;
 	}
-	q->consumer_waiting = false;
+	atomic_store_explicit(&q->consumer_waiting, false, memory_order_relaxed);
 	n = q->count;
 	if (n == 0) {
 		pthread_mutex_unlock(&q->mu);
@@ -617,11 +547,17 @@ size_t isp_queue_kill(struct isp_queue *q)
 {
 	size_t n;
 
-	/* The consumer's own call, between takes: nothing is claimed. */
+	/* The consumer's own call, between takes: nothing is claimed. A
+	 * record being written in place is dropped when it is folded. */
 	pthread_mutex_lock(&q->mu);
+	queue_fold(q);
 	n = q->count;
 	q->count = 0;
-	q->head = q->tail = q->used = 0;
+	if (atomic_load_explicit(&q->lease, memory_order_relaxed) != 0)
+		q->tail = q->head;      /* the lease's holder writes after it */
+	else
+		q->head = q->tail = 0;
+	q->used = 0;
 	q->dead = true;
 	if (n)
 		atomic_fetch_add_explicit(&q->cnt->dropped, n, memory_order_release);

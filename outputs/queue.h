@@ -10,7 +10,9 @@
  * never touch records being written. A mutex guards the ring: uncontended
  * it costs a few tens of nanoseconds, and correctness of eviction and
  * blocking is simple to see; the consumer holds it only to claim a batch
- * and to give its bytes back, and copies it out in between.
+ * and to give its bytes back, and copies it out in between. A producer
+ * may also write records in place under a lease, without the lock per
+ * record (isp_queue_reserve).
  *
  * Counting: every push counts `queued`; every record the queue refuses or
  * evicts counts `dropped`. The consumer counts delivered/retried itself.
@@ -78,6 +80,30 @@ bool isp_queue_push(struct isp_queue *q, const struct isp_record *r);
  * dropped). Returns how many went in. */
 size_t isp_queue_push_many(struct isp_queue *q, const struct isp_record *r, size_t n,
 			   bool *refused);
+
+/*
+ * Producer, writing records in place (no copy): room for a record of
+ * report `report` (rl bytes), key `key` (kl bytes) and a text of at most
+ * text_max bytes. Write the text at the pointer returned, then
+ * isp_queue_commit(its length) or isp_queue_abort, and push nothing to
+ * this queue in between. NULL when the record would not go in at once
+ * (not enough contiguous room without growing, the record bound, another
+ * producer's record being written, a dead queue): then isp_queue_push,
+ * which applies the drop policy.
+ *
+ * The first reserve takes the lock and a lease on the free bytes after
+ * the head for `owner` (any address unique to the producer, 4-aligned);
+ * the next ones take neither while the lease has room, and commit
+ * publishes each record with two atomic stores. The queue's lock holder
+ * (the consumer at every take, a push, the next lease) folds published
+ * records into the queue, and counts them `queued` then; a consumer
+ * asleep is woken by commit. Another producer's push ends an idle lease,
+ * or waits for the record being written.
+ */
+char *isp_queue_reserve(struct isp_queue *q, const void *owner, const char *report, size_t rl,
+			const char *key, size_t kl, size_t text_max);
+void isp_queue_commit(struct isp_queue *q, size_t text_len);
+void isp_queue_abort(struct isp_queue *q);
 
 /* Consumer batch: allocate/free (max = batch size). -1 out of memory. */
 int isp_qbatch_init(struct isp_qbatch *b, size_t max, size_t max_bytes);

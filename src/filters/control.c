@@ -87,7 +87,7 @@ static void append_entry(struct isp_engine *e, const struct ctl_cmd *c, struct t
 	}
 	if (*len)
 		(*out)[(*len)++] = ',';
-	memcpy(*out + *len, e->rec.buf, n);
+	memcpy(*out + *len, e->rec.w.buf, n);
 	*len += n;
 	(*out)[*len] = 0;
 }

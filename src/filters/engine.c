@@ -769,29 +769,3 @@ size_t engine_key_text(struct isp_engine *e, const struct isp_packet *p, const i
 	}
 	return len;
 }
-
-void engine_emit(struct isp_engine *e, const char *report, const char *key, size_t keylen,
-		 const int *channels, unsigned nchannels, const struct rule_formats *f,
-		 unsigned which, struct rule_stats *st)
-{
-	size_t len = rec_end(&e->rec);
-	/* a record counts once, whatever the number of its encodings */
-	const bool first = which == 0;
-
-	if (len == 0) {         /* too large, or a point without a field */
-		st->dropped++;
-		return;
-	}
-	if (first)
-		st->records++;
-	struct isp_record r = { report, key ? key : "", key ? keylen : 0, e->rec.buf, len };
-	for (unsigned i = 0; i < nchannels; i++) {
-		if (f->n > 1 && f->of && f->of[i] != f->list[which])
-			continue;       /* another encoding goes there */
-		struct isp_channel *ch = e->channels ? e->channels[channels[i]] : NULL;
-		if (ch && e->stage)
-			isp_channel_stage_add(&e->stage[channels[i]], &r, &st->dropped);
-		else if (!ch || !isp_channel_submit(ch, &r))
-			st->dropped++;
-	}
-}

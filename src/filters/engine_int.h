@@ -44,6 +44,7 @@ struct event_state {
 		unsigned n;
 	} wf[2];
 	struct rule_stats st;
+	size_t name_len;                /* the rule's name's, for records written in place */
 	uint8_t wants_key;              /* 0: not asked yet; 1: no; 2: a channel routes by it */
 };
 
@@ -130,6 +131,7 @@ struct isp_engine {
 	struct isp_channel **channels;  /* by program channel index (NULL = unused) */
 	struct isp_channel_stage *stage;        /* partial: records in batches, by index */
 	struct rec rec;
+	struct isp_channel *direct;     /* e->rec is being written in its queue */
 	bool partial;                   /* one of several workers: windows go to the merger */
 	uint64_t *qbit, *ebit, *mbit;   /* per query, event, monitor: its bit in `what` */
 	struct route *routes;
@@ -302,6 +304,13 @@ void engine_text_append(char *out, size_t cap, size_t *len, const char *text,
 /* Text of the values of slots joined by '|' (the record key). */
 size_t engine_key_text(struct isp_engine *e, const struct isp_packet *p, const int *slots,
 		       unsigned n, char *out, size_t cap);
+/* Before writing a record (emit.c): when it goes to one channel only,
+ * write it in that channel's queue if there is room at once. Then write
+ * it (rec_begin ... ) and engine_emit it, with nothing pushed to that
+ * channel in between. */
+void engine_emit_begin(struct isp_engine *e, const char *report, size_t report_len,
+		       const char *key, size_t keylen, const int *channels, unsigned nchannels,
+		       const struct rule_formats *f, unsigned which);
 /* Send the record just written (e->rec) to the rule's channels that take
  * its encoding: f->list[which] (all of them when the rule has one format). */
 void engine_emit(struct isp_engine *e, const char *report, const char *key, size_t keylen,

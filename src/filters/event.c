@@ -54,6 +54,7 @@ int event_init(struct isp_engine *e, unsigned i)
 	const struct erule *r = &e->prog->events[i];
 	struct event_state *es = &e->ev[i];
 
+	es->name_len = strlen(r->name);
 	int rc = table_init(&es->keys, r->nkey ? r->max_keys : 1, key_state_size(r),
 			    engine_key_max(e, r->key_slots, r->nkey), true);
 	if (rc != 0)
@@ -255,7 +256,7 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 	}
 	if (format == FMT_TEMPLATE) {
 		/* MMT: the template is written as is, values spliced in */
-		jsonw_init(&rec->w, rec->buf, sizeof(rec->buf) - 1);
+		jsonw_init(&rec->w, rec_out(rec), REC_MAX - 1);
 		rec->csv = true;        /* no enclosing object */
 		rec->mmt = false;
 		for (unsigned i = 0; i < r->ntmpl; i++) {
@@ -365,6 +366,8 @@ event_run(struct isp_engine *e, unsigned i, const struct isp_packet *p, const bo
 	else
 		kl = engine_key_text(e, p, r->flow_slots, r->nflow, e->keytext, sizeof(e->keytext));
 	for (unsigned f = 0, nf = rule_nformats(&r->fmts); f < nf; f++) {
+		engine_emit_begin(e, r->name, es->name_len, e->keytext, kl, r->channels, r->nchannels,
+				  &r->fmts, f);
 		write_record(e, i, p, rule_format_at(&r->fmts, r->format, f));
 		engine_emit(e, r->name, e->keytext, kl, r->channels, r->nchannels, &r->fmts, f,
 			    &es->st);

@@ -184,8 +184,9 @@ void rec_begin(struct rec *r, enum rec_style style, const char *report, const ch
 	       unsigned type_id, unsigned probe_id, const char *source, uint64_t ts_ns)
 {
 	char b[96];
+	char *const out = rec_out(r);
 
-	jsonw_init(&r->w, r->buf, sizeof(r->buf) - 1);
+	jsonw_init(&r->w, out, REC_MAX - 1);
 	bool csv = style != REC_JSON;
 
 	r->csv = csv;
@@ -195,11 +196,11 @@ void rec_begin(struct rec *r, enum rec_style style, const char *report, const ch
 		const struct rec_csv_head *ch = csv_head_for(r, report, type_id, probe_id, source);
 		if (ch) {
 			/* PRE SECONDS.MICROSECONDS POST: an empty 64 KiB buffer */
-			char *o = r->buf;
+			char *o = out;
 			memcpy(o, ch->text, ch->pre);
 			o = rec_put_seconds(o + ch->pre, ts_ns);
 			memcpy(o, ch->text + ch->pre, ch->post);
-			r->w.len = (size_t)(o - r->buf) + ch->post;
+			r->w.len = (size_t)(o - out) + ch->post;
 			return;
 		}
 		csv_uint(r, type_id);
@@ -219,7 +220,7 @@ void rec_begin(struct rec *r, enum rec_style style, const char *report, const ch
 	 * record starts in an empty 64 KiB buffer, so everything fits). */
 	const struct rec_head *h = head_for(r, report, type);
 	if (h) {
-		char *o = r->buf;
+		char *o = out;
 		uint32_t us = (uint32_t)(ts_ns % 1000000000u / 1000u);
 		size_t n = h->len;
 
@@ -464,7 +465,7 @@ size_t rec_end(struct rec *r)
 		jsonw_object_end(&r->w);
 	if (r->w.overflow)
 		return 0;
-	r->buf[r->w.len] = 0;
+	r->w.buf[r->w.len] = 0;
 	return r->w.len;
 }
 

@@ -74,6 +74,9 @@ enum rec_style { REC_JSON, REC_MMT_CSV, REC_CSV_CELLS };
 
 struct rec {
 	struct jsonw w;
+	char *out;                      /* where the next record goes: REC_MAX
+					   bytes of a channel's queue, or NULL
+					   for buf (rec_target) */
 	char buf[REC_MAX];
 	bool csv;                       /* either CSV style */
 	bool mmt;                       /* REC_MMT_CSV */
@@ -92,6 +95,18 @@ struct rec {
 	struct rec_csv_head csv_heads[REC_HEADS];
 	unsigned csv_head_next;
 };
+
+/* Write the next records at out (REC_MAX bytes; NULL: the writer's own
+ * buffer). rec_begin and the other openers start there. */
+static inline void rec_target(struct rec *r, char *out)
+{
+	r->out = out;
+}
+
+static inline char *rec_out(struct rec *r)
+{
+	return r->out ? r->out : r->buf;
+}
 
 void rec_begin(struct rec *r, enum rec_style style, const char *report, const char *type,
 	       unsigned type_id, unsigned probe_id, const char *source, uint64_t ts_ns);

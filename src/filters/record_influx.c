@@ -81,7 +81,7 @@ static void put_quoted(struct rec *r, const char *s, size_t n)
 
 void rec_influx_begin(struct rec *r, const char *measurement, uint64_t ts_ns)
 {
-	jsonw_init(&r->w, r->buf, sizeof(r->buf) - 1);
+	jsonw_init(&r->w, rec_out(r), REC_MAX - 1);
 	r->csv = false;
 	r->mmt = false;
 	r->influx = true;
@@ -268,6 +268,6 @@ size_t rec_influx_end(struct rec *r)
 	jsonw_raw(&r->w, b, 1 + jsonw_utoa(r->influx_ts, b + 1));
 	if (r->w.overflow)
 		return 0;
-	r->buf[r->w.len] = 0;
+	r->w.buf[r->w.len] = 0;
 	return r->w.len;
 }

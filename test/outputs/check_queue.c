@@ -5,7 +5,8 @@
  * records, integrity across many wraps of a small ring, a ring that
  * grows to its bound with records wrapped round it, producers pushing
  * while the consumer copies a batch out (concurrent_*), and a producer's
- * stage (batches under one lock) under both drop policies.
+ * stage (batches under one lock) under both drop policies; the same with
+ * records written in place (isp_queue_reserve) among the pushed ones.
  */
 #include <check.h>
 #include <pthread.h>
@@ -274,15 +275,16 @@ END_TEST
 /* The ring alone, single-threaded, random sizes and policies against a
  * model: what comes out is a subsequence of what went in, in order, intact,
  * and every record is accounted for. */
-static void queue_model(enum isp_drop_policy policy, unsigned seed)
+static void queue_model(enum isp_drop_policy policy, unsigned seed, bool inplace)
 {
 	struct isp_counters cnt = { 0 };
 	struct isp_queue *q = isp_queue_new(37, 2048, policy, &cnt);
 	struct isp_qbatch b;
 	char text[400];
-	unsigned x = seed, pushed = 0, taken = 0, refused = 0;
+	unsigned x = seed, next = 0, pushed = 0, taken = 0, refused = 0, written = 0;
 	long last = -1;
 	bool ok = true;
+	static int owner;
 
 	ck_assert_ptr_nonnull(q);
 	ck_assert_int_eq(isp_qbatch_init(&b, 5, 2048), 0);
@@ -290,16 +292,32 @@ static void queue_model(enum isp_drop_policy policy, unsigned seed)
 		x = x * 1103515245u + 12345u;
 		if ((x >> 8) % 3 != 0) {
 			size_t len = 8 + (x >> 12) % 380;
-			int n = snprintf(text, sizeof(text), "%07u:", pushed);
+			int n = snprintf(text, sizeof(text), "%07u:", next);
+			const char *rep = next % 2 ? "r" : "";
 
 			for (size_t j = (size_t)n; j < len; j++)
-				text[j] = (char)('a' + (pushed + j) % 26);
+				text[j] = (char)('a' + (next + j) % 26);
+			next++;
 
-			struct isp_record r = { .report = pushed % 2 ? "r" : "",
-						.text = text, .len = len };
+			/* in place when the queue takes it at once; now and
+			 * then one given up (never counted) */
+			char *at = inplace && (x >> 20) % 4 != 0 ?
+				isp_queue_reserve(q, &owner, rep, strlen(rep), "", 0, sizeof(text)) : NULL;
+			if (at && (x >> 23) % 16 == 0) {
+				isp_queue_abort(q);
+				continue;
+			}
+			pushed++;
+			if (at) {
+				memcpy(at, text, len);
+				isp_queue_commit(q, len);
+				written++;
+				continue;
+			}
+
+			struct isp_record r = { .report = rep, .text = text, .len = len };
 
 			refused += !isp_queue_push(q, &r);
-			pushed++;
 			continue;
 		}
 		isp_queue_take(q, &b, 0);
@@ -321,6 +339,8 @@ static void queue_model(enum isp_drop_policy policy, unsigned seed)
 	ck_assert_uint_eq(atomic_load(&cnt.queued), pushed);
 	ck_assert_uint_eq(atomic_load(&cnt.dropped) + taken, pushed);
 	ck_assert_uint_gt(taken, 1000);
+	if (inplace)
+		ck_assert_uint_gt(written, 1000);
 	ck_assert_uint_gt(atomic_load(&cnt.dropped) - left, 1000);
 	if (policy == ISP_DROP_NEWEST)
 		ck_assert_uint_eq(refused + left, atomic_load(&cnt.dropped));
@@ -332,15 +352,17 @@ static void queue_model(enum isp_drop_policy policy, unsigned seed)
 
 START_TEST(queue_model_newest)
 {
-	queue_model(ISP_DROP_NEWEST, 1);
-	queue_model(ISP_DROP_NEWEST, 99);
+	queue_model(ISP_DROP_NEWEST, 1, false);
+	queue_model(ISP_DROP_NEWEST, 99, false);
+	queue_model(ISP_DROP_NEWEST, 5, true);
 }
 END_TEST
 
 START_TEST(queue_model_oldest)
 {
-	queue_model(ISP_DROP_OLDEST, 7);
-	queue_model(ISP_DROP_OLDEST, 12345);
+	queue_model(ISP_DROP_OLDEST, 7, false);
+	queue_model(ISP_DROP_OLDEST, 12345, false);
+	queue_model(ISP_DROP_OLDEST, 77, true);
 }
 END_TEST
 
@@ -382,7 +404,10 @@ static unsigned take_seq(struct isp_queue *q, struct isp_qbatch *b, unsigned n, 
 
 /* The ring starts at 1 MiB and grows while records wait, keeping them in
  * order across a wrap and its pad; at its bound (3 MiB, not a power of
- * two) it holds exactly what the bytes allow, and refuses the next. */
+ * two) it holds exactly what the bytes allow, and refuses the next. A
+ * ring grows in place: the records before its end move to the new end
+ * with the pad that ended the first ring, which waits there until the
+ * records before it are taken. */
 START_TEST(ring_grows_to_bound)
 {
 	struct isp_counters cnt = { 0 };
@@ -402,10 +427,11 @@ START_TEST(ring_grows_to_bound)
 	/* past 1 MiB, then past 2 MiB of records waiting */
 	for (; seq < 1900; seq++)
 		ck_assert(push_seq(q, seq));
-	/* 3 MiB / 1520 bytes: 2069 records in all */
+	/* 3 MiB but the 1 MiB ring's pad (1,296 bytes), / 1520 bytes: 2068
+	 * records in all */
 	while (push_seq(q, seq))
 		seq++;
-	ck_assert_uint_eq(seq - next, (3u << 20) / 1520u);
+	ck_assert_uint_eq(seq - next, ((3u << 20) - (1u << 20) % 1520u) / 1520u);
 	ck_assert_uint_eq(atomic_load(&cnt.dropped), 1);
 	ck_assert_uint_eq(take_seq(q, &b, ~0u, &next), seq - 301);
 	ck_assert_uint_eq(next, seq);
@@ -430,7 +456,8 @@ END_TEST
 struct cp_arg {
 	struct isp_queue *q;
 	unsigned id;
-	unsigned refused;
+	bool inplace;           /* records written in place when they fit */
+	unsigned refused, written;
 };
 
 static void *cp_producer(void *arg)
@@ -446,6 +473,15 @@ static void *cp_producer(void *arg)
 		for (size_t j = (size_t)n; j < len; j++)
 			text[j] = (char)('a' + (seq + a->id + j) % 26);
 
+		char *at = a->inplace ? isp_queue_reserve(a->q, a, "rep", 3, "k", 1, sizeof(text)) : NULL;
+
+		if (at) {
+			memcpy(at, text, len);
+			isp_queue_commit(a->q, len);
+			a->written++;
+			continue;
+		}
+
 		struct isp_record r = { .report = "rep", .key = "k", .key_len = 1,
 					.text = text, .len = len };
 
@@ -454,7 +490,9 @@ static void *cp_producer(void *arg)
 	return NULL;
 }
 
-static void concurrent(enum isp_drop_policy policy)
+/* inplace: producers 0 and 1 write in place when they can (so they end
+ * each other's leases, and the others wait for a record or end a lease) */
+static void concurrent(enum isp_drop_policy policy, bool inplace)
 {
 	struct isp_counters cnt = { 0 };
 	struct isp_queue *q = isp_queue_new(50, 8192, policy, &cnt);
@@ -469,7 +507,7 @@ static void concurrent(enum isp_drop_policy policy)
 	/* a staging buffer smaller than the ring: a batch is part of it */
 	ck_assert_int_eq(isp_qbatch_init(&b, 7, 3000), 0);
 	for (unsigned i = 0; i < CP_PRODUCERS; i++) {
-		args[i] = (struct cp_arg){ q, i, 0 };
+		args[i] = (struct cp_arg){ .q = q, .id = i, .inplace = inplace && i < 2 };
 		ck_assert_int_eq(pthread_create(&th[i], NULL, cp_producer, &args[i]), 0);
 	}
 	for (;;) {
@@ -499,10 +537,15 @@ static void concurrent(enum isp_drop_policy policy)
 		}
 		ck_assert_msg(ok, "record damaged or out of order after %u taken", taken);
 	}
+	unsigned written = 0;
+
 	for (unsigned i = 0; i < CP_PRODUCERS; i++) {
 		pthread_join(th[i], NULL);
 		refused += args[i].refused;
+		written += args[i].written;
 	}
+	if (inplace)
+		ck_assert_uint_gt(written, 0);
 	ck_assert_uint_eq(isp_queue_kill(q), 0);
 	ck_assert_uint_eq(atomic_load(&cnt.queued), CP_PRODUCERS * CP_RECORDS);
 	ck_assert_uint_eq(atomic_load(&cnt.dropped) + taken, CP_PRODUCERS * CP_RECORDS);
@@ -518,19 +561,22 @@ static void concurrent(enum isp_drop_policy policy)
 
 START_TEST(concurrent_block)
 {
-	concurrent(ISP_BLOCK);
+	concurrent(ISP_BLOCK, false);
+	concurrent(ISP_BLOCK, true);
 }
 END_TEST
 
 START_TEST(concurrent_drop_newest)
 {
-	concurrent(ISP_DROP_NEWEST);
+	concurrent(ISP_DROP_NEWEST, false);
+	concurrent(ISP_DROP_NEWEST, true);
 }
 END_TEST
 
 START_TEST(concurrent_drop_oldest)
 {
-	concurrent(ISP_DROP_OLDEST);
+	concurrent(ISP_DROP_OLDEST, false);
+	concurrent(ISP_DROP_OLDEST, true);
 }
 END_TEST
 

@@ -5,7 +5,7 @@
 noinst_LTLIBRARIES += libispout.la
 libispout_la_SOURCES = \
 	outputs/channel.c outputs/channel.h \
-	outputs/queue.c outputs/queue.h \
+	outputs/queue.c outputs/queue.h outputs/queue_int.h outputs/queue_lease.c \
 	outputs/kv.c outputs/kv.h outputs/bytes.h \
 	outputs/fdlines.c outputs/fdlines.h \
 	outputs/builtin.h \

@@ -1,6 +1,8 @@
 #!/bin/sh
 # test/tsan/run.sh BUILD: the multi-threaded paths under ThreadSanitizer
 # (a build configured with -fsanitize=thread): the pipeline unit test,
+# the channel queue's producers and consumer (records pushed and written
+# in place),
 # capture files read as shares by several workers, the UDP listener and
 # DPDK queues on several workers, per-hop rules on 2 and 4 workers, a
 # Prometheus server scraping the counters of 2 workers while they run,
@@ -27,6 +29,7 @@ case_() {
 	fi
 }
 case_ pipeline "$bld/test/unit/check_pipeline"
+case_ queue "$bld/test/outputs/check_queue"
 case_ workers sh "$top/test/inputs/workers.sh"
 case_ udp sh "$top/test/inputs/udp.sh"
 case_ dpdk sh "$top/test/inputs/dpdk.sh"

@@ -1,0 +1,71 @@
+/*
+ * emit.c - records to their rules' channels (engine_int.h).
+ *
+ * A record is written once, in the engine's buffer, and each channel's
+ * queue copies it. A record for one channel only (a per-packet event's,
+ * usually) is instead written straight into that queue's ring when it
+ * has room at once, and committed: no copy and no second pass over its
+ * bytes, a quarter of what a 600-byte record cost to hand over
+ * (bench/README.md, "Records written in place").
+ */
+#include "engine_int.h"
+
+void engine_emit_begin(struct isp_engine *e, const char *report, size_t report_len,
+		       const char *key, size_t keylen, const int *channels, unsigned nchannels,
+		       const struct rule_formats *f, unsigned which)
+{
+	/* several workers stage their records (one lock for many) */
+	if (nchannels != 1 || e->stage || !e->channels)
+		return;
+	if (f->n > 1 && f->of && f->of[0] != f->list[which])
+		return;         /* another encoding goes there */
+	struct isp_channel *ch = e->channels[channels[0]];
+	if (!ch)
+		return;
+	char *out = isp_channel_reserve(ch, e, report, report_len, key ? key : "",
+					key ? keylen : 0, REC_MAX);
+	if (out) {
+		rec_target(&e->rec, out);
+		e->direct = ch;
+	}
+}
+
+void engine_emit(struct isp_engine *e, const char *report, const char *key, size_t keylen,
+		 const int *channels, unsigned nchannels, const struct rule_formats *f,
+		 unsigned which, struct rule_stats *st)
+{
+	size_t len = rec_end(&e->rec);
+	/* a record counts once, whatever the number of its encodings */
+	const bool first = which == 0;
+
+	if (e->direct) {        /* written in its channel's queue */
+		struct isp_channel *ch = e->direct;
+
+		e->direct = NULL;
+		rec_target(&e->rec, NULL);
+		if (len == 0) {
+			isp_channel_abort(ch);
+			st->dropped++;
+		} else {
+			isp_channel_commit(ch, len);
+			st->records += first;
+		}
+		return;
+	}
+	if (len == 0) {         /* too large, or a point without a field */
+		st->dropped++;
+		return;
+	}
+	if (first)
+		st->records++;
+	struct isp_record r = { report, key ? key : "", key ? keylen : 0, e->rec.w.buf, len };
+	for (unsigned i = 0; i < nchannels; i++) {
+		if (f->n > 1 && f->of && f->of[i] != f->list[which])
+			continue;       /* another encoding goes there */
+		struct isp_channel *ch = e->channels ? e->channels[channels[i]] : NULL;
+		if (ch && e->stage)
+			isp_channel_stage_add(&e->stage[channels[i]], &r, &st->dropped);
+		else if (!ch || !isp_channel_submit(ch, &r))
+			st->dropped++;
+	}
+}
