@@ -27,7 +27,9 @@
  */
 void queue_fold(struct isp_queue *q)
 {
-	uint64_t d = atomic_load_explicit(&q->done, memory_order_acquire);
+	/* sequentially consistent: take's sleeper stores its flag, then
+	 * folds; the holder stores `done`, then reads the flag */
+	uint64_t d = atomic_load(&q->done);
 
 	if (d == q->folded)
 		return;

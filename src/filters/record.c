@@ -86,6 +86,7 @@ static const char *iso8601(struct rec *r, uint64_t ns)
 		r->sec_ts_len = n;
 		/* `Z","time":SECONDS.`, as rec_time/jsonw_time write it */
 		static const char mid[] = "Z\",\"time\":";
+		_Static_assert(sizeof(mid) - 1 == SEC_TIME_MID, "the digits' offset");
 		memcpy(r->sec_time, mid, sizeof(mid) - 1);
 		n = sizeof(mid) - 1;
 		n += jsonw_utoa((uint64_t)sec, r->sec_time + n);
@@ -461,8 +462,12 @@ size_t rec_end(struct rec *r)
 {
 	if (r->influx)
 		return rec_influx_end(r);
-	if (!r->csv)
-		jsonw_object_end(&r->w);
+	if (!r->csv) {
+		if (r->w.len < r->w.cap)        /* jsonw_object_end, inline */
+			r->w.buf[r->w.len++] = '}';
+		else
+			r->w.overflow = true;
+	}
 	if (r->w.overflow)
 		return 0;
 	r->w.buf[r->w.len] = 0;
@@ -526,8 +531,24 @@ static inline __attribute__((always_inline)) char *put_array(char *o, const stru
 	return o;
 }
 
+/* rec_put_seconds, the seconds' digits copied from the JSON head's
+ * "time" when ns is in the second of the record (meta.timestamp, usually):
+ * at most 22 bytes written, as rec_put_seconds. */
+static inline __attribute__((always_inline)) char *put_seconds(const struct rec *r, char *o,
+								uint64_t ns)
+{
+	size_t n = r->sec_time_len - SEC_TIME_MID;      /* digits and '.' */
+
+	if ((int64_t)(ns / 1000000000u) != r->iso_sec || r->sec_time_len == 0 || n > 16)
+		return rec_put_seconds(o, ns);
+	memcpy(o, r->sec_time + SEC_TIME_MID, 16);
+	rec_put_us(o + n, (uint32_t)(ns % 1000000000u / 1000u));
+	return o + n + 6;
+}
+
 /* A scalar put_value_can accepts (see put_value). */
-static inline __attribute__((always_inline)) char *put_scalar(char *o, const struct isp_value *v)
+static inline __attribute__((always_inline)) char *put_scalar(const struct rec *r, char *o,
+							      const struct isp_value *v)
 {
 	if (v->missing & 1) {
 		memcpy(o, "null", 4);
@@ -536,13 +557,14 @@ static inline __attribute__((always_inline)) char *put_scalar(char *o, const str
 	if (v->type == ISP_T_IPV4)
 		return rec_put_ipv4_quoted(o, (uint32_t)v->v.u);
 	if (v->type == ISP_T_TIMESTAMP)
-		return rec_put_seconds(o, v->v.u);
+		return put_seconds(r, o, v->v.u);
 	return o + jsonw_utoa(v->v.u, o);
 }
 
-static inline __attribute__((always_inline)) char *put_value(char *o, const struct isp_value *v)
+static inline __attribute__((always_inline)) char *put_value(const struct rec *r, char *o,
+							     const struct isp_value *v)
 {
-	return v->is_array ? put_array(o, v) : put_scalar(o, v);
+	return v->is_array ? put_array(o, v) : put_scalar(r, o, v);
 }
 
 void rec_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *v)
@@ -563,7 +585,7 @@ void rec_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *
 		memcpy(o, k->text - 1, REC_JKEY_PAD);
 		o += k->len + 1;
 		if (v) {
-			end = put_value(o, v);
+			end = put_value(r, o, v);
 		} else {
 			memcpy(o, "null", 4);
 			end = o + 4;
@@ -581,7 +603,7 @@ void rec_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *
 			o = put_array(o, v);
 			*o++ = '"';
 		} else {
-			o = put_scalar(o, v);
+			o = put_scalar(r, o, v);
 		}
 		r->w.len = (size_t)(o - r->w.buf);
 		return;
@@ -639,7 +661,7 @@ void rec_fields(struct rec *r, const struct rec_field *f, unsigned n)
 				break;
 			memcpy(o, k->text - 1, REC_JKEY_PAD);
 			o += k->len + 1;
-			o = put_scalar(o, v);
+			o = put_scalar(r, o, v);
 		}
 		r->w.len = (size_t)(o - r->w.buf);
 		if (i < n) {

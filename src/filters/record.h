@@ -45,6 +45,7 @@ static inline char *rec_put_ipv4_quoted(char *o, uint32_t a)
 }
 
 #define REC_MAX (64 * 1024)
+#define SEC_TIME_MID 10         /* strlen("Z\",\"time\":") */
 /* Prepared JSON heads kept per writer (one per report that writes
  * through it; more reports than this still work, they prepare again). */
 #define REC_HEADS 8
@@ -88,7 +89,7 @@ struct rec {
 	 * `YYYY-MM-DDTHH:MM:SS.` and `Z","time":SECONDS.` */
 	int64_t iso_sec;
 	char iso[32];
-	char sec_ts[32], sec_time[48];
+	char sec_ts[32], sec_time[48];  /* sec_time: the seconds' digits from SEC_TIME_MID */
 	size_t sec_ts_len, sec_time_len;
 	struct rec_head heads[REC_HEADS];
 	unsigned head_next;             /* the next entry to replace */
