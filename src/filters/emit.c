@@ -5,7 +5,7 @@
  * queue copies it. A record for one channel only (a per-packet event's,
  * usually) is instead written straight into that queue's ring when it
  * has room at once, and committed: no copy and no second pass over its
- * bytes, a quarter of what a 600-byte record cost to hand over
+ * bytes, about a third of what a 600-byte record cost to hand over
  * (bench/README.md, "Records written in place").
  */
 #include "engine_int.h"
