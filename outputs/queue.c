@@ -217,6 +217,9 @@ static bool push_locked(struct isp_queue *q, const struct isp_record *r,
 		need = rec_size(rl, kl, tl);
 		fits = need <= q->max_cap;
 	}
+	/* records written in place before this one count first (and, in a
+	 * dead queue, as dropped: nobody else may fold them) */
+	queue_fold(q);
 	/* Published before any matching dropped/delivered increment, so a
 	 * reader that sees those also sees this (release/acquire). */
 	atomic_store_explicit(&q->cnt->queued, ++q->queued, memory_order_release);

@@ -559,6 +559,100 @@ static void concurrent(enum isp_drop_policy policy, bool inplace)
 	isp_queue_free(q);
 }
 
+/* The consumer kills the queue while a producer writes in place: every
+ * record it committed is counted once, taken or dropped (those committed
+ * after the kill are folded, and dropped, by the next lock taken). */
+struct kl_arg {
+	struct isp_queue *q;
+	_Atomic unsigned committed;
+	_Atomic bool stop;
+};
+
+static void *kl_producer(void *arg)
+{
+	struct kl_arg *a = arg;
+	char text[300];
+
+	memset(text, 'x', sizeof(text));
+	while (!atomic_load(&a->stop)) {
+		char *at = isp_queue_reserve(a->q, a, "rep", 3, "", 0, sizeof(text));
+
+		if (!at) {
+			struct isp_record r = { .report = "rep", .text = text, .len = sizeof(text) };
+
+			isp_queue_push(a->q, &r);
+			atomic_fetch_add(&a->committed, 1);
+			continue;
+		}
+		memcpy(at, text, sizeof(text));
+		isp_queue_commit(a->q, sizeof(text));
+		atomic_fetch_add(&a->committed, 1);
+	}
+	return NULL;
+}
+
+START_TEST(kill_while_written_in_place)
+{
+	struct isp_counters cnt = { 0 };
+	struct isp_queue *q = isp_queue_new(1000, 64 * 1024, ISP_DROP_NEWEST, &cnt);
+	struct kl_arg a = { .q = q };
+	struct isp_qbatch b;
+	pthread_t th;
+	uint64_t taken = 0;
+
+	ck_assert_ptr_nonnull(q);
+	ck_assert_int_eq(isp_qbatch_init(&b, 50, 64 * 1024), 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, kl_producer, &a), 0);
+	while (taken < 20000)
+		taken += isp_queue_take(q, &b, isp_now_ns() + 1000000);
+	isp_queue_kill(q);
+	/* records go on being committed (a caller error, harmless) */
+	unsigned after = atomic_load(&a.committed);
+	while (atomic_load(&a.committed) < after + 1000)
+		;
+	atomic_store(&a.stop, true);
+	pthread_join(th, NULL);
+	/* a push folds what the lease still holds, and is refused */
+	struct isp_record r = { .report = "rep", .text = "y", .len = 1 };
+	ck_assert(!isp_queue_push(q, &r));
+	ck_assert_uint_eq(atomic_load(&cnt.queued), atomic_load(&a.committed) + 1);
+	ck_assert_uint_eq(atomic_load(&cnt.dropped) + taken, atomic_load(&cnt.queued));
+	isp_qbatch_free(&b);
+	isp_queue_free(q);
+}
+END_TEST
+
+/* The same, step by step: records committed in place after the kill are
+ * counted (dropped) by the next push, which is refused. */
+START_TEST(kill_then_written_in_place)
+{
+	struct isp_counters cnt = { 0 };
+	struct isp_queue *q = isp_queue_new(1000, 64 * 1024, ISP_DROP_NEWEST, &cnt);
+	static int owner;
+
+	ck_assert_ptr_nonnull(q);
+	for (int i = 0; i < 3; i++) {
+		char *at = isp_queue_reserve(q, &owner, "rep", 3, "", 0, 100);
+
+		ck_assert_ptr_nonnull(at);
+		memcpy(at, "abc", 3);
+		isp_queue_commit(q, 3);
+	}
+	ck_assert_uint_eq(isp_queue_kill(q), 3);        /* folded, then dropped */
+	char *at = isp_queue_reserve(q, &owner, "rep", 3, "", 0, 100);
+
+	ck_assert_ptr_nonnull(at);      /* the lease is still ours: no lock, no check */
+	isp_queue_commit(q, 0);
+	ck_assert_uint_eq(atomic_load(&cnt.queued), 3);
+	struct isp_record r = { .report = "rep", .text = "y", .len = 1 };
+	ck_assert(!isp_queue_push(q, &r));
+	ck_assert_uint_eq(atomic_load(&cnt.queued), 5);
+	ck_assert_uint_eq(atomic_load(&cnt.dropped), 5);
+	ck_assert_ptr_null(isp_queue_reserve(q, &owner, "rep", 3, "", 0, 100 * 1024));
+	isp_queue_free(q);
+}
+END_TEST
+
 START_TEST(concurrent_block)
 {
 	concurrent(ISP_BLOCK, false);
@@ -603,6 +697,8 @@ int main(void)
 	tcase_add_test(tc, queue_model_newest);
 	tcase_add_test(tc, queue_model_oldest);
 	tcase_add_test(tc, ring_grows_to_bound);
+	tcase_add_test(tc, kill_while_written_in_place);
+	tcase_add_test(tc, kill_then_written_in_place);
 	tcase_add_test(tc, concurrent_block);
 	tcase_add_test(tc, concurrent_drop_newest);
 	tcase_add_test(tc, concurrent_drop_oldest);
