@@ -12,7 +12,8 @@ libispout_la_SOURCES = \
 	outputs/stdout.c outputs/file.c
 libispout_la_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) -pthread
 libispout_la_LIBADD = $(ZLIB_LIBS) -lpthread
-EXTRA_DIST += outputs/README.md
+EXTRA_DIST += outputs/README.md test/outputs/inplace.sh
+TESTS += test/outputs/inplace.sh
 
 if HAVE_CHECK
 check_PROGRAMS += test/outputs/check_queue test/outputs/check_channel \
