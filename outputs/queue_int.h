@@ -49,13 +49,13 @@ struct isp_queue {
 	uint64_t queued;                /* shadow of cnt->queued, under mu */
 	struct isp_counters *cnt;
 	/* Records written in place (isp_queue_reserve): one producer at a
-	 * time holds a lease on the free bytes after the head, and writes
+	 * time holds a lease on the free bytes after the head and writes
 	 * record after record there without the lock. `done` publishes what
-	 * it finished (records and bytes since the lease began);
-	 * whoever holds the lock folds them into the queue (queue_fold). `lease`
-	 * says who holds it, and whether it is inside a record, in one word
-	 * (a holder that lost its lease cannot enter another's); others end
-	 * an idle lease, or wait for the record. */
+	 * it finished (records and bytes since the lease began); whoever
+	 * holds the lock folds them into the queue (queue_fold). `lease` says
+	 * who holds it and whether it is inside a record, in one word (a
+	 * holder that lost its lease cannot enter another's); others end an
+	 * idle lease, or wait for the record. */
 	_Atomic uintptr_t lease;        /* the holder's address | enum lease_state */
 	_Atomic uint64_t done;          /* records << DONE_SHIFT | bytes, since the lease began */
 	_Atomic unsigned resv_waiters;  /* producers waiting for a record */
