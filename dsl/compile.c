@@ -570,12 +570,14 @@ static bool compile_query(struct compiler *c, const struct cfg_section *s)
 	ok &= report_tail(c, s, FMT_ALLOW_PARTIAL, &r.format, &r.format_set, &r.channels,
 			  &r.nchannels, &r.name, &r.text);
 	for (unsigned k = 0; ok && r.format == FMT_PARTIAL && k < r.nitems; k++) {
-		/* a difference needs the group's packets in order, on one instance */
-		if (r.items[k].diff || r.items[k].agg == AGG_DIFF) {
+		/* a difference needs the group's packets in order, on one
+		 * instance; but for the functions that keep the window's ends */
+		if ((r.items[k].diff || r.items[k].agg == AGG_DIFF) && !r.items[k].diff_ends) {
 			dsl_error(c->d, &find_kv(s, "output-format")->value->loc,
 				  "output-format = partial cannot carry '%s': diff() needs every "
 				  "packet of its group in order, which instances split by flow do "
-				  "not see", r.items[k].text);
+				  "not see (sum, avg, count and rate of diff() of an attribute "
+				  "can be carried)", r.items[k].text);
 			ok = false;
 		}
 	}

@@ -560,6 +560,10 @@ bool compile_select_item(struct compiler *c, const struct cfg_value *v, struct q
 				  out->diff ? "diff" : e->name, "()", ty_name(t.ty));
 			goto bad;
 		}
+		/* an attribute's numbers are integers (xval_from_value) */
+		out->diff_ends = out->diff && t.cx->op == CX_ATTR &&
+				 (out->agg == AGG_SUM || out->agg == AGG_AVG ||
+				  out->agg == AGG_COUNT || out->agg == AGG_RATE);
 	}
 	ex_free(e);
 	return true;

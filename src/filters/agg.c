@@ -184,6 +184,24 @@ static bool upd_last(struct agg_state *s, const struct xval *v, uint64_t order, 
 	return true;
 }
 
+/* f(diff(x)) as the window's ends (qitem.diff_ends): integers only (an
+ * attribute's numbers), in any order of arrival */
+static bool upd_ends(struct agg_state *s, const struct xval *v, uint64_t order, struct arena *mem)
+{
+	(void)mem;
+	if (v->k != XK_INT)
+		return false;
+	if (s->n == 0 || order < s->a.ends.first_order) {
+		s->a.ends.first = v->u.i;
+		s->a.ends.first_order = order;
+	}
+	if (s->n == 0 || order >= s->a.ends.last_order) {
+		s->a.ends.last = v->u.i;
+		s->a.ends.last_order = order;
+	}
+	return true;
+}
+
 static bool upd_pct(struct agg_state *s, const struct xval *v, uint64_t order, struct arena *mem)
 {
 	(void)order;
@@ -261,6 +279,20 @@ static bool merge_last(struct agg_state *to, const struct agg_state *from, struc
 	(void)mem;
 	if (from->a.val.order > to->a.val.order)
 		to->a = from->a;
+	return true;
+}
+
+static bool merge_ends(struct agg_state *to, const struct agg_state *from, struct arena *mem)
+{
+	(void)mem;
+	if (from->a.ends.first_order < to->a.ends.first_order) {
+		to->a.ends.first = from->a.ends.first;
+		to->a.ends.first_order = from->a.ends.first_order;
+	}
+	if (from->a.ends.last_order > to->a.ends.last_order) {
+		to->a.ends.last = from->a.ends.last;
+		to->a.ends.last_order = from->a.ends.last_order;
+	}
 	return true;
 }
 
@@ -396,8 +428,12 @@ const struct agg_func *agg_func_named(const char *name)
 	return NULL;
 }
 
+#define ENDS_KEPT KEPT(offsetof(struct agg_state, a.ends) + sizeof(((struct agg_state *)0)->a.ends))
+
 size_t agg_state_size(const struct qitem *it)
 {
+	if (it->diff_ends)
+		return ENDS_KEPT;
 	if (it->diff || it->agg == AGG_DIFF)
 		return sizeof(struct agg_state);        /* prev comes last */
 	return agg_funcs[it->agg].kept;
@@ -405,12 +441,17 @@ size_t agg_state_size(const struct qitem *it)
 
 uint8_t agg_fast_op(const struct qitem *it)
 {
-	return agg_funcs[it->agg].fast;
+	return it->diff_ends ? AGF_ENDS : agg_funcs[it->agg].fast;
 }
 
 void agg_update(struct agg_state *s, const struct qitem *it, const struct xval *v,
 		uint64_t order, struct arena *mem)
 {
+	if (it->diff_ends) {
+		if (upd_ends(s, v, order, mem))
+			s->n++;
+		return;
+	}
 	/* count(), rate(): packets only (no value) */
 	if (!v || agg_funcs[it->agg].update(s, v, order, mem))
 		s->n++;
@@ -425,13 +466,32 @@ void agg_merge(struct agg_state *to, const struct agg_state *from, const struct 
 		*to = *from;
 		return;
 	}
-	if (agg_funcs[it->agg].merge(to, from, mem))
+	if (it->diff_ends ? merge_ends(to, from, mem) : agg_funcs[it->agg].merge(to, from, mem))
 		to->n += from->n;
+}
+
+/* The state the function would have kept from the differences: n - 1 of
+ * them, adding up to last - first (exactly: the sum of avg in 128 bits;
+ * of sum and rate in 64, wrapping as the differences added one by one). */
+static void ends_to_state(const struct agg_state *s, const struct qitem *it, struct agg_state *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->n = s->n ? s->n - 1 : 0;
+	if (it->agg == AGG_AVG)
+		store128(t->a.m.s1, (i128)s->a.ends.last - (i128)s->a.ends.first);
+	else
+		t->a.sum.u.i = (int64_t)((uint64_t)s->a.ends.last - (uint64_t)s->a.ends.first);
 }
 
 bool agg_result(const struct agg_state *s, const struct qitem *it, double window_s,
 		struct xval *out)
 {
+	struct agg_state t;
+
+	if (it->diff_ends) {
+		ends_to_state(s, it, &t);
+		s = &t;
+	}
 	if (s->n == 0 && it->agg != AGG_COUNT)
 		return false;
 	return agg_funcs[it->agg].result(s, it, window_s, out);

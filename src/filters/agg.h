@@ -8,7 +8,10 @@
  * variance on doubles once a float appears (merged with Chan's formula):
  * O(1) memory, population variance as MMT-Probe reports it. first/last keep the
  * packet order (index) so merged partials keep the right one. diff(x)
- * feeds x - previous x of the same group to the function around it.
+ * feeds x - previous x of the same group to the function around it;
+ * sum, avg, count and rate of diff(x), x an attribute, keep the window's
+ * first and last x instead (the differences add up to last - first), so
+ * that they too merge in any split.
  */
 #ifndef ISP_FILTERS_AGG_H
 #define ISP_FILTERS_AGG_H
@@ -50,6 +53,9 @@ struct agg_state {
 			uint64_t order;         /* first/last only */
 		} val;
 		struct qsketch q;
+		/* f(diff(x)) of an attribute (qitem.diff_ends): the window's
+		 * first and last x and their packet order; n counts the x */
+		struct { uint64_t first_order, last_order; int64_t first, last; } ends;
 	} a;
 	/* diff(): the previous value (numbers only) */
 	struct { union { int64_t i; double f; } u; uint8_t is_float, has; } prev;
@@ -107,7 +113,10 @@ static inline void agg_store(void *kept, const struct agg_state *s, size_t size)
  * of every packet). Functions that keep more than numbers (percentiles,
  * diff() as the outer function) have no fast path: AGF_NONE.
  */
-enum agg_fast { AGF_NONE, AGF_COUNT, AGF_SUM, AGF_AVG, AGF_VAR, AGF_MIN, AGF_MAX, AGF_FIRST, AGF_LAST };
+enum agg_fast {
+	AGF_NONE, AGF_COUNT, AGF_SUM, AGF_AVG, AGF_VAR, AGF_MIN, AGF_MAX, AGF_FIRST, AGF_LAST,
+	AGF_ENDS,       /* qitem.diff_ends: the window's first and last x */
+};
 
 /* The fast path of an item's function (enum agg_fast). */
 uint8_t agg_fast_op(const struct qitem *it);
@@ -194,6 +203,16 @@ static inline bool agg_update_int(uint8_t *k, unsigned op, int64_t x, uint64_t o
 		/* (min and max do not keep the order) */
 		k[AGG_AT(a.val.u.v.k)] = XK_INT;
 		agg_kept_set_u64(k, AGG_AT(a.val.u.v.u.i), (uint64_t)x);
+		break;
+	case AGF_ENDS:
+		if (!n || order < agg_kept_u64(k, AGG_AT(a.ends.first_order))) {
+			agg_kept_set_u64(k, AGG_AT(a.ends.first), (uint64_t)x);
+			agg_kept_set_u64(k, AGG_AT(a.ends.first_order), order);
+		}
+		if (!n || order >= agg_kept_u64(k, AGG_AT(a.ends.last_order))) {
+			agg_kept_set_u64(k, AGG_AT(a.ends.last), (uint64_t)x);
+			agg_kept_set_u64(k, AGG_AT(a.ends.last_order), order);
+		}
 		break;
 	case AGF_FIRST:
 	case AGF_LAST:

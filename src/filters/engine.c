@@ -12,11 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Does query report i keep state that depends on the order of its items? */
+/* Does query report i keep state that depends on the order of its items?
+ * (diff() does, but for the functions that keep only its ends) */
 static bool query_needs_order(const struct qrule *r)
 {
 	for (unsigned k = 0; k < r->nitems; k++)
-		if (r->items[k].diff || r->items[k].agg == AGG_DIFF)
+		if ((r->items[k].diff || r->items[k].agg == AGG_DIFF) && !r->items[k].diff_ends)
 			return true;
 	return false;
 }

@@ -174,6 +174,14 @@ static void put_state(struct jsonw *w, const struct qitem *it, const uint8_t *ke
 	}
 	jsonw_object_begin(w);
 	put_u64(w, "n", s.n);
+	if (it->diff_ends) {    /* f(diff(x)): the window's ends */
+		put_u64(w, "o1", s.a.ends.first_order);
+		put_i64(w, "x1", s.a.ends.first);
+		put_u64(w, "o2", s.a.ends.last_order);
+		put_i64(w, "x2", s.a.ends.last);
+		jsonw_object_end(w);
+		return;
+	}
 	switch ((enum agg_kind)it->agg) {
 	case AGG_COUNT:
 		break;
@@ -321,6 +329,16 @@ static int fail(char *err, size_t errlen, const char *what)
 	return -1;
 }
 
+static bool get_i64(const json_t *o, const char *key, int64_t *out)
+{
+	const json_t *v = json_object_get(o, key);
+
+	if (!json_is_integer(v))
+		return false;
+	*out = json_integer_value(v);
+	return true;
+}
+
 static bool get_u64(const json_t *o, const char *key, uint64_t *out)
 {
 	const json_t *v = json_object_get(o, key);
@@ -465,6 +483,10 @@ static bool get_state(const json_t *o, const struct qitem *it, struct agg_state 
 	if (!json_is_object(o) || !get_u64(o, "n", &n) || n == 0 || n >> 63)
 		return false;
 	s->n = n;
+	if (it->diff_ends)
+		return get_u64(o, "o1", &s->a.ends.first_order) &&
+		       get_i64(o, "x1", &s->a.ends.first) &&
+		       get_u64(o, "o2", &s->a.ends.last_order) && get_i64(o, "x2", &s->a.ends.last);
 	switch ((enum agg_kind)it->agg) {
 	case AGG_COUNT:
 		return true;

@@ -39,6 +39,11 @@ struct qitem {
 	char *text;             /* as written: the record key */
 	uint8_t agg;            /* enum agg_kind */
 	uint8_t diff;           /* the argument is diff(arg) */
+	/* sum, avg, count or rate of diff(x), x an attribute (integers): the
+	 * differences add up to the window's last x minus its first, so the
+	 * group keeps those two ends and their packet order instead of each
+	 * previous value, and partial windows merge in any split (agg.h) */
+	uint8_t diff_ends;
 	uint8_t per_hop;        /* aggregated element by element over hops */
 	uint8_t hop_slot_valid;
 	int16_t hop_slot;       /* per-hop slot that gives the hop count */

@@ -95,8 +95,8 @@ static int plan_init(const struct isp_engine *e, const struct qrule *r, struct q
 		st->size = qs->cell_size[k];
 		st->op = agg_fast_op(it);
 		/* diff() as the outer function keeps more than numbers */
-		st->diff = it->diff && it->agg != AGG_DIFF;
-		st->gdiff = it->diff || it->agg == AGG_DIFF;
+		st->diff = it->diff && it->agg != AGG_DIFF && !it->diff_ends;
+		st->gdiff = (it->diff || it->agg == AGG_DIFF) && !it->diff_ends;
 		if (!a) {
 			st->src = QS_PACKET;
 		} else if (a->op == CX_ATTR && !it->per_hop && a->index != CX_HOP_CURRENT) {
@@ -354,6 +354,7 @@ static void update_hops(struct isp_engine *e, struct query_state *qs, const stru
 	HOPS_CASE(AGF_MAX);
 	HOPS_CASE(AGF_FIRST);
 	HOPS_CASE(AGF_LAST);
+	HOPS_CASE(AGF_ENDS);
 #undef HOPS_CASE
 	case AGF_NONE:
 		break;

@@ -160,25 +160,29 @@ sys.exit(0 if len(counts) == int(sys.argv[1]) and sum(counts) == int(sys.argv[2]
 		fi
 	done
 done
-# a query without diff() merges its windows whatever worker saw what: each
-# item stays with the worker that read it (one item a packet inline: the
-# items each handled are the packets of its share), and the records are
-# one worker's
+# a query without diff() merges its windows whatever worker saw what, and
+# so does one whose diff() feeds sum, avg, count or rate (they keep the
+# window's ends): each item stays with the worker that read it (one item a
+# packet inline: the items each handled are the packets of its share), and
+# the records are one worker's
 printf 'query-report g { ms-period = 100; select = {"count()", "avg(int.latency)", "last(int.hop_latencies)"}; group-by = {"ip.src", "ip.dst"} }\n' \
 	>"$tmp/local.conf"
+printf 'query-report h { ms-period = 100; select = {"count()", "avg(diff(meta.timestamp))", "sum(diff(int.hop_latencies))", "count(diff(int.latency))", "rate(diff(int.latency))"}; group-by = {"int.num_hop"} }\n' \
+	>>"$tmp/local.conf"
 "$bld/intspect" -C "$tmp/local.conf" -r "$tmp/inline.pcap" -w 1 >"$tmp/local.1" 2>/dev/null
 for n in 2 4; do
 	"$bld/intspect" -C "$tmp/local.conf" -r "$tmp/inline.pcap" -w "$n" >"$tmp/local.n" 2>"$tmp/local.err"
 	read_line=$(grep "^intspect: $n workers read $n shares:" "$tmp/local.err" | sed 's/.*shares: //; s/ packets$//')
 	handled=$(grep "^intspect: $n workers handled .* items$" "$tmp/local.err" | sed 's/.*handled //; s/ items$//')
 	if [ -n "$read_line" ] && [ "$read_line" = "$handled" ]; then
-		ok "query without diff(), $n workers: each handled the items it read ($handled)"
+		ok "queries without diff() or with sum/avg of diff(), $n workers: each handled the items it read ($handled)"
 	else
-		bad "query without diff(), $n workers: read '$read_line', handled '$handled'"
+		bad "queries without diff() or with sum/avg of diff(), $n workers: read '$read_line', handled '$handled'"
 	fi
-	[ -s "$tmp/local.1" ] && cmp -s "$tmp/local.1" "$tmp/local.n" &&
-		ok "query without diff(), $n workers: records of 1 worker" ||
-		{ bad "query without diff(), $n workers: records differ"; diff "$tmp/local.1" "$tmp/local.n" | head -4; }
+	[ -s "$tmp/local.1" ] && grep -q '"avg(diff(meta.timestamp))":[0-9]' "$tmp/local.1" &&
+		cmp -s "$tmp/local.1" "$tmp/local.n" &&
+		ok "queries without diff() or with sum/avg of diff(), $n workers: records of 1 worker" ||
+		{ bad "queries without diff() or with sum/avg of diff(), $n workers: records differ"; diff "$tmp/local.1" "$tmp/local.n" | head -4; }
 done
 # more rules with per-key state than an item's route can name: refused on
 # several workers, with the reason; one worker runs them all

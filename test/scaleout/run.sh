@@ -150,6 +150,42 @@ cp "$tmp/merge.conf" "$tmp/merge-1.conf"
 echo "merge { instances = 3 }" >>"$tmp/merge.conf"
 merge_same stdin --merge - <"$tmp/all-3.json" && ok stdin
 
+# ---- diffends: sum, avg, count and rate of diff() travel as the window's
+# ends (dsl/README.md): 3 instances, split by flow, each group's packets
+# on all of them; their merge must give one instance's records
+diff_rules() {  # OUTPUT-FORMAT-LINE CHANNEL-SECTION
+	cat <<EOF
+$2
+query-report qd {
+  ms-period = 100
+  select = {"count()", "avg(diff(meta.timestamp))", "sum(diff(int.latency))",
+            "count(diff(int.hop_latencies))", "avg(diff(int.hop_latencies))",
+            "rate(diff(int.latency))"}
+  group-by = {"int.num_hop"}
+  output-channel = {out}
+  $1
+}
+EOF
+}
+diff_rules "" "$(file_out "$tmp/dsingle.json")" >"$tmp/dsingle.conf"
+diff_rules "" "$(file_out "$tmp/dmerged.json")" >"$tmp/dmerge.conf"
+"$bin" -r "$tmp/a.pcap" -C "$tmp/dsingle.conf" 2>/dev/null || bad diffends "reference run"
+for k in 0 1 2; do
+	{ diff_rules "output-format = partial" "$(file_out "$tmp/dp$k.json")"; echo "probe-id = $((k + 1))"; } \
+		>"$tmp/dp$k.conf"
+	"$bin" -r "$tmp/a.pcap" -C "$tmp/dp$k.conf" "ip[15] % 3 = $k" 2>/dev/null || bad diffends "instance $k"
+done
+"$bin" -C "$tmp/dmerge.conf" --merge "$tmp/dp0.json" --merge "$tmp/dp1.json" --merge "$tmp/dp2.json" \
+	2>"$tmp/diffends.err"
+if ! sanitized "$tmp/diffends.err" && [ -s "$tmp/dsingle.json" ] &&
+	grep -q '"avg(diff(int.hop_latencies))":\[' "$tmp/dsingle.json" &&
+	grep -q '"o1":' "$tmp/dp0.json" && cmp -s "$tmp/dsingle.json" "$tmp/dmerged.json"; then
+	ok diffends
+else
+	bad diffends "merged records differ from one instance's"; sed 's/^/# /' "$tmp/diffends.err"
+	diff "$tmp/dsingle.json" "$tmp/dmerged.json" | head -4 | sed 's/^/# /'
+fi
+
 # ---- keys: groups keyed by two 32-hop arrays (keys of 268 bytes: two
 # arrays of 32 4-byte elements, each with its flag, count and mask)
 "$gen" -o "$tmp/h32.pcap" -n 600 --seed 4 --hops 32 --bitmap 0xCC00 --flows 8 --pps 2000 \
@@ -266,7 +302,7 @@ printf 'event-report e {\n  event = "int.latency"\n  attributes = {"int.latency"
 	>"$tmp/e1.conf"
 "$bin" -T "$tmp/e1.conf" >/dev/null 2>"$tmp/e1.err"
 r1=$?
-printf 'query-report q {\n  select = {"avg(diff(int.latency))"}\n  group-by = {"ip.src"}\n  output-format = partial\n}\n' \
+printf 'query-report q {\n  select = {"var(diff(int.latency))"}\n  group-by = {"ip.src"}\n  output-format = partial\n}\n' \
 	>"$tmp/e2.conf"
 "$bin" -T "$tmp/e2.conf" >/dev/null 2>"$tmp/e2.err"
 r2=$?
@@ -277,7 +313,7 @@ r4=$?
 "$bin" -r "$tmp/a.pcap" --forward kafka:127.0.0.1:1/t -C "$tmp/merge.conf" 2>"$tmp/e5.err"
 r5=$?
 if [ $r1 = 2 ] && grep -q "e1.conf:4:19: error: 'output-format' expects json, csv or intspect-csv" "$tmp/e1.err" &&
-	[ $r2 = 2 ] && grep -q "e2.conf:4:19: error: output-format = partial cannot carry 'avg(diff(int.latency))'" "$tmp/e2.err" &&
+	[ $r2 = 2 ] && grep -q "e2.conf:4:19: error: output-format = partial cannot carry 'var(diff(int.latency))'" "$tmp/e2.err" &&
 	[ $r3 = 2 ] && grep -q "needs the query reports to merge: -C FILE" "$tmp/e3.err" &&
 	[ $r4 != 0 ] && grep -q "a Kafka input is read by one worker" "$tmp/e4.err" &&
 	[ $r5 = 2 ] && grep -q "forward runs no rules" "$tmp/e5.err"; then

@@ -4,7 +4,8 @@
  * by hand from the layout in src/filters/engine_int.h, read back to the
  * same value, and every cut or mislabelled key read as absent, never as
  * a part of a value. And the first word of a report function's state,
- * which the in-place paths read as n | is_float << 63.
+ * which the in-place paths read as n | is_float << 63, and the functions
+ * of diff() that keep the window's ends, split and merged.
  */
 #include <stdio.h>
 #include <string.h>
@@ -213,6 +214,97 @@ START_TEST(state_first_word)
 }
 END_TEST
 
+/*
+ * sum, avg, count and rate of diff(x) keep the window's ends (agg.h): fed
+ * in any split between workers, each share in order, written in place or
+ * the general way, then merged in any order, they must give what the
+ * differences taken one by one give (computed here from the sequence).
+ */
+static uint64_t rnd_state = 88172645463325252u;
+
+static uint64_t rnd(void)
+{
+	rnd_state ^= rnd_state << 13;
+	rnd_state ^= rnd_state >> 7;
+	rnd_state ^= rnd_state << 17;
+	return rnd_state;
+}
+
+START_TEST(diff_ends_any_split)
+{
+	enum { N = 200, SHARES = 4 };
+	const uint8_t kinds[] = { AGG_SUM, AGG_AVG, AGG_COUNT, AGG_RATE };
+
+	for (unsigned round = 0; round < 300; round++) {
+		unsigned n = round < 3 ? round : 1 + (unsigned)(rnd() % N);
+		int64_t x[N];
+		__int128 sum = 0;
+		for (unsigned i = 0; i < n; i++) {
+			x[i] = (int64_t)(rnd() % 2000001) - 1000000;
+			if (round % 7 == 0)
+				x[i] *= 1000000000;     /* beyond 2^53 */
+			if (i)
+				sum += (__int128)x[i] - x[i - 1];
+		}
+		for (unsigned kk = 0; kk < sizeof(kinds); kk++) {
+			struct qitem it;
+			struct cx arg;  /* diff(x) has one (rate reads that it has) */
+			memset(&it, 0, sizeof(it));
+			memset(&arg, 0, sizeof(arg));
+			it.arg = &arg;
+			it.agg = kinds[kk];
+			it.diff = 1;
+			it.diff_ends = 1;
+			ck_assert_uint_eq(agg_fast_op(&it), AGF_ENDS);
+			size_t size = agg_state_size(&it);
+			ck_assert_uint_le(size, sizeof(struct agg_state));
+			struct agg_state part[SHARES], all;
+			memset(part, 0, sizeof(part));
+			memset(&all, 0, sizeof(all));
+			/* packet i goes to a share at random; each share sees its
+			 * packets in order, share 0 in place, the others the
+			 * general way */
+			for (unsigned i = 0; i < n; i++) {
+				unsigned w = (unsigned)(rnd() % SHARES);
+				uint64_t order = (uint64_t)(i + 1) << 8;
+				struct xval v = { .k = XK_INT, .u.i = x[i] };
+				if (w == 0)
+					ck_assert(agg_update_int((uint8_t *)&part[0], AGF_ENDS, x[i], order));
+				else
+					agg_update(&part[w], &it, &v, order, NULL);
+			}
+			/* merged in a random order */
+			unsigned first = (unsigned)(rnd() % SHARES);
+			for (unsigned k = 0; k < SHARES; k++)
+				agg_merge(&all, &part[(first + k) % SHARES], &it, NULL);
+			ck_assert_uint_eq(all.n, n);
+			struct xval out;
+			bool got = agg_result(&all, &it, 2.0, &out);
+			if (it.agg == AGG_COUNT) {
+				ck_assert(got);
+				ck_assert_int_eq(out.u.i, n ? n - 1 : 0);
+				continue;
+			}
+			if (n < 2) {
+				ck_assert_msg(!got, "no difference: no value");
+				continue;
+			}
+			ck_assert(got);
+			if (it.agg == AGG_SUM) {
+				ck_assert_int_eq(out.k, XK_INT);
+				ck_assert_int_eq(out.u.i, (int64_t)sum);
+			} else if (it.agg == AGG_AVG) {
+				ck_assert_int_eq(out.k, XK_FLOAT);
+				double want = (double)((long double)sum / (long double)(n - 1));
+				ck_assert_msg(out.u.f == want, "avg %.17g, want %.17g", out.u.f, want);
+			} else {
+				ck_assert_msg(out.u.f == (double)(int64_t)sum / 2.0, "rate %.17g", out.u.f);
+			}
+		}
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("keys");
@@ -223,6 +315,7 @@ int main(void)
 	tcase_add_test(tc, absent_and_mislabelled);
 	tcase_add_test(tc, widest_key_of_a_type);
 	tcase_add_test(tc, state_first_word);
+	tcase_add_test(tc, diff_ends_any_split);
 	suite_add_tcase(s, tc);
 	return tl_run_suite(s);
 }
