@@ -8,12 +8,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pipeline.h"
 #include "source.h"
+#include "spsc.h"
 
 #define MAX_CAPLEN (256u * 1024u)       /* libpcap's own limit for most links */
 
+/* Ticks whose time isp_batches_tick keeps: a worker reads its next batch
+ * only past every earlier tick, which every worker meets before its own
+ * next batch, so at most one tick per worker is not met by all. */
+#define TICK_RING (2 * ISP_MAX_WORKERS)
+
 struct isp_batches {
 	_Alignas(64) _Atomic uint64_t turn;     /* the next batch to be read */
+	_Atomic bool reading;                   /* isp_batches_next: held */
 	_Alignas(64) struct isp_source *src;    /* the turn's holder only: */
 	bool keeps_bytes;
 	bool ended;
@@ -26,6 +34,14 @@ struct isp_batches {
 	char err[256];
 	_Atomic uint64_t packets_seen;  /* packets, for other threads */
 	_Atomic bool failed;
+	/* isp_batches_next: ticks placed, their times (written before the
+	 * batch that holds a tick is handed out, read after its barrier) */
+	bool cut_at_ticks;
+	uint64_t ticks;
+	_Atomic uint64_t tick_ts[TICK_RING];
+	struct isp_batch_pkt held;      /* the packet a batch ended before */
+	bool has_held;
+	uint8_t *held_buf;              /* its bytes, from libpcap's buffer */
 };
 
 struct isp_batches *isp_batches_new(struct isp_source *src, unsigned n, uint64_t count,
@@ -68,12 +84,25 @@ static int read_batch(struct isp_batches *bs, struct isp_batch *out)
 	size_t used = 0, bytes = 0;
 
 	out->n = 0;
+	out->ticks_before = bs->ticks;
 	while (!bs->ended && out->n < ISP_BATCH_PACKETS && bytes < ISP_BATCH_BYTES) {
+		struct isp_batch_pkt *p = &out->pkt[out->n];
+		if (bs->has_held) {
+			/* the packet the last batch ended before: its tick opens
+			 * this one */
+			*p = bs->held;
+			bs->has_held = false;
+			if (!bs->keeps_bytes && !(p->data = keep(out, &used, p->data, p->caplen)))
+				goto oom;
+			bs->tick_ts[bs->ticks++ % TICK_RING] = p->tick;
+			bytes += p->caplen;
+			out->n++;
+			continue;
+		}
 		if (bs->count && bs->packets >= bs->count) {
 			bs->ended = true;
 			break;
 		}
-		struct isp_batch_pkt *p = &out->pkt[out->n];
 		int rc = isp_source_next(bs->src, &p->data, &p->caplen, &p->wirelen, &p->ts_ns,
 					 bs->err, sizeof(bs->err));
 		if (rc == 2)
@@ -86,13 +115,6 @@ static int read_batch(struct isp_batches *bs, struct isp_batch *out)
 		}
 		if (p->caplen > MAX_CAPLEN)
 			p->caplen = MAX_CAPLEN; /* a few link types allow more: cut, as a snap length */
-		if (!bs->keeps_bytes && !(p->data = keep(out, &used, p->data, p->caplen))) {
-			snprintf(bs->err, sizeof(bs->err), "out of memory for a batch of packets");
-			atomic_store_explicit(&bs->failed, true, memory_order_release);
-			bs->ended = true;
-			break;
-		}
-		bytes += p->caplen;
 		p->index = ++bs->packets;
 		p->tick = 0;
 		/* where windows close: as one reader placed ticks, on packet time */
@@ -101,8 +123,33 @@ static int read_batch(struct isp_batches *bs, struct isp_batch *out)
 		} else if (p->ts_ns >= bs->next_tick) {
 			p->tick = p->ts_ns;
 			bs->next_tick = bs->window_end(bs->window_ctx, p->ts_ns);
+			if (bs->cut_at_ticks) {
+				if (out->n > 0) {
+					/* libpcap's buffer is reused by the next
+					 * read: the held packet's bytes wait here */
+					if (!bs->keeps_bytes) {
+						if (!bs->held_buf && !(bs->held_buf = malloc(MAX_CAPLEN)))
+							goto oom;
+						memcpy(bs->held_buf, p->data, p->caplen);
+						p->data = bs->held_buf;
+					}
+					bs->held = *p;
+					bs->has_held = true;
+					break;
+				}
+				bs->tick_ts[bs->ticks++ % TICK_RING] = p->tick;
+			}
 		}
+		if (!bs->keeps_bytes && !(p->data = keep(out, &used, p->data, p->caplen)))
+			goto oom;
+		bytes += p->caplen;
 		out->n++;
+	}
+	if (0) {
+oom:
+		snprintf(bs->err, sizeof(bs->err), "out of memory for a batch of packets");
+		atomic_store_explicit(&bs->failed, true, memory_order_release);
+		bs->ended = true;
 	}
 	/* this worker's next batch is likely n - 1 batches of this size on:
 	 * its lines come to this core while it dissects this one */
@@ -121,6 +168,25 @@ int isp_batches_read(struct isp_batches *bs, uint64_t b, struct isp_batch *out)
 	int rc = read_batch(bs, out);
 	atomic_store_explicit(&bs->turn, b + 1, memory_order_release);
 	return rc;
+}
+
+int isp_batches_next(struct isp_batches *bs, struct isp_batch *out)
+{
+	unsigned spins = 0;
+
+	while (atomic_exchange_explicit(&bs->reading, true, memory_order_acquire))
+		spsc_pause(&spins);
+	bs->cut_at_ticks = true;
+	int rc = read_batch(bs, out);
+	atomic_store_explicit(&bs->turn, atomic_load_explicit(&bs->turn, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	atomic_store_explicit(&bs->reading, false, memory_order_release);
+	return rc;
+}
+
+uint64_t isp_batches_tick(const struct isp_batches *bs, uint64_t t)
+{
+	return atomic_load_explicit(&bs->tick_ts[t % TICK_RING], memory_order_relaxed);
 }
 
 const char *isp_batches_error(const struct isp_batches *bs)
@@ -142,5 +208,7 @@ void isp_batch_free(struct isp_batch *b)
 
 void isp_batches_free(struct isp_batches *bs)
 {
+	if (bs)
+		free(bs->held_buf);
 	free(bs);
 }

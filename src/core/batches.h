@@ -34,6 +34,10 @@ struct isp_batch_pkt {
 
 struct isp_batch {
 	unsigned n;
+	/* read in any order (isp_batches_next): ticks placed in the batches
+	 * before this one (at the end of the input: all of them); a tick of
+	 * its own can only be at its first packet */
+	uint64_t ticks_before;
 	struct isp_batch_pkt pkt[ISP_BATCH_PACKETS];
 	uint8_t *bytes;         /* copies, when the source does not keep its bytes */
 	size_t bytes_cap;
@@ -58,6 +62,21 @@ struct isp_batches *isp_batches_new(struct isp_source *src, unsigned n, uint64_t
  * is empty too), -1 on a read error (isp_batches_error; also the end).
  */
 int isp_batches_read(struct isp_batches *bs, uint64_t b, struct isp_batch *out);
+
+/*
+ * Any order, for workers whose rules need no order between them (every
+ * rule merges its windows from any split): the next batch, whoever asks.
+ * A batch then ends before a tick, so that a tick is only ever at a
+ * batch's first packet and every worker can meet it before the packets
+ * after it: out->ticks_before says how many came earlier, and
+ * isp_batches_tick the time of each. Same returns as isp_batches_read,
+ * without ISP_BATCH_NOT_YET (it waits while another worker reads).
+ */
+int isp_batches_next(struct isp_batches *bs, struct isp_batch *out);
+
+/* The time of tick t (0-based), for isp_batches_next's readers: valid
+ * while some worker has not met it (the last ISP_BATCH_TICKS ticks). */
+uint64_t isp_batches_tick(const struct isp_batches *bs, uint64_t t);
 
 /* The read error, once a read returned -1. */
 const char *isp_batches_error(const struct isp_batches *bs);

@@ -143,7 +143,9 @@ static void *worker_main(void *arg)
 		spsc_pause(&spins);
 	if (go < 0)
 		return NULL;
-	if (me->pl->ordered)
+	if (me->pl->local)
+		pl_run_local(me);
+	else if (me->pl->ordered)
 		pl_run_ordered(me);
 	else
 		pl_run_live(me);
@@ -471,6 +473,9 @@ struct isp_pipeline *isp_pipeline_open(struct isp_registry *reg, const struct is
 		}
 		pl->ctxs[i] = w->ctx;
 	}
+	/* decode only, or rules that all merge from any split */
+	pl->local = pl->ordered && (!pl->has_ops || (pl->ops.local_only &&
+						    pl->ops.local_only(pl->w[0].ctx)));
 	return pl;
 oom:
 	snprintf(err, errlen, "out of memory for %u workers", n);

@@ -44,6 +44,10 @@ struct isp_pipeline_ops {
 	/* n > 1: where an item goes; dest[k] = what it runs on worker k, 0 =
 	 * not sent there (dest has n entries, zeroed by the caller) */
 	void (*route)(void *w, const struct isp_packet *p, unsigned n, uint64_t *dest);
+	/* n > 1, optional: every rule runs where its item was read (nothing
+	 * to route, no order between workers): a capture file's workers
+	 * then take its batches in any order and meet only at ticks */
+	bool (*local_only)(void *w);
 	/* an item, with what route gave for this worker (ISP_ROUTE_ALL alone) */
 	void (*item)(void *w, const struct isp_packet *p, uint64_t what);
 	/* optional, n > 1: the item route was last given, on this worker,

@@ -188,6 +188,55 @@ static bool dissect_own(struct worker *me, struct ordered *o)
 }
 
 /*
+ * Rules that need no order between workers (ops.local_only, or none):
+ * each worker takes the next batch, whoever asks first, and handles its
+ * items in place. They meet only at ticks, every one of them in the
+ * file's order: a tick opens its batch (isp_batches_next), and a worker
+ * meets the ticks of earlier batches, read by others, before the packets
+ * of its own.
+ */
+void pl_run_local(struct worker *me)
+{
+	struct isp_pipeline *pl = me->pl;
+	struct isp_batch *batch = &me->batch[0];
+	struct isp_packet *p = &me->own;
+	uint64_t met = 0;       /* ticks this worker has met */
+
+	for (;;) {
+		pl_maybe_publish(me);
+		int got = isp_batches_next(pl->batches, batch);
+		while (met < batch->ticks_before)
+			pl_barrier(me, isp_batches_tick(pl->batches, met++));
+		if (got <= 0)
+			break;
+		for (unsigned k = 0; k < batch->n; k++) {
+			const struct isp_batch_pkt *bp = &batch->pkt[k];
+			if (bp->tick) {
+				pl_barrier(me, bp->tick);
+				met++;
+			}
+			p->data = bp->data;
+			p->caplen = bp->caplen;
+			p->wirelen = bp->wirelen;
+			p->ts_ns = bp->ts_ns;
+			p->index = bp->index;
+			isp_dissect(pl->reg, p, pl->first, &me->st);
+			if (isp_dissect_refused(p))
+				continue;
+			do {
+				if (pl->has_ops)
+					pl->ops.item(me->ctx, p, ISP_ROUTE_ALL);
+				me->handled++;
+			} while (isp_dissect_next_report(pl->reg, p, &me->st));
+		}
+		me->local += batch->n;
+		atomic_store_explicit(&me->packets, me->local, memory_order_relaxed);
+		atomic_store_explicit(&me->items, me->handled, memory_order_relaxed);
+	}
+	pl_barrier(me, UINT64_MAX);        /* every window */
+}
+
+/*
  * Worker me claims batches me, me + n, me + 2n, ... and handles every
  * batch in order: its own, the others' from what they sent it. Claiming
  * (taking the turn, the record pointers) is done as soon as the turn

@@ -59,6 +59,7 @@ struct isp_pipeline {
 	unsigned nsrc;
 	int wake[ISP_MAX_WORKERS];      /* eventfds that end a live source's wait; -1 */
 	bool ordered;                   /* a capture file read in batches */
+	bool local;                     /* ... in any order (ops.local_only) */
 	bool by_ref;                    /* items point into the source's bytes */
 	bool port_counters;             /* DPDK: the port counts, not the kernel */
 	uint64_t count;
@@ -103,6 +104,7 @@ static inline void pl_maybe_publish(struct worker *me)
 }
 /* A worker's life on a capture file, on a live share. */
 void pl_run_ordered(struct worker *me);
+void pl_run_local(struct worker *me);
 void pl_run_live(struct worker *me);
 
 #endif

@@ -386,6 +386,11 @@ bool engine_hop_is_mine(struct isp_engine *e, const struct isp_packet *p, unsign
 	return owner_of(route_hash(e, p, &e->routes[__builtin_ctzll(bit)]), e->nworkers) == e->self;
 }
 
+bool isp_engine_local_only(const struct isp_engine *e)
+{
+	return e->nroutes == 0 && !e->dta && !e->has_rest;
+}
+
 void isp_engine_route(struct isp_engine *e, const struct isp_packet *p, unsigned n,
 		      uint64_t *dest)
 {

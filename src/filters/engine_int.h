@@ -174,6 +174,9 @@ void isp_engine_item(struct isp_engine *e, const struct isp_packet *p, uint64_t 
  * whose values route fetched are at hand. */
 void isp_engine_item_routed(struct isp_engine *e, const struct isp_packet *p, uint64_t what);
 /* Where an item goes among n workers (see struct route). */
+/* Every rule runs where its item was read (query reports whose windows
+ * merge from any split): nothing to route, no order between workers. */
+bool isp_engine_local_only(const struct isp_engine *e);
 void isp_engine_route(struct isp_engine *e, const struct isp_packet *p, unsigned n,
 		      uint64_t *dest);
 /* Close the windows that ended by now_ns (a partial engine keeps them for

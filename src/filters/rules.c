@@ -104,6 +104,11 @@ static void route(void *w, const struct isp_packet *p, unsigned n, uint64_t *des
 	isp_engine_route(((struct rules_worker *)w)->e, p, n, dest);
 }
 
+static bool local_only(void *w)
+{
+	return isp_engine_local_only(((struct rules_worker *)w)->e);
+}
+
 static void item(void *w, const struct isp_packet *p, uint64_t what)
 {
 	isp_engine_item(((struct rules_worker *)w)->e, p, what);
@@ -220,6 +225,7 @@ const struct isp_pipeline_ops isp_rules_ops = {
 	.worker_new = worker_new,
 	.worker_free = worker_free,
 	.route = route,
+	.local_only = local_only,
 	.item = item,
 	.item_routed = item_routed,
 	.tick = tick,

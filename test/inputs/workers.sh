@@ -184,6 +184,29 @@ for n in 2 4; do
 		ok "queries without diff() or with sum/avg of diff(), $n workers: records of 1 worker" ||
 		{ bad "queries without diff() or with sum/avg of diff(), $n workers: records differ"; diff "$tmp/local.1" "$tmp/local.n" | head -4; }
 done
+# such rules need no order between workers: they take the file's batches
+# in any order and meet at the windows' ends only (a batch ends before a
+# window's end: 100 ms windows, 40 of them here); the same records
+# through libpcap (bytes copied, a packet held over a window's end), with
+# -c, and decode only (the counters of one worker)
+"$bld/intspect" -C "$tmp/local.conf" -r - -w 2 <"$tmp/inline.pcap" >"$tmp/local.stdin" 2>/dev/null &&
+	cmp -s "$tmp/local.1" "$tmp/local.stdin" &&
+	"$bld/intspect" -C "$tmp/local.conf" -r "$tmp/inline.pcapng" -w 3 >"$tmp/local.ng" 2>/dev/null &&
+	cmp -s "$tmp/local.1" "$tmp/local.ng" &&
+	ok "queries that merge, read through libpcap by 2 and 3 workers: records of 1 worker" ||
+	bad "queries that merge, read through libpcap: records differ"
+"$bld/intspect" -C "$tmp/local.conf" -r "$tmp/inline.pcap" -c 1234 >"$tmp/local.c1" 2>/dev/null
+"$bld/intspect" -C "$tmp/local.conf" -r "$tmp/inline.pcap" -c 1234 -w 2 >"$tmp/local.c2" 2>"$tmp/local.c2.err"
+grep -q "^intspect: 1234 packets" "$tmp/local.c2.err" && [ -s "$tmp/local.c1" ] &&
+	cmp -s "$tmp/local.c1" "$tmp/local.c2" && ok "queries that merge: -c 1234 with 2 workers = 1 worker" ||
+	bad "queries that merge: -c 1234 with 2 workers"
+for f in inline.pcap inline.pcapng; do
+	"$bld/intspect" -r "$tmp/$f" 2>&1 >/dev/null | grep -v "packets/s" >"$tmp/d1"
+	"$bld/intspect" -r "$tmp/$f" -w 2 2>&1 >/dev/null | grep -v "packets/s" >"$tmp/d2"
+	grep -q "^intspect: 20000 packets" "$tmp/d1" && cmp -s "$tmp/d1" "$tmp/d2" &&
+		ok "decode only, $f, 2 workers: the counters of 1" ||
+		{ bad "decode only, $f, 2 workers: counters differ"; diff "$tmp/d1" "$tmp/d2" | head -4; }
+done
 # more rules with per-key state than an item's route can name: refused on
 # several workers, with the reason; one worker runs them all
 i=0

@@ -68,9 +68,19 @@ EOF
 # hop, with values unavailable and hop counts mixed: they keep the window's
 # first and last values only (dsl/README.md), which the model does not (it
 # takes every difference in turn); with 2 and 3 workers too, where these
-# windows merge from partials split packet by packet. var(diff()) alongside
-# still takes its differences in order.
+# windows merge from partials split batch by batch (the workers take the
+# batches in any order: every rule merges). Then with var(diff())
+# alongside, which takes its differences in order: the workers handle
+# the batches in the file's order, each group on its owner.
 case_ query-diff-ends "-n 3000 --seed 23 --hops 1-6 --flows 7 --unavailable --pps 5000 --ts-start 1700000000.0219" "2 3" <<'EOF'
+[{"name": "qd", "type": "query", "period_ms": 100,
+  "select": ["count()", "sum(diff(int.latency))", "avg(diff(meta.timestamp))",
+             "count(diff(int.hop_latencies))", "avg(diff(int.hop_latencies))",
+             "sum(diff(int.hop_queue_occups))", "rate(diff(meta.packet_len))",
+             "avg(diff(int.hop_latencies[1]))", "sum(diff(int.hop_egress_times))"],
+  "group_by": ["ip.src", "ip.dst"]}]
+EOF
+case_ query-diff-ends-ordered "-n 3000 --seed 23 --hops 1-6 --flows 7 --unavailable --pps 5000 --ts-start 1700000000.0219" "2 3" <<'EOF'
 [{"name": "qd", "type": "query", "period_ms": 100,
   "select": ["count()", "sum(diff(int.latency))", "avg(diff(meta.timestamp))",
              "count(diff(int.hop_latencies))", "avg(diff(int.hop_latencies))",
@@ -110,7 +120,8 @@ EOF
 # 2c. Per-hop result length: one packet per window, 3 hops, some values
 # unavailable. README: "an array as long as the longest path seen (null for
 # a hop with no value)", so an unavailable last hop is a trailing null.
-case_ query-perhop-unavailable-last-hop "-n 300 --seed 21 --hops 3 --flows 1 --unavailable --pps 1000" <<'EOF'
+# With 2 and 3 workers: a tick at every packet, every batch one packet.
+case_ query-perhop-unavailable-last-hop "-n 300 --seed 21 --hops 3 --flows 1 --unavailable --pps 1000" "2 3" <<'EOF'
 [{"name": "qn", "type": "query", "period_ms": 1,
   "select": ["count()", "avg(int.hop_latencies)", "max(int.hop_queue_occups)", "min(int.hop_ingress_times)"]}]
 EOF
