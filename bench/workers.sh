@@ -1,9 +1,11 @@
 #!/bin/sh
-# bench/workers.sh - 2 workers against 1 on capture files, for the rules
-# whose state goes to an owner: the 9-function query (diff() per flow),
-# the delta event per flow, and an event keyed by switch path and queues
-# (not the flow); and the same query without diff(), which stays on the
-# worker that read each item. Each repetition runs 1 worker, then 2, on the same
+# bench/workers.sh - 2 workers against 1 on capture files: the 9-function
+# query (its avg(diff()) keeps the window's ends: every function merges,
+# so the workers take the batches in any order and nothing crosses cores)
+# and the same without diff(); the delta event per flow and an event
+# keyed by switch path and queues (not the flow), whose state goes to the
+# owner of its key, the batches handled in the file's order. Each
+# repetition runs 1 worker, then 2, on the same
 # capture: the ratio is the median of the per-repetition ratios. The
 # records of 1 and 2 workers are compared once per rule.
 #

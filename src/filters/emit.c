@@ -10,6 +10,12 @@
  */
 #include "engine_int.h"
 
+/* Does channel i of a rule take the encoding `which` of its formats? */
+static inline bool takes_encoding(const struct rule_formats *f, unsigned i, unsigned which)
+{
+	return f->n <= 1 || !f->of || f->of[i] == f->list[which];
+}
+
 void engine_emit_begin(struct isp_engine *e, const char *report, size_t report_len,
 		       const char *key, size_t keylen, const int *channels, unsigned nchannels,
 		       const struct rule_formats *f, unsigned which)
@@ -17,7 +23,7 @@ void engine_emit_begin(struct isp_engine *e, const char *report, size_t report_l
 	/* several workers stage their records (one lock for many) */
 	if (nchannels != 1 || e->stage || !e->channels)
 		return;
-	if (f->n > 1 && f->of && f->of[0] != f->list[which])
+	if (!takes_encoding(f, 0, which))
 		return;         /* another encoding goes there */
 	struct isp_channel *ch = e->channels[channels[0]];
 	if (!ch)
@@ -60,7 +66,7 @@ void engine_emit(struct isp_engine *e, const char *report, const char *key, size
 		st->records++;
 	struct isp_record r = { report, key ? key : "", key ? keylen : 0, e->rec.w.buf, len };
 	for (unsigned i = 0; i < nchannels; i++) {
-		if (f->n > 1 && f->of && f->of[i] != f->list[which])
+		if (!takes_encoding(f, i, which))
 			continue;       /* another encoding goes there */
 		struct isp_channel *ch = e->channels ? e->channels[channels[i]] : NULL;
 		if (ch && e->stage)
