@@ -3,7 +3,8 @@
  * src/filters/partial.c): each input is split into lines, as the merge
  * reads files and Kafka messages, and every line goes to a fresh merge of
  * query reports with every report function (per-hop ones, quantiles,
- * first/last of addresses and strings), two periods and late = correct,
+ * first/last of addresses and strings, the functions of diff() that keep
+ * the window's ends), two periods and late = correct,
  * with a clock that moves by a millisecond a line so that lateness closes
  * windows too. Then the merge ends (every window written) and is freed.
  * The records go to a channel of nothing (counted as dropped): what is
@@ -41,6 +42,14 @@ static const char conf[] =
 	" \"last(int.hop_switch_ids)\", \"first(ip.src)\", \"last(ipv6.src)\", \"first(eth.src)\","
 	" \"last(meta.proto_hierarchy)\", \"sum(int.latency / 3)\", \"avg(int.latency * 0.5)\"}\n"
 	"  group-by = {\"int.hop_switch_ids\", \"ip.src\"}\n"
+	"}\n"
+	"query-report qc {\n"
+	"  ms-period = 100\n"
+	"  max-groups = 64\n"
+	"  select = {\"count()\", \"avg(diff(meta.timestamp))\", \"sum(diff(int.latency))\","
+	" \"count(diff(int.hop_latencies))\", \"avg(diff(int.hop_latencies))\","
+	" \"rate(diff(int.latency))\"}\n"
+	"  group-by = {\"int.num_hop\"}\n"
 	"}\n";
 
 static struct isp_registry *reg;
