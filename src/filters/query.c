@@ -293,9 +293,10 @@ static inline int64_t int_of(uint8_t type, uint64_t raw)
 	return (int64_t)(type == ISP_T_TIMESTAMP ? raw / 1000u : raw);  /* µs */
 }
 
-/* update_hops' loop for one fast function (op a constant at each use). */
+/* update_hops' loop for one fast function (op a constant at each use),
+ * and for timestamps or not (the conversion out of the loop). */
 static inline __attribute__((always_inline)) void
-hops_fast(struct query_state *qs, const struct qitem *it, const struct qstep *st, uint8_t *hops,
+hops_loop(struct query_state *qs, const struct qitem *it, const struct qstep *st, uint8_t *hops,
 	  unsigned n, unsigned size, uint32_t missing, uint8_t type, const uint64_t *arr,
 	  uint64_t order, unsigned op)
 {
@@ -304,6 +305,17 @@ hops_fast(struct query_state *qs, const struct qitem *it, const struct qstep *st
 			continue;
 		update_int(qs, it, st, hops + h * size, int_of(type, arr[h]), order, op);
 	}
+}
+
+static inline __attribute__((always_inline)) void
+hops_fast(struct query_state *qs, const struct qitem *it, const struct qstep *st, uint8_t *hops,
+	  unsigned n, unsigned size, uint32_t missing, uint8_t type, const uint64_t *arr,
+	  uint64_t order, unsigned op)
+{
+	if (type == ISP_T_TIMESTAMP)
+		hops_loop(qs, it, st, hops, n, size, missing, ISP_T_TIMESTAMP, arr, order, op);
+	else
+		hops_loop(qs, it, st, hops, n, size, missing, ISP_T_U64, arr, order, op);
 }
 
 /* A per-hop attribute hop by hop: the value is the slot's own element,
