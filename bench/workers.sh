@@ -43,8 +43,10 @@ pair() {
 		'BEGIN { printf "  %-30s %6.2f -> %6.2f Mpps   %5.2fx", l, o / 1e6, t / 1e6, r
 			 if (g == "-") print " (no goal)"
 			 else printf " (goal %.1fx: %s)\n", g, (r >= g ? "met" : "not met") }'
-	# how the keys' owners split the items, and what that split alone
-	# allows (every item's work on its owner, nothing else shared)
+	# how the items were split: by the keys' owners for rules whose state
+	# goes to an owner (what that split alone allows: every item's work
+	# on its owner, nothing else shared), by who read which batch for
+	# rules that merge
 	"$bld/intspect" "$@" -w 2 -q 2>&1 >/dev/null | sed -n 's/^intspect: 2 workers handled \([0-9]*\) + \([0-9]*\) items$/\1 \2/p' |
 		awk '{ m = $1 > $2 ? $1 : $2; printf "  %-30s %d + %d items: %.0f%% on one worker\n", "", $1, $2, 100 * m / ($1 + $2) }'
 }
