@@ -21,6 +21,19 @@ static void defer_tick(struct worker *me, uint64_t ts)
 	m->ts_ns = ts;
 }
 
+/* One packet of a batch into the worker's own packet, dissected. */
+static inline void dissect_pkt(struct worker *me, const struct isp_batch_pkt *bp)
+{
+	struct isp_packet *p = &me->own;
+
+	p->data = bp->data;
+	p->caplen = bp->caplen;
+	p->wirelen = bp->wirelen;
+	p->ts_ns = bp->ts_ns;
+	p->index = bp->index;
+	isp_dissect(me->pl->reg, p, me->pl->first, &me->st);
+}
+
 /* Dissect batch b: items for others go now, its own wait in `defer`
  * until the batches before b are handled. */
 static void dissect_batch(struct worker *me, const struct isp_batch *batch, uint64_t b,
@@ -38,12 +51,7 @@ static void dissect_batch(struct worker *me, const struct isp_batch *batch, uint
 			else
 				defer_tick(me, bp->tick);
 		}
-		p->data = bp->data;
-		p->caplen = bp->caplen;
-		p->wirelen = bp->wirelen;
-		p->ts_ns = bp->ts_ns;
-		p->index = bp->index;
-		isp_dissect(pl->reg, p, pl->first, &me->st);
+		dissect_pkt(me, bp);
 		do
 			pl_dispatch(me, p, in_place, true);
 		while (isp_dissect_next_report(pl->reg, p, &me->st));
@@ -215,12 +223,7 @@ void pl_run_local(struct worker *me)
 				pl_barrier(me, bp->tick);
 				met++;
 			}
-			p->data = bp->data;
-			p->caplen = bp->caplen;
-			p->wirelen = bp->wirelen;
-			p->ts_ns = bp->ts_ns;
-			p->index = bp->index;
-			isp_dissect(pl->reg, p, pl->first, &me->st);
+			dissect_pkt(me, bp);
 			if (isp_dissect_refused(p))
 				continue;
 			do {
