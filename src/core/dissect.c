@@ -109,11 +109,15 @@ static void run_chain(struct chain *c, struct isp_packet *p, uint16_t proto,
 		l->end = end;
 
 		d->next = ISP_PROTO_NONE;
-		d->next_off = UINT32_MAX;
-		d->next_end = UINT32_MAX;
 		enum isp_verdict v = c->reg->decode[proto](d, l);
 		proto = l->proto;
-		if (v != ISP_OK) {
+		if (__builtin_expect(v == ISP_OK, 1)) {
+			off = l->off + l->len;
+			end = l->end;
+		} else if (v == ISP_OK_AT) {
+			off = d->next_off;
+			end = d->next_end;
+		} else {
 			/* only a heuristic child may decline; whether this one
 			 * was is asked here, not for every layer */
 			if (v != ISP_NOT_MINE) {
@@ -138,8 +142,6 @@ static void run_chain(struct chain *c, struct isp_packet *p, uint16_t proto,
 		p->protos |= UINT64_C(1) << proto;
 		p->last[proto] = (uint8_t)n;
 		p->nlayers = (uint8_t)(n + 1);
-		off = d->next_off != UINT32_MAX ? d->next_off : l->off + l->len;
-		end = d->next_end != UINT32_MAX ? d->next_end : l->end;
 		if (off > end)
 			return;
 		proto = d->next;

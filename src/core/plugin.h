@@ -23,8 +23,9 @@
 
 /* Raised when a plugin built against an older header could not work:
  * 2 = isp_packet.report_inner, isp_short_verdict(d, l);
- * 3 = isp_dissect.tables and .heur (isp_next_by, isp_next_l4 inline). */
-#define ISP_PLUGIN_ABI     3
+ * 3 = isp_dissect.tables and .heur (isp_next_by, isp_next_l4 inline);
+ * 4 = a payload placed elsewhere is returned as ISP_OK_AT (isp_next_at). */
+#define ISP_PLUGIN_ABI     4
 #define ISP_MAX_LAYERS     16   /* protocol layers kept per packet */
 #define ISP_MAX_PROTOS     64   /* registered protocols */
 #define ISP_MAX_HOPS       32   /* per-hop array capacity */
@@ -131,7 +132,12 @@ enum isp_verdict {
 	                           record's original length is below its captured
 	                           length or above ISP_MAX_WIRE_LEN (counted under
 	                           "meta"; the record is not dissected) */
-	ISP_VERDICT__COUNT
+	ISP_VERDICT__COUNT,
+	/* Not a verdict on the layer but a well-formed one whose payload is
+	 * not right after its header: it starts at d->next_off and ends at
+	 * d->next_end (isp_next_at). Apart from ISP_OK so that the loop
+	 * asks where the payload is only on the decoders' rare path. */
+	ISP_OK_AT = 0x80
 };
 
 /* Dispatch tables a decoder can name its payload by. */
@@ -181,9 +187,9 @@ struct isp_dissect {
 	const uint8_t (*tables)[65536];
 	const struct isp_heuristics *heur;      /* by parent protocol id */
 	uint16_t next;          /* protocol to decode next (ISP_PROTO_NONE: stop) */
-	uint32_t next_off;      /* where it starts (default: this layer's end
-	                           of header, i.e. off + len) */
-	uint32_t next_end;      /* its region end (default: this layer's end) */
+	uint32_t next_off;      /* where it starts and its region's end, read */
+	uint32_t next_end;      /*   only on ISP_OK_AT (isp_next_at); after
+	                           ISP_OK: off + len and this layer's end */
 	uint8_t ip_tos;         /* TOS/traffic class of the innermost IP so far */
 	uint8_t in_report;      /* inside a telemetry report's inner packet */
 	uint8_t carrier;        /* enum isp_carrier for an INT layer */
@@ -267,6 +273,15 @@ int isp_register_proto(struct isp_registry *reg, const struct isp_proto_desc *d)
 
 /* Id of a registered protocol, or ISP_PROTO_NONE. */
 uint16_t isp_proto_id(const struct isp_registry *reg, const char *name);
+
+/* A decoder's return when its payload is not right after its header
+ * (a report's inner packet, an INT option inside Geneve): [off, end). */
+static inline enum isp_verdict isp_next_at(struct isp_dissect *d, uint32_t off, uint32_t end)
+{
+	d->next_off = off;
+	d->next_end = end;
+	return ISP_OK_AT;
+}
 
 /* Set the next protocol from a dispatch table (ISP_PROTO_NONE if unknown).
  * Inline: a few loads, in every link of a packet's chain. */

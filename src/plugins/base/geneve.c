@@ -43,12 +43,9 @@ static enum isp_verdict geneve_decode(struct isp_dissect *d, struct isp_layer *l
 		d->carrier_next_tbl = ISP_TBL_ETHERTYPE;
 		d->carrier_next_key = ptype;
 		d->carrier_next_off = l->off + l->len;
-		d->next_off = l->off + l->st.h[0];
-		d->next_end = d->next_off + l->st.h[1];
 		d->next = isp_proto_id(d->reg, "int");
 		if (d->next != ISP_PROTO_NONE)
-			return ISP_OK;
-		d->next_off = d->next_end = UINT32_MAX;
+			return isp_next_at(d, l->off + l->st.h[0], l->off + l->st.h[0] + l->st.h[1]);
 	}
 	isp_next_by(d, ISP_TBL_ETHERTYPE, ptype);
 	return ISP_OK;

@@ -338,10 +338,8 @@ enum isp_verdict int_decode(struct isp_dissect *d, struct isp_layer *l)
 			return v;
 		l->len = len;
 		keep_state(l, &s);
-		d->next_off = d->carrier_next_off;
-		d->next_end = d->pkt->layer[d->pkt->nlayers - 1].end;
 		isp_next_by(d, (enum isp_table)d->carrier_next_tbl, d->carrier_next_key);
-		return ISP_OK;
+		return isp_next_at(d, d->carrier_next_off, d->pkt->layer[d->pkt->nlayers - 1].end);
 	}
 
 	if (!isp_cur_skip(&c, start) || !isp_cur_has(&c, SHIM_LEN)) {

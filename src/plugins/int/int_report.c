@@ -243,6 +243,7 @@ static enum isp_verdict rep_decode(struct isp_dissect *d, struct isp_layer *l)
 	enum isp_verdict v;
 
 	memset(&s, 0, sizeof(s));
+	d->next_off = UINT32_MAX;       /* v2.0's individual report sets it */
 	/* what the first byte shows is no report version: not a report,
 	 * however much of it the capture kept */
 	if (isp_cur_has(&c, 1) && c.p[0] >> 4 > 2)
@@ -261,11 +262,15 @@ static enum isp_verdict rep_decode(struct isp_dissect *d, struct isp_layer *l)
 	/* The reporter may have cut the inner packet (the specifications
 	 * carry a truncated copy): a length in it that runs past the report
 	 * is a cut, not a lie, unless the inner IP length fits. */
-	d->pkt->report_inner = d->next_off != UINT32_MAX ? d->next_off : l->off + l->len;
+	if (d->next_off == UINT32_MAX) {
+		d->next_off = l->off + l->len;
+		d->next_end = l->end;
+	}
+	d->pkt->report_inner = d->next_off;
 	note_inner_ids(d, &s);
 	memcpy(l->st.b, &s, sizeof(s));
 	d->in_report = 1;
-	return ISP_OK;
+	return ISP_OK_AT;
 }
 
 /* ---- attributes ---- */
