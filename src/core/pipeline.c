@@ -180,7 +180,12 @@ static bool holding(const struct isp_pipeline *pl, struct worker *me)
 	return pl->ops.holding && pl->ops.holding(me->ctx);
 }
 
-static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ctl)
+/* One loop, compiled twice (run_single): for a mapped capture file, whose
+ * records are read inline and which has no backlog, idle time, partitions
+ * or checkpoints, and for every other source. */
+static inline __attribute__((always_inline)) int
+run_single_from(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ctl,
+		struct pcap_map *const map)
 {
 	struct worker *me = &pl->w[0];
 	struct isp_packet *p = &me->own;
@@ -189,13 +194,12 @@ static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ct
 	int rc = 0;
 	/* a Kafka input commits its offsets behind checkpoints: points where
 	 * the rules hold nothing of what was read */
-	const bool ckpt = isp_source_checkpoints(pl->src[0]);
+	const bool ckpt = !map && isp_source_checkpoints(pl->src[0]);
 	uint64_t last_ts = 0, last_wall = 0;    /* a Kafka input's time */
-	const bool backlog = isp_source_has_backlog(pl->src[0]);
+	const bool backlog = !map && isp_source_has_backlog(pl->src[0]);
 	/* a mapped file: its records read here, inline, and what a sampler,
 	 * a signal or a broken channel asks looked at every RARE packets
 	 * (a live input looks every time: it may wait between packets) */
-	struct pcap_map *const map = isp_source_map(pl->src[0]);
 	const _Atomic int *const stop = isp_source_stop_flag(pl->src[0]);
 	enum { RARE = 64 };
 	unsigned rare = 1;
@@ -278,6 +282,13 @@ static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ct
 	pl_publish(me);         /* its final counters */
 	atomic_store_explicit(&me->finished, true, memory_order_release);
 	return rc;
+}
+
+static int run_single(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ctl)
+{
+	struct pcap_map *map = isp_source_map(pl->src[0]);
+
+	return map ? run_single_from(pl, ctl, map) : run_single_from(pl, ctl, NULL);
 }
 
 /* ---- the controller (the calling thread, with several workers) ---- */
