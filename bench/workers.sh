@@ -4,8 +4,7 @@
 # so the workers take the batches in any order and nothing crosses cores)
 # and the same without diff(); the delta event per flow and an event
 # keyed by switch path and queues (not the flow), whose state goes to the
-# owner of its key: every worker reads the whole mapped capture and runs
-# only what it owns. Each
+# owner of its key, the batches handled in the file's order. Each
 # repetition runs 1 worker, then 2, on the same
 # capture: the ratio is the median of the per-repetition ratios. The
 # records of 1 and 2 workers are compared once per rule.

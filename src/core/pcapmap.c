@@ -48,7 +48,6 @@ int pcap_map_open(struct pcap_map *m, const char *path, char *err, size_t errlen
 	m->base = b;
 	m->len = (size_t)st.st_size;
 	m->off = GLOBAL_HDR;
-	m->keep_from = SIZE_MAX;
 	m->snaplen = pcap_map_rd32(b + 16, m->swap);
 	m->linktype = pcap_map_rd32(b + 20, m->swap) & 0x0fffffff; /* high bits: FCS info */
 	madvise(p, m->len, MADV_SEQUENTIAL);
@@ -95,9 +94,8 @@ void pcap_map_chores(struct pcap_map *m)
 		populate_ahead(m);
 	/* drop the pages already read (file-backed, they come back if touched):
 	 * a large capture then does not count in the resident set */
-	size_t read = m->off < m->keep_from ? m->off : m->keep_from;
-	if (read > m->dropped && read - m->dropped >= (16u << 20)) {
-		size_t upto = (read & ~(size_t)0xfffff);
+	if (m->off - m->dropped >= (16u << 20)) {
+		size_t upto = (m->off & ~(size_t)0xfffff);
 		if (upto > m->dropped) {
 			madvise((void *)(m->base + m->dropped), upto - m->dropped, MADV_DONTNEED);
 			m->dropped = upto;

@@ -22,8 +22,6 @@ struct pcap_map {
 	size_t prefetched;      /* cache lines before this offset were asked for */
 	size_t populated;       /* pages before this offset were mapped ahead */
 	size_t chores;          /* where mapping, dropping and prefetching are due */
-	size_t keep_from;       /* pages from here on stay: another reader of the
-				   mapping has not passed them (SIZE_MAX: none) */
 	bool no_populate;       /* the kernel cannot map ahead (before 5.14) */
 	bool swap;              /* file written with the other byte order */
 	bool nano;              /* nanosecond timestamps */

@@ -34,13 +34,13 @@ static uint64_t window_end(void *ctx, uint64_t t)
 
 /* ---- routing ---- */
 
-void pl_route(struct worker *me, const struct isp_packet *p, unsigned reader)
+static void route(struct worker *me, const struct isp_packet *p)
 {
 	struct isp_pipeline *pl = me->pl;
 
 	memset(me->dest, 0, pl->n * sizeof(me->dest[0]));
 	if (pl->ops.route)
-		pl->ops.route(me->ctx, p, pl->n, reader, me->dest);
+		pl->ops.route(me->ctx, p, pl->n, me->dest);
 	else    /* by monitored flow */
 		me->dest[isp_item_hash(p, pl->ip4, pl->ip6) % pl->n] = ISP_ROUTE_ALL;
 }
@@ -83,7 +83,7 @@ void pl_dispatch(struct worker *me, const struct isp_packet *p, bool in_place, b
 
 	if (isp_dissect_refused(p))
 		return;         /* a corrupt record: no item */
-	pl_route(me, p, me->id);
+	route(me, p);
 	for (unsigned to = 0; to < pl->n; to++) {
 		if (!me->dest[to])
 			continue;
@@ -109,10 +109,7 @@ void pl_wait_step(void *ctx, unsigned *spins)
 {
 	struct worker *me = ctx;
 
-	if (me->pl->mesh)
-		isp_mesh_wait(me->pl->mesh, me->id, spins);
-	else
-		spsc_pause(spins);      /* a mapped capture: only ticks wait */
+	isp_mesh_wait(me->pl->mesh, me->id, spins);
 }
 
 /* Close windows at ts; the last worker to get here merges them all. */
@@ -148,8 +145,6 @@ static void *worker_main(void *arg)
 		return NULL;
 	if (me->pl->local)
 		pl_run_local(me);
-	else if (me->pl->mapped)
-		pl_run_mapped(me);
 	else if (me->pl->ordered)
 		pl_run_ordered(me);
 	else
@@ -423,8 +418,6 @@ struct isp_pipeline *isp_pipeline_open(struct isp_registry *reg, const struct is
 	for (unsigned i = 0; i < ISP_MAX_WORKERS; i++)
 		pl->wake[i] = -1;
 	pthread_mutex_init(&pl->sample_mu, NULL);
-	pthread_mutex_init(&pl->end_mu, NULL);
-	pl->end_rec = UINT64_MAX;
 	for (unsigned i = 0; i < n; i++)
 		pthread_mutex_init(&pl->w[i].snap_mu, NULL);
 	pl->reg = reg;
@@ -469,6 +462,11 @@ struct isp_pipeline *isp_pipeline_open(struct isp_registry *reg, const struct is
 	if (n > 1) {
 		pl->ordered = !live;
 		pl->by_ref = pl->ordered && isp_source_keeps_bytes(pl->src[0]);
+		if (pl->ordered &&
+		    !(pl->batches = isp_batches_new(pl->src[0], n, o->count, window_end, pl)))
+			goto oom;
+		if (!(pl->mesh = isp_mesh_new(n, pl->ordered ? FILE_RING_BYTES : LIVE_RING_BYTES)))
+			goto oom;
 	}
 	for (unsigned i = 0; i < n; i++) {
 		struct worker *w = &pl->w[i];
@@ -489,15 +487,6 @@ struct isp_pipeline *isp_pipeline_open(struct isp_registry *reg, const struct is
 	/* decode only, or rules that all merge from any split */
 	pl->local = pl->ordered && (!pl->has_ops || (pl->ops.local_only &&
 						    pl->ops.local_only(pl->w[0].ctx)));
-	/* rules that need their keys' owners, on a mapped capture: every
-	 * worker reads it whole (pipeline_mapped.c), no batches, no mesh */
-	pl->mapped = pl->ordered && !pl->local && isp_source_map(pl->src[0]) != NULL;
-	if (pl->ordered && !pl->mapped &&
-	    !(pl->batches = isp_batches_new(pl->src[0], n, o->count, window_end, pl)))
-		goto oom;
-	if (n > 1 && !pl->mapped &&
-	    !(pl->mesh = isp_mesh_new(n, pl->ordered ? FILE_RING_BYTES : LIVE_RING_BYTES)))
-		goto oom;
 	return pl;
 oom:
 	snprintf(err, errlen, "out of memory for %u workers", n);
@@ -693,7 +682,6 @@ void isp_pipeline_close(struct isp_pipeline *pl)
 		pthread_mutex_destroy(&pl->w[i].snap_mu);
 	}
 	pthread_mutex_destroy(&pl->sample_mu);
-	pthread_mutex_destroy(&pl->end_mu);
 	isp_mesh_free(pl->mesh);
 	isp_batches_free(pl->batches);
 	/* in reverse: a DPDK port belongs to share 0 */

@@ -6,20 +6,15 @@
  * One worker: the calling thread reads, dissects and runs the rules.
  *
  * Several workers: each reads its own share of the input, no reader in
- * front. A capture file is shared by batches (batches.h) of a few dozen
- * records: rules that all merge from any split (ops->local_only) take
- * the next batch, whoever asks first; others need their keys' owners, and
- * then a memory-mapped capture is read whole by every worker, each
- * running only what it owns (pipeline_mapped.c), while pcapng and
- * standard input are claimed in turns and every worker handles items in
- * the order of the file. Either way state that depends on order (diff(),
+ * front. A capture file is shared by batches (batches.h): workers take
+ * turns claiming the next few dozen records, and every worker handles
+ * items in the order of the file, so state that depends on order (diff(),
  * delta-cond) sees what one worker would. A live input is shared by the
  * kernel or the card (PACKET_FANOUT, SO_REUSEPORT, RSS queues); order is
- * then arrival order per share. Each item goes, over the mesh (mesh.h)
- * or, on a mapped capture, by the worker's own reading, to the worker
- * that owns each of its keys (ops->route): the same key always lands on
- * the same worker, so no rule state is shared and nothing is locked on
- * the packet path.
+ * then arrival order per share. Either way each item goes, over the mesh
+ * (mesh.h), to the worker that owns each of its keys (ops->route): the
+ * same key always lands on the same worker, so no rule state is shared
+ * and nothing is locked on the packet path.
  *
  * Ticks close windows at the same point for every worker: on packet time
  * for files (placed in the file's order), on the wall clock for live
@@ -47,10 +42,8 @@ struct isp_pipeline_ops {
 	void *(*worker_new)(void *rules, unsigned i, unsigned n, char *err, size_t errlen);
 	void (*worker_free)(void *w);
 	/* n > 1: where an item goes; dest[k] = what it runs on worker k, 0 =
-	 * not sent there (dest has n entries, zeroed by the caller); what
-	 * merges from any split goes to `reader`, the worker reading it */
-	void (*route)(void *w, const struct isp_packet *p, unsigned n, unsigned reader,
-		      uint64_t *dest);
+	 * not sent there (dest has n entries, zeroed by the caller) */
+	void (*route)(void *w, const struct isp_packet *p, unsigned n, uint64_t *dest);
 	/* n > 1, optional: every rule runs where its item was read (nothing
 	 * to route, no order between workers): a capture file's workers
 	 * then take its batches in any order and meet only at ticks */

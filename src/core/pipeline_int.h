@@ -39,10 +39,6 @@ struct worker {
 	uint64_t snap_seen;             /* the last request it answered (its own view) */
 	_Atomic uint64_t snap_done;     /* the same, for the sampler */
 	uint64_t handled;               /* items it ran the rules on */
-	/* a mapped capture read by every worker (pl_run_mapped), under
-	 * pl->end_mu: the last check point passed, in records and bytes */
-	uint64_t at_rec;
-	size_t at_off;
 	_Alignas(64) _Atomic uint64_t packets;
 	_Atomic uint64_t items;         /* `handled`, for the report */
 	_Atomic uint64_t ticks_done;
@@ -64,9 +60,6 @@ struct isp_pipeline {
 	int wake[ISP_MAX_WORKERS];      /* eventfds that end a live source's wait; -1 */
 	bool ordered;                   /* a capture file read in batches */
 	bool local;                     /* ... in any order (ops.local_only) */
-	bool mapped;                    /* ... mapped, read whole by every worker */
-	pthread_mutex_t end_mu;         /* mapped: where every worker stops */
-	uint64_t end_rec;               /*   (UINT64_MAX: at the end) */
 	bool by_ref;                    /* items point into the source's bytes */
 	bool port_counters;             /* DPDK: the port counts, not the kernel */
 	uint64_t count;
@@ -93,8 +86,6 @@ struct isp_pipeline {
 	struct worker w[];
 };
 
-/* Where an item goes (me->dest): what merges from any split to `reader`. */
-void pl_route(struct worker *me, const struct isp_packet *p, unsigned reader);
 /* Route an item and hand it to every worker named: the others over the
  * mesh (wait: for room, else drop and count), this one in place, or set
  * aside until the batches before its own are handled. */
@@ -114,7 +105,6 @@ static inline void pl_maybe_publish(struct worker *me)
 /* A worker's life on a capture file, on a live share. */
 void pl_run_ordered(struct worker *me);
 void pl_run_local(struct worker *me);
-void pl_run_mapped(struct worker *me);
 void pl_run_live(struct worker *me);
 
 #endif

@@ -392,7 +392,7 @@ bool isp_engine_local_only(const struct isp_engine *e)
 }
 
 void isp_engine_route(struct isp_engine *e, const struct isp_packet *p, unsigned n,
-		      unsigned reader, uint64_t *dest)
+		      uint64_t *dest)
 {
 	unsigned lead = n;
 
@@ -426,7 +426,7 @@ void isp_engine_route(struct isp_engine *e, const struct isp_packet *p, unsigned
 	if (e->dta && dta_takes(e, p))
 		dest[owner_of(dta_route_hash(e, p), n)] |= ROUTE_DTA;
 	if (e->has_local)
-		dest[reader < n ? reader : 0] |= ROUTE_LOCAL;
+		dest[e->self < n ? e->self : 0] |= ROUTE_LOCAL;
 	if (!e->has_rest)
 		return;
 	if (lead == n)          /* no spreading key: the monitored flow */

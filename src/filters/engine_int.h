@@ -173,13 +173,12 @@ void isp_engine_item(struct isp_engine *e, const struct isp_packet *p, uint64_t 
 /* Several workers: the item route was last called for, on this engine,
  * whose values route fetched are at hand. */
 void isp_engine_item_routed(struct isp_engine *e, const struct isp_packet *p, uint64_t what);
+/* Where an item goes among n workers (see struct route). */
 /* Every rule runs where its item was read (query reports whose windows
  * merge from any split): nothing to route, no order between workers. */
 bool isp_engine_local_only(const struct isp_engine *e);
-/* Where an item goes among n workers (see struct route); the rules that
- * merge from any split stay with `reader`, the worker that reads it. */
 void isp_engine_route(struct isp_engine *e, const struct isp_packet *p, unsigned n,
-		      unsigned reader, uint64_t *dest);
+		      uint64_t *dest);
 /* Close the windows that ended by now_ns (a partial engine keeps them for
  * the merger; UINT64_MAX: every window). */
 void isp_engine_tick(struct isp_engine *e, uint64_t now_ns);

@@ -99,10 +99,9 @@ static void worker_free(void *w)
 	(void)w;        /* the rules own their engines: counters outlive the pipeline */
 }
 
-static void route(void *w, const struct isp_packet *p, unsigned n, unsigned reader,
-		  uint64_t *dest)
+static void route(void *w, const struct isp_packet *p, unsigned n, uint64_t *dest)
 {
-	isp_engine_route(((struct rules_worker *)w)->e, p, n, reader, dest);
+	isp_engine_route(((struct rules_worker *)w)->e, p, n, dest);
 }
 
 static bool local_only(void *w)
