@@ -133,8 +133,7 @@ static unsigned l4s_stride(uint16_t bitmap, unsigned hop_ml)
 
 /* v1.0 header: Ver 4 · Rep 2 · C · E · M · reserved 10 · HopML 5 · RemainingHopCnt 8 */
 static inline __attribute__((always_inline)) enum isp_verdict
-decode_v10(const uint8_t *md, unsigned stack_bytes,
-				   struct int_state *s, bool l4s)
+decode_v10(const uint8_t *md, unsigned stack_bytes, struct int_state *s, bool l4s)
 {
 	uint32_t w0 = isp_be32(md);
 
@@ -163,8 +162,7 @@ decode_v10(const uint8_t *md, unsigned stack_bytes,
 /* v2.x header: Ver 4 · D · E · M · reserved 12 · HopML 5 · RemainingHopCnt 8,
  * bitmap 16 · DS ID 16, DS instruction 16 · DS flags 16 */
 static inline __attribute__((always_inline)) enum isp_verdict
-decode_v2(const uint8_t *md, unsigned stack_bytes,
-				  struct int_state *s)
+decode_v2(const uint8_t *md, unsigned stack_bytes, struct int_state *s)
 {
 	uint32_t w0 = isp_be32(md);
 
