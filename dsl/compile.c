@@ -308,6 +308,7 @@ void free_erule(struct erule *r)
 		free(r->tmpl[k].text);
 	free(r->tmpl);
 	free(r->channels);
+	free(r->reads.slot);
 }
 
 static bool put_text(char **buf, size_t *len, size_t *cap, const char *t)
@@ -429,6 +430,7 @@ static bool compile_event(struct compiler *c, const struct cfg_section *s)
 	struct erule r = { .event_slot = -1, .threshold = -1, .max_keys = 65536,
 			   .format = p->default_format };
 	const struct cfg_kv *kv;
+	reads_begin(c, &r.reads);
 	if ((kv = find_kv(s, "event"))) {
 		const char *name;
 		if (get_string(c, kv, &name))
@@ -480,6 +482,7 @@ static bool compile_event(struct compiler *c, const struct cfg_section *s)
 			  &r.text);
 	if (ok && r.format == FMT_TEMPLATE)
 		ok &= compile_template(c, find_kv(s, "output-format"), &r);
+	ok = reads_end(c, ok);
 	if (!ok || !enabled) {
 		free_erule(&r);
 		return ok;
@@ -508,6 +511,7 @@ static void free_qrule(struct qrule *r)
 	}
 	free(r->items);
 	free(r->channels);
+	free(r->reads.slot);
 }
 
 static bool compile_query(struct compiler *c, const struct cfg_section *s)
@@ -532,6 +536,7 @@ static bool compile_query(struct compiler *c, const struct cfg_section *s)
 			   .format = p->default_format };
 	const struct cfg_kv *kv;
 	double d;
+	reads_begin(c, &r.reads);
 	/* 0: MMT-Probe's "no period", one window to the end of the input */
 	if ((kv = find_kv(s, "ms-period")) && (ok &= get_number(c, kv, 0, 1e12, &d)))
 		r.period_ns = d > 0 ? (uint64_t)(d * 1e6) : UINT64_C(1) << 62;
@@ -581,6 +586,7 @@ static bool compile_query(struct compiler *c, const struct cfg_section *s)
 			ok = false;
 		}
 	}
+	ok = reads_end(c, ok);
 	if (!ok || !enabled) {
 		free_qrule(&r);
 		return ok;

@@ -19,8 +19,53 @@ static const char *ty_name(enum ty t)
 	return n[t];
 }
 
+void reads_begin(struct compiler *c, struct rule_reads *reads)
+{
+	*reads = (struct rule_reads){ 0 };
+	c->reads = reads;
+}
+
+bool reads_end(struct compiler *c, bool ok)
+{
+	if (c->reads && ok)
+		c->reads->known = true;
+	c->reads = NULL;
+	return ok;
+}
+
+/* Slot into the rule's reads; false when out of memory. */
+static bool reads_add(struct compiler *c, int slot)
+{
+	struct rule_reads *r = c->reads;
+
+	if (!r)
+		return true;
+	for (unsigned i = 0; i < r->n; i++)
+		if (r->slot[i] == slot)
+			return true;
+	int *s = realloc(r->slot, (r->n + 1) * sizeof(*s));
+	if (!s)
+		return false;
+	r->slot = s;
+	s[r->n++] = slot;
+	return true;
+}
+
+static int slot_of_name(struct compiler *c, const char *name, const struct dsl_loc *loc,
+			bool *per_hop, enum ty *ty);
+
 int compile_slot(struct compiler *c, const char *name, const struct dsl_loc *loc,
 		 bool *per_hop, enum ty *ty)
+{
+	int slot = slot_of_name(c, name, loc, per_hop, ty);
+
+	if (slot >= 0 && !reads_add(c, slot))
+		return -1;
+	return slot;
+}
+
+static int slot_of_name(struct compiler *c, const char *name, const struct dsl_loc *loc,
+			bool *per_hop, enum ty *ty)
 {
 	struct isp_program *p = c->prog;
 	struct isp_attr_ref ref;

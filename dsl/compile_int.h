@@ -12,7 +12,13 @@ struct compiler {
 	const struct isp_registry *reg;
 	struct isp_program *prog;
 	const struct cfg_kv *cache_period;      /* output { cache-period } */
+	struct rule_reads *reads;       /* the rule being compiled: every slot it names */
 };
+
+/* Between them, every slot compile_slot gives goes into *reads (listed
+ * once); reads_end marks the list complete when the rule compiled. */
+void reads_begin(struct compiler *c, struct rule_reads *reads);
+bool reads_end(struct compiler *c, bool ok);
 
 enum ty { TY_ERR, TY_NUM, TY_ADDR4, TY_ADDR6, TY_MAC, TY_STR };
 

@@ -148,6 +148,7 @@ bool compile_metrics(struct compiler *c, const struct cfg_section *s)
 				return false;
 			}
 		}
+		reads_begin(c, &r.reads);
 		ok &= (r.name = strdup(name)) != NULL;
 		ok = ok && add_slots(c, mt->keys, &s->loc, &r.key_slots, NULL, &r.nkey);
 		ok = ok && add_slots(c, mt->cond, &s->loc, &r.delta_slots, NULL, &r.ndelta);
@@ -174,6 +175,7 @@ bool compile_metrics(struct compiler *c, const struct cfg_section *s)
 		event_flow_slots(c, &r, &s->loc);
 		ok &= channel_list(c, find_kv(s, "output-channel"), &r.channels, &r.nchannels);
 		ok = ok && (r.text = section_text(s, name)) != NULL;
+		ok = reads_end(c, ok);
 		if (!ok || !enabled) {
 			free_erule(&r);
 			continue;

@@ -73,6 +73,37 @@ void isp_item_from_msg(struct isp_packet *p, const struct spsc_msg *m)
 		p->data = m->data;
 }
 
+void isp_values_to_msg(struct spsc_msg *m, const struct isp_packet *p, const uint8_t *vals,
+		       size_t n, uint64_t aux)
+{
+	m->kind = SPSC_VALUES;
+	m->report_index = p->report_index;
+	m->by_ref = 0;
+	m->caplen = (uint32_t)n;
+	m->wirelen = p->wirelen;
+	m->ts_ns = p->ts_ns;
+	m->index = p->index;
+	m->aux = aux;
+	memcpy(m->data, vals, n);
+}
+
+void isp_values_head(struct isp_packet *p, const struct spsc_msg *m)
+{
+	p->data = NULL;
+	p->caplen = 0;
+	p->wirelen = m->wirelen;
+	p->ts_ns = m->ts_ns;
+	p->index = m->index;
+	p->report_index = m->report_index;
+	p->nlayers = 0;
+	p->report_count = 0;
+	p->malformed = 0;
+	p->malformed_proto = 0;
+	p->report_layer = 0xff;
+	p->backlog = 0;
+	p->protos = 0;
+}
+
 uint64_t isp_item_hash(const struct isp_packet *p, uint16_t ip4, uint16_t ip6)
 {
 	const uint8_t *a = NULL, *b = NULL;

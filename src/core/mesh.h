@@ -31,6 +31,13 @@ size_t isp_item_msg_size(const struct isp_packet *p, bool by_ref);
 void isp_item_to_msg(struct spsc_msg *m, const struct isp_packet *p, bool by_ref, uint64_t aux);
 void isp_item_from_msg(struct isp_packet *p, const struct spsc_msg *m);
 
+/* An item as the values its rules read (ops.pack, n bytes) and back: the
+ * packet read back has the item's time, position and lengths, no layer
+ * and no byte; its values are m->data, m->caplen bytes. */
+void isp_values_to_msg(struct spsc_msg *m, const struct isp_packet *p, const uint8_t *vals,
+		       size_t n, uint64_t aux);
+void isp_values_head(struct isp_packet *p, const struct spsc_msg *m);
+
 /* A FIFO of messages in a worker's own memory (grows; kept between uses). */
 struct isp_fifo {
 	uint8_t *buf;

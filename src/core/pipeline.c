@@ -45,18 +45,32 @@ static void route(struct worker *me, const struct isp_packet *p)
 		me->dest[isp_item_hash(p, pl->ip4, pl->ip6) % pl->n] = ISP_ROUTE_ALL;
 }
 
+/* The values the rules `what` read of p, packed in me->vals: their bytes,
+ * or 0 when the item must go whole. */
+static size_t pack(struct worker *me, const struct isp_packet *p, uint64_t what)
+{
+	struct isp_pipeline *pl = me->pl;
+
+	return pl->ops.pack && pl->ops.item_packed ?
+	       pl->ops.pack(me->ctx, p, what, me->vals, sizeof(me->vals)) : 0;
+}
+
 static bool send_item(struct worker *me, unsigned to, const struct isp_packet *p, uint64_t what,
 		      bool wait)
 {
 	struct isp_pipeline *pl = me->pl;
+	size_t nv = pack(me, p, what);
 	struct spsc_msg *m = isp_mesh_reserve(pl->mesh, me->id, to,
-					      isp_item_msg_size(p, pl->by_ref), wait);
+					      nv ? nv : isp_item_msg_size(p, pl->by_ref), wait);
 
 	if (!m) {       /* a live input: waiting would lose packets upstream */
 		atomic_fetch_add_explicit(&pl->dropped, 1, memory_order_relaxed);
 		return false;
 	}
-	isp_item_to_msg(m, p, pl->by_ref, what);
+	if (nv)
+		isp_values_to_msg(m, p, me->vals, nv, what);
+	else
+		isp_item_to_msg(m, p, pl->by_ref, what);
 	isp_mesh_publish(pl->mesh, me->id, to, m);
 	return true;
 }
@@ -64,13 +78,31 @@ static bool send_item(struct worker *me, unsigned to, const struct isp_packet *p
 static void defer_item(struct worker *me, const struct isp_packet *p, uint64_t what)
 {
 	/* own items point to their bytes: the batch keeps them until handled */
-	struct spsc_msg *m = isp_fifo_push(&me->defer, isp_item_msg_size(p, true));
+	size_t nv = pack(me, p, what);
+	struct spsc_msg *m = isp_fifo_push(&me->defer, nv ? nv : isp_item_msg_size(p, true));
 
 	if (!m) {       /* out of memory: lost, and counted */
 		atomic_fetch_add_explicit(&me->pl->dropped, 1, memory_order_relaxed);
 		return;
 	}
-	isp_item_to_msg(m, p, true, what);
+	if (nv)
+		isp_values_to_msg(m, p, me->vals, nv, what);
+	else
+		isp_item_to_msg(m, p, true, what);
+}
+
+void pl_item_msg(struct worker *me, struct isp_packet *into, const struct spsc_msg *m)
+{
+	struct isp_pipeline *pl = me->pl;
+
+	if (m->kind == SPSC_VALUES) {
+		isp_values_head(into, m);
+		pl->ops.item_packed(me->ctx, into, m->data, m->caplen, m->aux);
+	} else {
+		isp_item_from_msg(into, m);
+		pl->ops.item(me->ctx, into, m->aux);
+	}
+	me->handled++;
 }
 
 /* An item to every worker its route names: to the others over the mesh

@@ -53,6 +53,15 @@ struct isp_pipeline_ops {
 	/* optional, n > 1: the item route was last given, on this worker,
 	 * to this worker (what route fetched of it is at hand) */
 	void (*item_routed)(void *w, const struct isp_packet *p, uint64_t what);
+	/* optional, n > 1: the values the rules `what` read of p (route was
+	 * just given p), packed into out (at most room bytes), so that the
+	 * item travels as them instead of its dissection and bytes; 0: one
+	 * of those rules needs the packet, which then travels whole */
+	size_t (*pack)(void *w, const struct isp_packet *p, uint64_t what, uint8_t *out, size_t room);
+	/* an item as pack made it: vals (len bytes), and p, which gives its
+	 * time, position and lengths only (no layer, no byte) */
+	void (*item_packed)(void *w, const struct isp_packet *p, const uint8_t *vals, size_t len,
+			    uint64_t what);
 	/* time has reached now_ns: close the windows that ended */
 	void (*tick)(void *w, uint64_t now_ns);
 	/* a live input went idle: hand on what waits in batches */

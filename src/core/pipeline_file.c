@@ -95,8 +95,6 @@ static inline void claim_turn(struct worker *me, struct ordered *o)
 static void handle_own(struct worker *me, struct ordered *o)
 {
 	unsigned k = 0;
-
-	struct isp_pipeline *pl = me->pl;
 	struct spsc_msg *m;
 
 	while ((m = isp_fifo_peek(&me->defer))) {
@@ -110,9 +108,7 @@ static void handle_own(struct worker *me, struct ordered *o)
 			pl_barrier(me, ts);
 			continue;
 		}
-		isp_item_from_msg(&me->own, m);
-		pl->ops.item(me->ctx, &me->own, m->aux);
-		me->handled++;
+		pl_item_msg(me, &me->own, m);
 		isp_fifo_pop(&me->defer);
 		if (++k % CLAIM_EVERY == 0)
 			claim_turn(me, o);
@@ -134,11 +130,8 @@ static int handle_batch_of(struct worker *me, struct ordered *o, uint64_t bb)
 		k++;
 		uint8_t kind = m->kind;
 		uint64_t ts = m->ts_ns;
-		if (kind == SPSC_PACKET) {
-			isp_item_from_msg(&me->peer, m);
-			pl->ops.item(me->ctx, &me->peer, m->aux);
-			me->handled++;
-		}
+		if (kind == SPSC_PACKET || kind == SPSC_VALUES)
+			pl_item_msg(me, &me->peer, m);
 		isp_mesh_release(pl->mesh, from, me->id, m);
 		if (kind == SPSC_TICK)
 			pl_barrier(me, ts);

@@ -14,6 +14,7 @@
 #include "pipeline.h"
 #include "spsc.h"
 
+#define VALS_MAX 4096           /* an item's values, most: larger ones go whole */
 #define AHEAD 8                 /* files: own batches dissected ahead of handling */
 
 struct worker {
@@ -31,6 +32,7 @@ struct worker {
 	struct isp_batch batch[AHEAD];  /* own batches read, not yet handled */
 	struct isp_fifo defer;          /* their items, handled after earlier batches */
 	uint64_t dest[ISP_MAX_WORKERS];
+	uint8_t vals[VALS_MAX];         /* an item's values (ops.pack), before they go */
 	char err[256];
 	/* counters published for isp_pipeline_sample: copied by the worker
 	 * itself when asked (pl_publish), read by any thread under snap_mu */
@@ -90,6 +92,9 @@ struct isp_pipeline {
  * mesh (wait: for room, else drop and count), this one in place, or set
  * aside until the batches before its own are handled. */
 void pl_dispatch(struct worker *me, const struct isp_packet *p, bool in_place, bool wait);
+/* Run the rules on an item message (its values, or its dissection read
+ * back into `into`), and count it handled. */
+void pl_item_msg(struct worker *me, struct isp_packet *into, const struct spsc_msg *m);
 /* One step of a wait (spills the worker's inbound rings past a while). */
 void pl_wait_step(void *ctx, unsigned *spins);
 /* Close windows at ts; the last worker to arrive merges them all. */

@@ -69,9 +69,7 @@ static unsigned drain_from(struct worker *me, unsigned from, unsigned budget, bo
 			*at_tick = true;
 			break;
 		}
-		isp_item_from_msg(&me->peer, m);
-		pl->ops.item(me->ctx, &me->peer, m->aux);
-		me->handled++;
+		pl_item_msg(me, &me->peer, m);
 		isp_mesh_release(pl->mesh, from, me->id, m);
 		done++;
 	}

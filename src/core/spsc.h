@@ -19,7 +19,7 @@
 #include <sched.h>
 #include <time.h>
 
-enum spsc_kind { SPSC_PACKET = 1, SPSC_TICK, SPSC_END, SPSC_WRAP, SPSC_BATCH };
+enum spsc_kind { SPSC_PACKET = 1, SPSC_TICK, SPSC_END, SPSC_WRAP, SPSC_BATCH, SPSC_VALUES };
 
 struct spsc_msg {
 	uint32_t size;          /* bytes of this message, header included, aligned */

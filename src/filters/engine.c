@@ -135,7 +135,7 @@ struct isp_engine *isp_engine_new(const struct isp_program *prog, const struct i
 		isp_engine_free(e);
 		return NULL;
 	}
-	if (rc != 0)
+	if (rc != 0 || carry_init(e) != 0)
 		goto oom;
 	const char *rule = NULL, *kind = NULL, *what = NULL;
 	for (unsigned i = 0; i < prog->nevents && !rule; i++)
@@ -531,6 +531,7 @@ void isp_engine_free(struct isp_engine *e)
 	if (!e)
 		return;
 	dta_engine_free(e);
+	carry_free(e);
 	free(e->pub);
 	free(e->saved_bit);
 	pthread_mutex_destroy(&e->pub_mu);

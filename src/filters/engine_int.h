@@ -158,6 +158,13 @@ struct isp_engine {
 	struct ctl_cmd *ctl_q[ENGINE_CTL_MAX];
 	unsigned ctl_n;
 	uint64_t *saved_bit;
+	/* items to other workers as values (carry.c): the route bits whose
+	 * rules list what they read, the slots of the last `what` packed */
+	uint64_t carry_bits, carry_what;
+	int *carry_list;
+	unsigned ncarry;
+	uint32_t *carry_mark, carry_stamp;
+	uint64_t carry_bad;             /* packed items that did not parse: none */
 	uint8_t keybuf[16 * (6 + 8 * ISP_MAX_HOPS) + ISP_STR_MAX * 16];
 	char keytext[1024];
 };
@@ -173,6 +180,16 @@ void isp_engine_item(struct isp_engine *e, const struct isp_packet *p, uint64_t 
 /* Several workers: the item route was last called for, on this engine,
  * whose values route fetched are at hand. */
 void isp_engine_item_routed(struct isp_engine *e, const struct isp_packet *p, uint64_t what);
+/* Items as values (carry.c). carry_init after the routes; pack: the
+ * values the rules `what` read of p into out (room bytes), 0 when one of
+ * them needs the packet or they do not fit; item_packed: run the rules
+ * `what` on them, p giving the item's time and position only. */
+int carry_init(struct isp_engine *e);
+void carry_free(struct isp_engine *e);
+size_t isp_engine_pack(struct isp_engine *e, const struct isp_packet *p, uint64_t what,
+		       uint8_t *out, size_t room);
+void isp_engine_item_packed(struct isp_engine *e, const struct isp_packet *p,
+			    const uint8_t *vals, size_t len, uint64_t what);
 /* Where an item goes among n workers (see struct route). */
 /* Every rule runs where its item was read (query reports whose windows
  * merge from any split): nothing to route, no order between workers. */

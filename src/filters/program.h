@@ -51,6 +51,16 @@ struct qitem {
 	struct cx *arg;         /* NULL for count() */
 };
 
+/* Every attribute slot a rule reads, listed as it was compiled: what
+ * another worker fetches for it when its item travels as values
+ * (src/filters/carry.c). known = false: not listed, the item travels
+ * whole. */
+struct rule_reads {
+	int *slot;
+	unsigned n;
+	bool known;
+};
+
 /* The formats a rule's channels take (isp_program_bind_channels): a
  * channel with a format of its own (its format key, or its type's: InfluxDB)
  * gets records in it, the others the rule's. A record is encoded once per
@@ -77,6 +87,7 @@ struct qrule {
 	int *channels;          /* indexes into program->channels */
 	unsigned nchannels;
 	struct rule_formats fmts;
+	struct rule_reads reads;
 };
 
 struct erule {
@@ -108,6 +119,7 @@ struct erule {
 	int *channels;
 	unsigned nchannels;
 	struct rule_formats fmts;
+	struct rule_reads reads;
 };
 
 /* A flow monitor's own counter: sum or max of a numeric attribute (a

@@ -119,6 +119,17 @@ static void item_routed(void *w, const struct isp_packet *p, uint64_t what)
 	isp_engine_item_routed(((struct rules_worker *)w)->e, p, what);
 }
 
+static size_t pack(void *w, const struct isp_packet *p, uint64_t what, uint8_t *out, size_t room)
+{
+	return isp_engine_pack(((struct rules_worker *)w)->e, p, what, out, room);
+}
+
+static void item_packed(void *w, const struct isp_packet *p, const uint8_t *vals, size_t len,
+			uint64_t what)
+{
+	isp_engine_item_packed(((struct rules_worker *)w)->e, p, vals, len, what);
+}
+
 static void tick(void *w, uint64_t now_ns)
 {
 	isp_engine_tick(((struct rules_worker *)w)->e, now_ns);
@@ -228,6 +239,8 @@ const struct isp_pipeline_ops isp_rules_ops = {
 	.local_only = local_only,
 	.item = item,
 	.item_routed = item_routed,
+	.pack = pack,
+	.item_packed = item_packed,
 	.tick = tick,
 	.flush = flush,
 	.merge = merge,

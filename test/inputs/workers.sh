@@ -53,6 +53,14 @@ event-report absent-attribute {
   delta-key = {"ip.src", "ip.dst"}
   attributes = {"ip.src", "int.hop_tx_utilizes"}
 }
+event-report value-kinds {
+  event = "int.latency"
+  where = "udp.src_port > 0"
+  delta-cond = {"int.latency"}
+  delta-key = {"eth.src", "ip.dst"}
+  attributes = {"eth.src", "eth.dst", "meta.proto_hierarchy", "meta.caplen", "meta.timestamp", "ip.tos",
+                "udp.src_port", "int.hop_egress_times", "int.hop_latencies", "int.hop_tx_utilizes"}
+}
 event-report per-path-queue {
   event = "int.hop_queue_occups"
   delta-cond = {"int.hop_queue_occups"}
@@ -95,7 +103,7 @@ for cap in inline reports; do
 	grep '"type":"query"' "$tmp/$cap.1" >"$tmp/$cap.q1"
 	grep '"type":"event"' "$tmp/$cap.1" | sort >"$tmp/$cap.e1"
 	[ -s "$tmp/$cap.q1" ] && [ -s "$tmp/$cap.e1" ] || bad "$cap: no records"
-	for r in per-length per-path-queue flow-delta global-band; do
+	for r in per-length per-path-queue flow-delta global-band value-kinds; do
 		grep -q "\"report\":\"$r\"" "$tmp/$cap.1" || bad "$cap: no records of $r"
 	done
 	for n in 2 4; do
