@@ -151,9 +151,21 @@ size_t isp_engine_pack(struct isp_engine *e, const struct isp_packet *p, uint64_
 		o += ENTRY_HEAD;
 		if (!v)
 			continue;
-		memcpy(o, v, VALUE_HEAD);
-		copy_payload(o + VALUE_HEAD, &v->v, n);
-		o += VALUE_HEAD + n;
+		/* field by field, as the getter just stored them: one wider
+		 * load across its narrow stores would wait for them to retire */
+		o[0] = v->type;
+		o[1] = v->is_array;
+		o[2] = v->count;
+		o[3] = 0;
+		memcpy(o + 4, &v->missing, 4);
+		o += VALUE_HEAD;
+		if (v->is_array) {
+			for (size_t i = 0; i < n / 8; i++)
+				memcpy(o + 8 * i, &v->v.arr[i], 8);
+		} else {
+			copy_payload(o, &v->v, n);
+		}
+		o += n;
 	}
 	return (size_t)(o - out);
 }

@@ -373,6 +373,14 @@ void isp_rules_print_stats(const struct isp_rules *r, bool published, FILE *out)
 		}
 	}
 	free(c);
+	/* at the end only (the workers' own counters): none is ever made so */
+	uint64_t bad = 0;
+	for (unsigned i = 0; !published && i < r->n; i++)
+		bad += r->worker[i] ? r->worker[i]->carry_bad : 0;
+	if (bad)
+		fprintf(out, "intspect: %llu items passed between workers as values could not be "
+			"read back and were not handled (a bug: please report it)\n",
+			(unsigned long long)bad);
 	if (r->prog->ndta && r->stores) {
 		struct dta_counts dc;
 		memset(&dc, 0, sizeof(dc));
