@@ -194,6 +194,8 @@ static bool unpack(struct isp_engine *e, const uint8_t *in, size_t len)
 		if ((size_t)(end - in) < VALUE_HEAD + n || n > sizeof(s->v.v))
 			return false;
 		memcpy(&s->v, in, VALUE_HEAD);
+		if (s->v.is_array && (size_t)s->v.count * 8u != n)
+			return false;
 		copy_payload(&s->v.v, in + VALUE_HEAD, n);
 		if (s->v.type == ISP_T_STRING && !s->v.is_array && n)
 			s->v.v.str[n - 1] = 0;

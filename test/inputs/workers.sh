@@ -7,7 +7,9 @@
 # is not the flow and depends on order: diff() per hop count (many flows), an
 # event per switch path and queues; an event whose attribute is absent
 # though its protocol is there (routed by the protocol, decided by its
-# owner: no record, the same counters). Capture files are read as shares
+# owner: no record, the same counters); rules whose items reach their
+# owner as values of every kind (a MAC key, strings, meta attributes,
+# 64-bit per-hop values, IPv6 addresses). Capture files are read as shares
 # (mapped, and through libpcap from standard input and pcapng).
 set -u
 src=${top_srcdir:-.}
@@ -215,6 +217,22 @@ for f in inline.pcap inline.pcapng; do
 		ok "decode only, $f, 2 workers: the counters of 1" ||
 		{ bad "decode only, $f, 2 workers: counters differ"; diff "$tmp/d1" "$tmp/d2" | head -4; }
 done
+# IPv6 keys and values (16 bytes each, carried to the key's owner)
+"$bld/intgen" -o "$tmp/v6.pcap" -n 6000 --flows 30 --hops 1-4 --seed 11 --ipv6 2>/dev/null
+cat >"$tmp/v6.conf" <<CONF
+event-report v6-flow {
+  event = "int.hop_latencies"
+  delta-cond = {"int.hop_latencies"}
+  delta-band = 100
+  delta-key = {"ipv6.src", "ipv6.dst"}
+  attributes = {"ipv6.src", "ipv6.dst", "int.hop_latencies", "meta.packet_index"}
+}
+CONF
+"$bld/intspect" -C "$tmp/v6.conf" -r "$tmp/v6.pcap" -w 1 2>/dev/null | sort >"$tmp/v6.1"
+"$bld/intspect" -C "$tmp/v6.conf" -r "$tmp/v6.pcap" -w 2 2>/dev/null | sort >"$tmp/v6.2"
+grep -q '"ipv6.src":"[0-9a-f:]*"' "$tmp/v6.1" && cmp -s "$tmp/v6.1" "$tmp/v6.2" &&
+	ok "IPv6 keys, 2 workers: the records of 1 ($(wc -l <"$tmp/v6.1") records)" ||
+	{ bad "IPv6 keys, 2 workers: records differ"; diff "$tmp/v6.1" "$tmp/v6.2" | head -4; }
 # more rules with per-key state than an item's route can name: refused on
 # several workers, with the reason; one worker runs them all
 i=0
