@@ -71,6 +71,7 @@ static bool send_item(struct worker *me, unsigned to, const struct isp_packet *p
 		isp_values_to_msg(m, p, me->vals, nv, what);
 	else
 		isp_item_to_msg(m, p, pl->by_ref, what);
+	*(nv ? &me->moved_values : &me->moved_whole) += 1;
 	isp_mesh_publish(pl->mesh, me->id, to, m);
 	return true;
 }
@@ -89,6 +90,7 @@ static void defer_item(struct worker *me, const struct isp_packet *p, uint64_t w
 		isp_values_to_msg(m, p, me->vals, nv, what);
 	else
 		isp_item_to_msg(m, p, true, what);
+	*(nv ? &me->moved_values : &me->moved_whole) += 1;
 }
 
 void pl_item_msg(struct worker *me, struct isp_packet *into, const struct spsc_msg *m)
@@ -684,6 +686,17 @@ void isp_pipeline_report(const struct isp_pipeline *pl, FILE *out)
 			fprintf(out, "%s%llu", i ? " + " : " ",
 				(unsigned long long)atomic_load(&pl->w[i].items));
 		fprintf(out, " items\n");
+		/* in what form items crossed (or waited): values unless a rule
+		 * needs the packet (src/filters/carry.c) */
+		uint64_t vals = 0, whole = 0;
+		for (unsigned i = 0; i < pl->n; i++) {
+			vals += pl->w[i].moved_values;
+			whole += pl->w[i].moved_whole;
+		}
+		if (vals + whole)
+			fprintf(out, "intspect: %llu items went to another worker or waited: %llu as "
+				"their rules' values, %llu dissected\n", (unsigned long long)(vals + whole),
+				(unsigned long long)vals, (unsigned long long)whole);
 	}
 	uint64_t krecv = 0, kdrop = 0;
 	bool any = false;

@@ -33,6 +33,9 @@ struct worker {
 	struct isp_fifo defer;          /* their items, handled after earlier batches */
 	uint64_t dest[ISP_MAX_WORKERS];
 	uint8_t vals[VALS_MAX];         /* an item's values (ops.pack), before they go */
+	/* items sent to another worker or set aside: as values, dissected
+	 * (read once the workers have stopped) */
+	uint64_t moved_values, moved_whole;
 	char err[256];
 	/* counters published for isp_pipeline_sample: copied by the worker
 	 * itself when asked (pl_publish), read by any thread under snap_mu */

@@ -120,7 +120,8 @@ for cap in inline reports; do
 			|| { bad "$cap: event records differ with $n workers"; diff "$tmp/$cap.e1" "$tmp/$cap.en" | head -4; }
 		grep -v "s, " "$tmp/$cap.1.err" | grep -v -e "packets/s" -e "^intspect: note:" >"$tmp/c1"
 		grep -v "s, " "$tmp/$cap.$n.err" | grep -v -e "packets/s" -e "^intspect: note:" \
-			-e "workers read .* shares" -e "workers handled .* items" >"$tmp/cn"
+			-e "workers read .* shares" -e "workers handled .* items" \
+			-e "items went to another worker" >"$tmp/cn"
 		cmp -s "$tmp/c1" "$tmp/cn" && ok "$cap: counters of $n workers = 1 worker" \
 			|| { bad "$cap: counters differ with $n workers"; diff "$tmp/c1" "$tmp/cn" | head -6; }
 		line=$(grep "workers read .* shares:" "$tmp/$cap.$n.err")
@@ -168,8 +169,24 @@ sys.exit(0 if len(counts) == int(sys.argv[1]) and sum(counts) == int(sys.argv[2]
 		else
 			bad "$cap: items per worker: '$line', $items items"
 		fi
+		# an event's items reach their owner as values, never dissected
+		moved=$(sed -n 's/^intspect: \([0-9]*\) items went to another worker or waited: \([0-9]*\) as their rules. values, \([0-9]*\) dissected$/\1 \2 \3/p' "$tmp/items.err")
+		set -- $moved
+		if [ $# -eq 3 ] && [ "$1" -gt 0 ] && [ "$2" = "$1" ] && [ "$3" = 0 ]; then
+			ok "$cap: $n workers: the $1 items that moved went as values"
+		else
+			bad "$cap: $n workers: items moved: '$moved'"
+		fi
 	done
 done
+# a flow monitor reads its packet itself: its items go dissected
+printf 'flow-monitor fm { match = {"ip.src", "udp.dst_port"}; query-interval = 200 }\n' >"$tmp/fm.conf"
+"$bld/intspect" -C "$tmp/fm.conf" -r "$tmp/inline.pcap" -w 2 >/dev/null 2>"$tmp/fm.err"
+moved=$(sed -n 's/^intspect: \([0-9]*\) items went to another worker or waited: \([0-9]*\) as their rules. values, \([0-9]*\) dissected$/\1 \2 \3/p' "$tmp/fm.err")
+set -- $moved
+[ $# -eq 3 ] && [ "$1" -gt 0 ] && [ "$2" = 0 ] && [ "$3" = "$1" ] &&
+	ok "flow monitor, 2 workers: the $1 items that moved went dissected" ||
+	bad "flow monitor, 2 workers: items moved: '$moved'"
 # a query without diff() merges its windows whatever worker saw what, and
 # so does one whose diff() feeds sum, avg, count or rate (they keep the
 # window's ends): each item stays with the worker that read it (one item a
