@@ -541,16 +541,19 @@ START_TEST(gre_carrier)
 }
 END_TEST
 
-/* Length fields that lie are counted per reason and never read past. */
-/* The per-layout rows the decoder keeps (int_fo_rows) and int_field_find
- * agree with the layout rules they are derived from, for every layout,
- * bitmap and field. */
+/* The per-layout rows the decoder keeps (int_fo_rows), int_field_find
+ * and the hop sizes it reads from a table (int_hop_bytes) agree with the
+ * layout rules they are derived from, for every layout, bitmap and field. */
 START_TEST(layout_rows)
 {
 	int_layout_init();
 	for (unsigned k = 0; k < INT_LAYOUT__COUNT; k++) {
 		for (unsigned b = 0; b <= 0xffff; b++) {
 			uint64_t row = int_fo_row((enum int_layout_kind)k, (uint16_t)b);
+			unsigned size = int_hop_size((enum int_layout_kind)k, (uint16_t)b);
+			if (size != int_hop_size_rule((enum int_layout_kind)k, (uint16_t)b))
+				ck_abort_msg("layout %u bitmap %#x: hop size %u, want %u", k, b, size,
+					     int_hop_size_rule((enum int_layout_kind)k, (uint16_t)b));
 			for (unsigned bit = 0; bit <= INT_BIT_L4S; bit++) {
 				enum int_layout_kind kk = (enum int_layout_kind)k;
 				unsigned want_size = bit == INT_BIT_L4S ?

@@ -92,7 +92,7 @@ static enum isp_verdict decode_v05(const uint8_t *md, unsigned stack_bytes,
 
 	s->family = 0;
 	s->version = (uint8_t)isp_bits32(w0, 0, 4);
-	s->flags |= (isp_bits32(w0, 6, 1) ? INT_F_C : 0) | (isp_bits32(w0, 7, 1) ? INT_F_E : 0);
+	s->flags |= (uint8_t)(isp_bits32(w0, 6, 2) << 1);      /* C · E */
 	s->hop_ml = (uint8_t)isp_bits32(w0, 11, 5);
 	s->max_hop_cnt = (uint8_t)isp_bits32(w0, 16, 8);
 	s->hop_cnt = (uint8_t)isp_bits32(w0, 24, 8);
@@ -139,9 +139,7 @@ decode_v10(const uint8_t *md, unsigned stack_bytes, struct int_state *s, bool l4
 
 	s->family = 1;
 	s->version = (uint8_t)isp_bits32(w0, 0, 4);
-	s->flags |= (isp_bits32(w0, 6, 1) ? INT_F_C : 0) |
-		    (isp_bits32(w0, 7, 1) ? INT_F_E : 0) |
-		    (isp_bits32(w0, 8, 1) ? INT_F_M : 0);
+	s->flags |= (uint8_t)isp_bits32(w0, 6, 3);              /* C · E · M */
 	s->hop_ml = (uint8_t)isp_bits32(w0, 19, 5);
 	s->hop_cnt = (uint8_t)isp_bits32(w0, 24, 8);
 	s->wire_bitmap = isp_be16(md + 4);
@@ -168,9 +166,8 @@ decode_v2(const uint8_t *md, unsigned stack_bytes, struct int_state *s)
 
 	s->family = 2;
 	s->version = (uint8_t)isp_bits32(w0, 0, 4);
-	s->flags |= (isp_bits32(w0, 4, 1) ? INT_F_D : 0) |
-		    (isp_bits32(w0, 5, 1) ? INT_F_E : 0) |
-		    (isp_bits32(w0, 6, 1) ? INT_F_M : 0);
+	s->flags |= (uint8_t)(isp_bits32(w0, 5, 2) |            /* E · M */
+			      (isp_bits32(w0, 4, 1) ? INT_F_D : 0));
 	s->wire_bitmap = isp_be16(md + 4);
 	s->bitmap = s->wire_bitmap;
 	s->domain_id = isp_be16(md + 6);

@@ -25,6 +25,7 @@ uint64_t int_read_part(const uint8_t *p, unsigned size, enum int_part part,
 }
 
 uint64_t int_fo_rows[INT_LAYOUT__COUNT][256];
+uint8_t int_hop_bytes[INT_LAYOUT__COUNT][2][256];
 
 void int_layout_init(void)
 {
@@ -46,6 +47,9 @@ void int_layout_init(void)
 				row |= fo << 8 * bit;
 			}
 			int_fo_rows[k][hi] = row;
+			/* at most 16 fields of 8 bytes and the L4S word */
+			int_hop_bytes[k][0][hi] = (uint8_t)int_hop_size_rule((enum int_layout_kind)k, bitmap);
+			int_hop_bytes[k][1][hi] = (uint8_t)int_hop_size_rule((enum int_layout_kind)k, (uint16_t)hi);
 		}
 	}
 	done = true;

@@ -71,11 +71,26 @@ static inline unsigned int_fields_bytes(enum int_layout_kind k, uint16_t set)
 	return 4u * isp_popcount16(set) + 4u * isp_popcount16(set & int_layout_masks[k].eight);
 }
 
-/* Bytes of one hop block (without the optional cloud-gaming block). */
-static inline unsigned int_hop_size(enum int_layout_kind k, uint16_t bitmap)
+/* Bytes of one hop block (without the optional cloud-gaming block), by
+ * the layout's rules: what int_hop_bytes is filled from. */
+static inline unsigned int_hop_size_rule(enum int_layout_kind k, uint16_t bitmap)
 {
 	return int_fields_bytes(k, bitmap & (uint16_t)~int_layout_masks[k].zero) +
 	       (int_has_l4s_word(k, bitmap) ? 4u : 0u);
+}
+
+/*
+ * The same from a table (int_layout_init): a hop block's bytes are those
+ * of the high byte's fields plus those of the low byte's (and of the L4S
+ * word, which the low byte decides). Every decoded packet asks, with the
+ * bitmap of the packet before it: two loads from one cache line instead
+ * of four popcounts.
+ */
+extern uint8_t int_hop_bytes[INT_LAYOUT__COUNT][2][256];
+
+static inline unsigned int_hop_size(enum int_layout_kind k, uint16_t bitmap)
+{
+	return (unsigned)int_hop_bytes[k][0][bitmap >> 8] + int_hop_bytes[k][1][bitmap & 0xff];
 }
 
 /* Whether the bitmap asks for the cloud-gaming block in this layout. */
@@ -88,7 +103,7 @@ static inline bool int_has_cg_block(enum int_layout_kind k, uint16_t bitmap)
 static inline unsigned int_field_offset(enum int_layout_kind k, uint16_t bitmap, unsigned bit)
 {
 	if (bit == INT_BIT_CG)
-		return int_hop_size(k, bitmap); /* after everything else */
+		return int_hop_size_rule(k, bitmap); /* after everything else */
 	if (bit == INT_BIT_L4S)
 		bit = 8;        /* the mark/drop word follows bit 7's field */
 	return int_fields_bytes(k, isp_bits_before16(bit) & bitmap &
@@ -152,7 +167,8 @@ uint64_t int_read_part(const uint8_t *p, unsigned size, enum int_part part,
 		       bool *unavailable);
 
 /*
- * Fill int_fo_rows from int_field_offset and int_field_size. Called when
+ * Fill int_fo_rows from int_field_offset and int_field_size, and
+ * int_hop_bytes from int_hop_size_rule. Called when
  * the int protocol registers (start-up, one thread), so that the hot paths
  * read one table row instead of recomputing popcounts of the bitmap, and
  * the layout rules stay written once.

@@ -42,10 +42,14 @@ struct int_state {
 	uint8_t probe;          /* a probe marker precedes the shim */
 };
 
-#define INT_F_D 0x01        /* discard (v2) */
+/* M, E and C in the order of the headers' bits (v1.0: C · E · M, v2: D ·
+ * E · M), so that a decoder takes them with one shift and mask */
+#define INT_F_M 0x01        /* MTU exceeded */
 #define INT_F_E 0x02        /* hop count exceeded */
-#define INT_F_M 0x04        /* MTU exceeded */
-#define INT_F_C 0x08        /* copy (v0.5/v1.0) */
+#define INT_F_C 0x04        /* copy (v0.5/v1.0) */
+#define INT_F_D 0x08        /* discard (v2) */
+_Static_assert(INT_F_M == 1 && INT_F_E == 2 && INT_F_C == 4,
+	       "int_decode.c takes C · E · M as the header's three bits");
 #define INT_F_SWAPPED 0x10  /* bitmap was found in the low byte */
 #define INT_F_HOPML_MISMATCH 0x20 /* HopML disagrees with the bitmap */
 
