@@ -550,9 +550,9 @@ START_TEST(layout_rows)
 	for (unsigned k = 0; k < INT_LAYOUT__COUNT; k++) {
 		for (unsigned b = 0; b <= 0xffff; b++) {
 			uint64_t row = int_fo_row((enum int_layout_kind)k, (uint16_t)b);
-			unsigned size = int_hop_size((enum int_layout_kind)k, (uint16_t)b);
-			if (size != int_hop_size_rule((enum int_layout_kind)k, (uint16_t)b))
-				ck_abort_msg("layout %u bitmap %#x: hop size %u, want %u", k, b, size,
+			unsigned hop = int_hop_size((enum int_layout_kind)k, (uint16_t)b);
+			if (hop != int_hop_size_rule((enum int_layout_kind)k, (uint16_t)b))
+				ck_abort_msg("layout %u bitmap %#x: hop size %u, want %u", k, b, hop,
 					     int_hop_size_rule((enum int_layout_kind)k, (uint16_t)b));
 			for (unsigned bit = 0; bit <= INT_BIT_L4S; bit++) {
 				enum int_layout_kind kk = (enum int_layout_kind)k;
