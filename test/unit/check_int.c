@@ -573,6 +573,90 @@ START_TEST(layout_rows)
 }
 END_TEST
 
+/* The header's flag bits, each alone and all together, in every family:
+ * v0.5 (C, E), v1.0 (C, E, M), v2 (D, E, M); a bit the family has not is
+ * absent. Zero hops: the header alone. */
+static void flags_packet(struct isp_packet *p, struct isp_stats *st, unsigned family,
+			 uint32_t flag_bits)
+{
+	struct tl_buf t = { .n = 0 };
+
+	if (family == 0) {
+		tl_eth_ipv4_udp(&t, 0x20 << 2, 0, 0);
+		t.n -= 8;              /* TCP, for the tail */
+		t.b[IP_OFF + 9] = 6;
+		tl_be16(&t, 40000);
+		tl_be16(&t, 5555);
+		tl_be32(&t, 1);
+		tl_be32(&t, 0);
+		tl_be16(&t, 0x5018);
+		tl_be16(&t, 1024);
+		tl_be32(&t, 0);
+		tl_be32(&t, 0x01000000u | (1 + 2 + 1) << 8);
+		tl_be32(&t, flag_bits | 2u << 16 | 8u << 8);    /* InsCnt 2, Max 8, Total 0 */
+		tl_be32(&t, 0xa0000000u);
+		tl_be32(&t, 0x06005000u | 3 << 2);
+		size_t ip_len = t.n - IP_OFF;
+		t.b[IP_OFF + 2] = (uint8_t)(ip_len >> 8);
+		t.b[IP_OFF + 3] = (uint8_t)ip_len;
+	} else if (family == 1) {
+		tl_eth_ipv4_udp(&t, 0x20 << 2, 1000, 2000);
+		tl_be32(&t, 0x01000000u | (1 + 2) << 8);
+		tl_be32(&t, 0x10000000u | flag_bits | 3u << 8);
+		tl_be32(&t, 0xb0000000u);
+		tl_fix_lengths(&t, IP_OFF);
+	} else {
+		tl_eth_ipv4_udp(&t, 0x20 << 2, 1000, 2000);
+		tl_be32(&t, 0x10000000u | 3u << 16 | 0x11 << 2);
+		tl_be32(&t, 0x20000000u | flag_bits | 3u << 8);
+		tl_be32(&t, 0xb000abcdu);
+		tl_be32(&t, 0x12343456u);
+		tl_fix_lengths(&t, IP_OFF);
+	}
+	tl_dissect(p, st, t.b, t.n, NULL);
+	ck_assert_int_eq(p->malformed, 0);
+	ck_assert_uint_eq(tl_u64(p, "int.num_hop"), 0);
+}
+
+START_TEST(header_flag_bits)
+{
+	static const char *const names[4] = { "int.c_bit", "int.e_bit", "int.m_bit", "int.d_bit" };
+	/* per family, the word-0 bit of each name (0: the family has none) */
+	static const uint32_t bit[3][4] = {
+		{ 0x02000000u, 0x01000000u, 0, 0 },                     /* v0.5 */
+		{ 0x02000000u, 0x01000000u, 0x00800000u, 0 },           /* v1.0 */
+		{ 0, 0x04000000u, 0x02000000u, 0x08000000u },           /* v2 */
+	};
+
+	for (unsigned family = 0; family < 3; family++) {
+		uint32_t all = 0;
+		for (unsigned f = 0; f < 4; f++)
+			all |= bit[family][f];
+		/* each bit alone, then all of them, then none */
+		for (unsigned set = 0; set < 6; set++) {
+			uint32_t on = set < 4 ? bit[family][set] : set == 4 ? all : 0;
+			struct isp_packet p;
+			struct isp_stats st = { 0 };
+
+			if (set < 4 && !on)
+				continue;
+			flags_packet(&p, &st, family, on);
+			ck_assert_uint_eq(tl_u64(&p, "int.version"), family == 0 ? 0 : family == 1 ? 1 : 2);
+			for (unsigned f = 0; f < 4; f++) {
+				if (!bit[family][f]) {
+					ck_assert_msg(!tl_has(&p, names[f]),
+						      "family %u: %s present", family, names[f]);
+					continue;
+				}
+				ck_assert_msg(tl_u64(&p, names[f]) == !!(on & bit[family][f]),
+					      "family %u, bits %#x: %s = %llu", family, on, names[f],
+					      (unsigned long long)tl_u64(&p, names[f]));
+			}
+		}
+	}
+}
+END_TEST
+
 /* 32 hops (the most a packet may have): hop 31's missing bit is the top
  * one; int.latency leaves the unavailable hops out. v1.0, bitmap 0xB000
  * (switch ID, latency, queue: 12 bytes a hop). */
@@ -779,6 +863,7 @@ int main(void)
 	tcase_add_test(tc, geneve_carrier);
 	tcase_add_test(tc, gre_carrier);
 	tcase_add_test(tc, layout_rows);
+	tcase_add_test(tc, header_flag_bits);
 	tcase_add_test(tc, thirty_two_hops);
 	tcase_add_test(tc, fields_beyond_hop_ml);
 	tcase_add_test(tc, malformed_reasons);
