@@ -55,21 +55,6 @@ static void expect_no_cg(const struct isp_packet *p)
 		ck_assert_msg(!tl_has(p, cg_attrs[i]), "%s present", cg_attrs[i]);
 }
 
-static void expect_array(const struct isp_packet *p, const char *name,
-			 const uint64_t *want, unsigned n, uint32_t missing)
-{
-	struct isp_value v;
-
-	ck_assert_msg(tl_get(p, name, &v), "%s absent", name);
-	ck_assert(v.is_array);
-	ck_assert_uint_eq(v.count, n);
-	ck_assert_uint_eq(v.missing, missing);
-	for (unsigned i = 0; i < n; i++)
-		if (!(missing & (1u << i)))
-			ck_assert_msg(v.v.arr[i] == want[i], "%s[%u] = %llu, want %llu", name, i,
-				      (unsigned long long)v.v.arr[i], (unsigned long long)want[i]);
-}
-
 /* INT v1.0 over UDP: 1 hop of `words` words, each word w + the index. */
 static void v10_packet(struct tl_buf *t, uint16_t bitmap, unsigned hop_ml, unsigned words)
 {
@@ -181,8 +166,8 @@ START_TEST(l4s_mark_probability)
 	tl_dissect(&p, &st, t.b, t.n, NULL);
 	ck_assert_int_eq(p.malformed, 0);
 	const uint64_t prob[] = { 1000, 0, 1002 };
-	expect_array(&p, "int.hop_l4s_mark_probability", prob, 3, 1u << 1);
-	expect_array(&p, "int.hop_tx_utilizes", prob, 3, 1u << 1);
+	tl_expect_array(&p, "int.hop_l4s_mark_probability", prob, 3, 1u << 1);
+	tl_expect_array(&p, "int.hop_tx_utilizes", prob, 3, 1u << 1);
 	expect_flags(&p, 0xffff);
 	expect_no_cg(&p);           /* HopML 10 does not count a block */
 
@@ -193,8 +178,8 @@ START_TEST(l4s_mark_probability)
 	ck_assert_int_eq(isp_registry_option(tl_registry(), "int.dialect=auto", err, sizeof(err)), 0);
 	ck_assert_int_eq(p.malformed, 0);
 	const uint64_t mark[] = { 0 }, drop[] = { 0x101 };
-	expect_array(&p, "int.hop_l4s_drop", drop, 1, 0);
-	expect_array(&p, "int.hop_l4s_mark", mark, 1, 0);
+	tl_expect_array(&p, "int.hop_l4s_drop", drop, 1, 0);
+	tl_expect_array(&p, "int.hop_l4s_mark", mark, 1, 0);
 	ck_assert(!tl_has(&p, "int.hop_l4s_mark_probability"));
 	ck_assert(!tl_has(&p, "int.hop_tx_utilizes"));
 
@@ -204,7 +189,7 @@ START_TEST(l4s_mark_probability)
 	ck_assert_int_eq(p.malformed, 0);
 	ck_assert_uint_eq(tl_u64(&p, "int.hop_ml_mismatch"), 0);
 	const uint64_t tx[] = { 0x100 };
-	expect_array(&p, "int.hop_tx_utilizes", tx, 1, 0);
+	tl_expect_array(&p, "int.hop_tx_utilizes", tx, 1, 0);
 	ck_assert(!tl_has(&p, "int.hop_l4s_mark_probability"));
 }
 END_TEST
@@ -267,8 +252,8 @@ START_TEST(cloud_gaming_block)
 	ck_assert_int_eq(p.malformed, 0);
 	ck_assert_uint_eq(tl_u64(&p, "int.num_hop"), 2);
 	const uint64_t sw[] = { 70, 71 }, lat[] = { 500, 501 };
-	expect_array(&p, "int.hop_switch_ids", sw, 2, 0);
-	expect_array(&p, "int.hop_latencies", lat, 2, 0);
+	tl_expect_array(&p, "int.hop_switch_ids", sw, 2, 0);
+	tl_expect_array(&p, "int.hop_latencies", lat, 2, 0);
 	expect_flags(&p, 0xa040);
 	ck_assert(tl_get(&p, "int.cg_ip_src", &v));
 	ck_assert_uint_eq(v.type, ISP_T_IPV4);
@@ -323,7 +308,7 @@ START_TEST(cloud_gaming_block)
 						     err, sizeof(err)), 0);
 		ck_assert_int_eq(p.malformed, 0);
 		ck_assert_uint_eq(tl_u64(&p, "int.num_hop"), 2);
-		expect_array(&p, "int.hop_switch_ids", sw, 2, 0);
+		tl_expect_array(&p, "int.hop_switch_ids", sw, 2, 0);
 		ck_assert_uint_eq(tl_u64(&p, "int.is_cloud_gaming"), 1);
 		ck_assert(tl_has(&p, "int.hop_l4s_mark") == (forced == 1));
 		expect_no_cg(&p);

@@ -73,6 +73,21 @@ bool tl_has(const struct isp_packet *p, const char *name)
 	return tl_get(p, name, &v);
 }
 
+void tl_expect_array(const struct isp_packet *p, const char *name,
+		     const uint64_t *want, unsigned n, uint32_t missing)
+{
+	struct isp_value v;
+
+	ck_assert_msg(tl_get(p, name, &v), "%s absent", name);
+	ck_assert_msg(v.is_array, "%s not an array", name);
+	ck_assert_uint_eq(v.count, n);
+	ck_assert_uint_eq(v.missing, missing);
+	for (unsigned i = 0; i < n; i++)
+		if (!(missing & (1u << i)))
+			ck_assert_msg(v.v.arr[i] == want[i], "%s[%u] = %llu, want %llu", name, i,
+				      (unsigned long long)v.v.arr[i], (unsigned long long)want[i]);
+}
+
 void tl_u8(struct tl_buf *t, unsigned v)
 {
 	ck_assert_uint_lt(t->n, sizeof(t->b));

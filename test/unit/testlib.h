@@ -31,6 +31,11 @@ bool tl_get(const struct isp_packet *p, const char *name, struct isp_value *v);
 uint64_t tl_u64(const struct isp_packet *p, const char *name);
 bool tl_has(const struct isp_packet *p, const char *name);
 
+/* Fail the test unless attribute `name` is an array of n values equal to
+ * want, its missing mask `missing` (missing elements are not compared). */
+void tl_expect_array(const struct isp_packet *p, const char *name,
+		     const uint64_t *want, unsigned n, uint32_t missing);
+
 /* Byte builder. */
 struct tl_buf {
 	uint8_t b[4096];
