@@ -53,7 +53,9 @@ static inline bool isp_dissect_has_next_report(const struct isp_packet *p)
 static inline bool isp_dissect_next_report(const struct isp_registry *reg,
 					   struct isp_packet *p, struct isp_stats *st)
 {
-	if (p->report_layer == 0xff)
+	/* the whole test inline: a v2.0 report alone in its packet (most
+	 * of them) also marks its layer */
+	if (!isp_dissect_has_next_report(p))
 		return false;
 	return isp_dissect_next_report_slow(reg, p, st);
 }
