@@ -54,6 +54,24 @@ if ls "$plugdir"/int.so >/dev/null 2>&1; then
 	done
 	"$bin" --no-builtin --plugin-dir "$plugdir" --list-protocols >"$tmp/protos"
 	check "plugins report their origin" grep -q '^int  *plugin' "$tmp/protos"
+	# and count alike what they refuse: v2.0 reports whose MD Length is
+	# shorter than their RepMdBits' fields (a check int_report.so makes
+	# with its own copy of the INT layout tables)
+	"$bld/intgen" -o "$tmp/md.pcap" -n 5 --seed 2 --format report --report-version 2.0 \
+		--rep-md-bits 0x2800 --hops 2 2>/dev/null
+	python3 -c 'import sys, struct; d = bytearray(open(sys.argv[1], "rb").read()); o = 24
+while o + 16 <= len(d):
+    n = struct.unpack("<I", d[o + 8:o + 12])[0]; d[o + 16 + 52] = 1; o += 16 + n
+open(sys.argv[2], "wb").write(d)' "$tmp/md.pcap" "$tmp/mdshort.pcap"
+	for f in "$tmp/mdshort.pcap" "$src"/test/data/*.pcap; do
+		"$bin" -r "$f" -q 2>&1 >/dev/null | grep -v packets/s >"$tmp/a"
+		"$bin" --no-builtin --plugin-dir "$plugdir" -r "$f" -q 2>&1 >/dev/null |
+			grep -v packets/s >"$tmp/b"
+		check "plugins as .so count alike: $(basename "$f")" cmp -s "$tmp/a" "$tmp/b"
+		[ "$f" = "$tmp/mdshort.pcap" ] &&
+			check "a v2.0 MD Length short of its fields is bad_length (.so)" \
+				grep -q "malformed int_report: bad_length 5" "$tmp/b"
+	done
 else
 	bad "no plugin .so in $plugdir"
 fi

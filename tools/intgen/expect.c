@@ -198,14 +198,16 @@ static void report_keys(struct expect_writer *w, const struct ig_config *cfg,
 		}
 		if (b & 0x10)
 			kv_u64(w, "int_report.hop_latency", r->latency);
-		if (b & 0x0A)
+		if (b & 0x08) {
 			kv_u64(w, "int_report.queue_id", r->queue_id);
-		if (b & 0x08)
 			kv_u64(w, "int_report.queue_occup", r->queue_occ);
+		}
 		if (b & 0x04)
 			kv_u64(w, "int_report.egress_time", r->ts_eg & 0xFFFFFFFFu);
-		if (b & 0x02)
+		if (b & 0x02) {
+			kv_u64(w, "int_report.drop_queue_id", r->queue_id);
 			kv_u64(w, "int_report.drop_reason", r->drop_reason);
+		}
 		if (b & 0x01)
 			kv_u64(w, "int_report.tx_utilize", r->tx_util);
 		return;
@@ -217,10 +219,10 @@ static void report_keys(struct expect_writer *w, const struct ig_config *cfg,
 	}
 	if (b & 0x2000)
 		kv_u64(w, "int_report.hop_latency", r->latency);
-	if (b & 0x1001)
+	if (b & 0x1000) {
 		kv_u64(w, "int_report.queue_id", r->queue_id);
-	if (b & 0x1000)
 		kv_u64(w, "int_report.queue_occup", r->queue_occ);
+	}
 	if (b & 0x0800)
 		kv_u64(w, "int_report.ingress_time", r->ts_in);
 	if (b & 0x0400)
@@ -235,8 +237,10 @@ static void report_keys(struct expect_writer *w, const struct ig_config *cfg,
 		kv_u64(w, "int_report.buffer_id", r->buffer_id);
 		kv_u64(w, "int_report.buffer_occup", r->buffer_occ);
 	}
-	if (b & 0x0001)
+	if (b & 0x0001) {
+		kv_u64(w, "int_report.drop_queue_id", r->queue_id);
 		kv_u64(w, "int_report.drop_reason", r->drop_reason);
+	}
 }
 
 static void int_keys(struct expect_writer *w, const struct ig_config *cfg,

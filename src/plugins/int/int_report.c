@@ -43,15 +43,29 @@ static void load(const struct isp_layer *l, struct rep_state *s)
 
 /* v1.0 RepMdBits (6 bits) to INT bitmap positions: ports 1, latency 2,
  * queue 3, egress time 5, queue+drop reason 15, TX utilization 7. */
+static const uint8_t v10_bit_of[6] = { 1, 2, 3, 5, 15, 7 };
+
 static uint16_t v10_md_bits(unsigned rep)
 {
-	static const uint8_t bit_of[6] = { 1, 2, 3, 5, 15, 7 };
 	uint16_t bm = 0;
 
 	for (unsigned i = 0; i < 6; i++)
 		if (rep & (0x20u >> i))
-			bm |= isp_bit16(bit_of[i]);
+			bm |= isp_bit16(v10_bit_of[i]);
 	return bm;
+}
+
+/* Offset of `bit`'s word in a v1.0 report's metadata: the words follow
+ * RepMdBits order, in which the drop word (INT bit 15) comes before TX
+ * utilization (bit 7), not the INT bitmap's. */
+static unsigned v10_md_offset(uint16_t md_bits, unsigned bit)
+{
+	unsigned off = 0;
+
+	for (unsigned i = 0; i < 6 && v10_bit_of[i] != bit; i++)
+		if (md_bits & isp_bit16(v10_bit_of[i]))
+			off += 4;
+	return off;
 }
 
 static enum isp_verdict decode_v05(struct isp_dissect *d, struct isp_layer *l,
@@ -358,7 +372,7 @@ static bool rep_get(const struct isp_packet *p, const struct isp_layer *l,
 			return false;
 		enum int_layout_kind k = s.kind == REP_V20 ? INT_LAYOUT_V2 : INT_LAYOUT_V10;
 		unsigned size = s.kind == REP_V10 ? 4 : int_field_size(k, bit);
-		unsigned fo = s.kind == REP_V10 ? 4u * isp_popcount16(s.md_bits & isp_bits_before16(bit))
+		unsigned fo = s.kind == REP_V10 ? v10_md_offset(s.md_bits, bit)
 						: int_field_offset(k, s.md_bits, bit);
 		if (fo + size > s.md_len)
 			return false;
@@ -497,6 +511,9 @@ static const struct isp_proto_desc rep_desc = {
 int isp_int_report_register(struct isp_registry *reg);
 int isp_int_report_register(struct isp_registry *reg)
 {
+	/* a module has its own copy of the layout tables (its symbols are
+	 * hidden): fill it, as int's registration fills the binary's */
+	int_layout_init();
 	return isp_register_proto(reg, &rep_desc);
 }
 ISP_PLUGIN_ENTRY(isp_int_report_register)
