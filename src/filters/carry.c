@@ -84,6 +84,14 @@ static void list_add(struct isp_engine *e, const struct rule_reads *r)
 	}
 }
 
+/* A rule's route bit, enabled or not: a rule disabled here (its bit 0,
+ * kept in saved_bit) may run on the owner, which takes the command at
+ * another moment, and the list below is kept across an enable. */
+static inline uint64_t fixed_bit(const struct isp_engine *e, uint64_t bit, unsigned at)
+{
+	return bit ? bit : e->saved_bit[at];
+}
+
 /* The slots the rules `what` read, listed once (the last list is kept:
  * items mostly go with the same rules). */
 static void carry_list_of(struct isp_engine *e, uint64_t what)
@@ -98,10 +106,10 @@ static void carry_list_of(struct isp_engine *e, uint64_t what)
 	}
 	e->ncarry = 0;
 	for (unsigned i = 0; i < prog->nevents; i++)
-		if (what & route_bits(e->ebit[i]))
+		if (what & route_bits(fixed_bit(e, e->ebit[i], i)))
 			list_add(e, &prog->events[i].reads);
 	for (unsigned i = 0; i < prog->nqueries; i++)
-		if (what & route_bits(e->qbit[i]))
+		if (what & route_bits(fixed_bit(e, e->qbit[i], prog->nevents + i)))
 			list_add(e, &prog->queries[i].reads);
 	e->carry_what = what;
 }

@@ -232,6 +232,43 @@ pid=""
 [ $rc = 0 ] && [ ! -e "$tmp/c.sock" ] && ok "exit 0, the socket file removed" || bad "exit $rc" "$tmp/err"
 grep -q "runtime error\|AddressSanitizer" "$tmp/err" && bad "sanitizer" "$tmp/err"
 
+# a rule disabled before any item and enabled after: its items reach
+# their owner with its values (a worker lists the values of the rules an
+# item goes to once, and keeps the list; a disabled rule's are listed too)
+cat >"$tmp/d.conf" <<CONF
+file-output f { path = "$tmp/d.jsonl" }
+event-report x {
+  event = "int.hop_latencies"
+  delta-cond = {"meta.packet_index"}
+  delta-key = {"ip.src", "ip.dst"}
+  attributes = {"int.hop_latencies"}
+  output-channel = {f}
+}
+event-report y {
+  event = "ip.src"
+  delta-cond = {"meta.packet_index"}
+  delta-key = {"ip.src", "ip.dst"}
+  attributes = {"ip.src"}
+  output-channel = {f}
+}
+control { path = "$tmp/c.sock" }
+CONF
+"$bld/intspect" -C "$tmp/d.conf" -u "127.0.0.1:$udp" -w 2 >/dev/null 2>"$tmp/err" &
+pid=$!
+for _ in $(seq 50); do [ -S "$tmp/c.sock" ] && break; sleep 0.1; done
+ctl disable x >/dev/null && burst
+ctl enable x >/dev/null && burst && burst
+x=$(rule_field x matched)
+y=$(rule_field y matched)
+if [ "$x" = 800 ] && [ "$y" = 1200 ]; then
+	ok "a rule enabled after its first items: every item of its two bursts on 2 workers (x $x, y $y)"
+else
+	bad "disabled first, then enabled: x matched $x (want 800), y $y (want 1200)" "$tmp/err"
+fi
+kill -INT "$pid"
+wait "$pid"
+pid=""
+
 # no server: exit 2 and why
 "$bld/intspect-ctl" -s "$tmp/none.sock" stats 2>"$tmp/e"; rc=$?
 [ $rc = 2 ] && grep -q "none.sock: No such file or directory (is intspect running" "$tmp/e" &&
