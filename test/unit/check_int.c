@@ -143,7 +143,7 @@ START_TEST(v05_tcp_tail)
 		tl_be32(&t, 0x0a0b0000u + (uint32_t)i);
 		tl_be32(&t, 10 * ((uint32_t)i + 1));
 	}
-	tl_be32(&t, 0x06005000u | 3 << 2);
+	tl_be32(&t, 0x06005000u | 0xc0 | 3);    /* padding bits set, DSCP 3 */
 	size_t ip_len = t.n - IP_OFF;
 	t.b[IP_OFF + 2] = (uint8_t)(ip_len >> 8);
 	t.b[IP_OFF + 3] = (uint8_t)ip_len;

@@ -259,6 +259,11 @@ static void int_keys(struct expect_writer *w, const struct ig_config *cfg,
 	if (cfg->int_ver != IV_05 || cfg->l4s) {
 		kv_u64(w, "int.hop_ml", it->hop_ml);
 		kv_u64(w, "int.remaining_hop_cnt", it->remaining);
+	} else if (cfg->transport == TR_UDP || cfg->transport == TR_TCP) {
+		/* the tail (int_write_tail_v05) */
+		kv_u64(w, "int.tail_next_proto", it->flow.proto);
+		kv_u64(w, "int.tail_dest_port", it->flow.dport);
+		kv_u64(w, "int.tail_dscp", it->flow.dscp);
 	}
 	if (bm & 0x8000)
 		kv_hops(w, "int.hop_switch_ids", it, HF_SWITCH);

@@ -173,6 +173,8 @@ hop_field(const struct int_state *s, uintptr_t arg,
 		return false;
 	if (bit == 8 && s->family != 2)
 		return false;
+	if (bit == 15 && s->family == 0)        /* reserved in v0.5 */
+		return false;
 	/* a second meaning of a word that only the p4-int-l4s layout has */
 	if ((arg & L4S_ONLY) && s->layout != INT_LAYOUT_L4S)
 		return false;
@@ -394,7 +396,9 @@ static bool int_scalar(const struct isp_packet *p, const struct isp_layer *l,
 			return isp_val_scalar(o, ISP_T_U8, tail[0]);
 		if (arg == S_TAIL_PORT)
 			return isp_val_scalar(o, ISP_T_U16, isp_be16(tail + 1));
-		return isp_val_scalar(o, ISP_T_U8, tail[3] >> 2);
+		/* padding 2 · DSCP 6, as the ONOS and GEANT sources declare
+		 * it (an 8-bit field holding the value reads the same) */
+		return isp_val_scalar(o, ISP_T_U8, tail[3] & 0x3f);
 	case S_HOPML_MISMATCH:
 		return isp_val_scalar(o, ISP_T_U8, !!(s.flags & INT_F_HOPML_MISMATCH));
 	case S_CARRIER: {
@@ -438,7 +442,7 @@ static const struct isp_attr_desc int_attrs[] = {
 	SCALAR("ds_flags", ISP_T_U16, S_DS_FLAGS, "domain-specific flags (v2.x)"),
 	SCALAR("tail_next_proto", ISP_T_U8, S_TAIL_PROTO, "v0.5 tail: next protocol"),
 	SCALAR("tail_dest_port", ISP_T_U16, S_TAIL_PORT, "v0.5 tail: original destination port"),
-	SCALAR("tail_dscp", ISP_T_U8, S_TAIL_DSCP, "v0.5 tail: original DSCP"),
+	SCALAR("tail_dscp", ISP_T_U8, S_TAIL_DSCP, "v0.5 tail: original DSCP (the last byte's low 6 bits)"),
 	SCALAR("hop_ml_mismatch", ISP_T_U8, S_HOPML_MISMATCH, "1 when HopML disagrees with the bitmap"),
 	{ "latency", ISP_T_U64, 0, int_latency_sum, 0, "sum of the available hop latencies" },
 	INT_PER_HOP(HOP_ATTR)

@@ -84,15 +84,18 @@ static enum isp_verdict set_hops(struct int_state *s, unsigned stack_bytes,
 	return ISP_OK;
 }
 
-/* v0.5 header: Ver 4 · Rep 2 · C · E · R 3 · InsCnt 5 · MaxHopCnt 8 · TotalHopCnt 8 */
+/* v0.5 header: Ver 4 · Rep 2 · C · E · R 3 · InsCnt 5 · MaxHopCnt 8 ·
+ * TotalHopCnt 8; its pre-release (ONOS, GEANT): Ver 2 · Rep 2 · C · E · R 5,
+ * the rest alike. A first nibble of 0 reads either way: the release's. */
 static enum isp_verdict decode_v05(const uint8_t *md, unsigned stack_bytes,
 				   struct int_state *s)
 {
 	uint32_t w0 = isp_be32(md);
+	unsigned ce = md[0] >> 4 ? 4 : 6;       /* where C · E are */
 
 	s->family = 0;
 	s->version = (uint8_t)isp_bits32(w0, 0, 4);
-	s->flags |= (uint8_t)(isp_bits32(w0, 6, 2) << 1);      /* C · E */
+	s->flags |= (uint8_t)(isp_bits32(w0, ce, 2) << 1);     /* C · E */
 	s->hop_ml = (uint8_t)isp_bits32(w0, 11, 5);
 	s->max_hop_cnt = (uint8_t)isp_bits32(w0, 16, 8);
 	s->hop_cnt = (uint8_t)isp_bits32(w0, 24, 8);
