@@ -209,12 +209,16 @@ bool isp_region_cut_slow(const struct isp_dissect *d, const struct isp_layer *l)
 	const struct isp_packet *p = d->pkt;
 	bool inner = p->report_inner && l->off >= p->report_inner;
 
+	if (d->in_fragment)
+		return true;
 	if (!inner && p->caplen >= p->wirelen)
 		return false;
 	/* Whole when an enclosing IP header (inside the report's inner
-	 * packet, for a layer there) declares an end that the captured
-	 * bytes hold and the region does not pass. The layers decoded so
-	 * far had their fixed headers checked: the length fields are there. */
+	 * packet, for a layer there) declares an end that the bytes of its
+	 * own region hold (not only the packet's: in a coalesced report the
+	 * next reports follow) and the region does not pass. The layers
+	 * decoded so far had their fixed headers checked: the length fields
+	 * are there. */
 	uint32_t from = inner ? p->report_inner : 0;
 	for (unsigned i = 0; i < p->nlayers; i++) {
 		const struct isp_layer *x = &p->layer[i];
@@ -227,7 +231,7 @@ bool isp_region_cut_slow(const struct isp_dissect *d, const struct isp_layer *l)
 			len = isp_be16(p->data + x->off + 4) ? 40u + isp_be16(p->data + x->off + 4) : 0;
 		else
 			continue;
-		if (len && x->off + len <= p->caplen && x->off + len >= l->end)
+		if (len && x->off + len <= x->end && x->off + len >= l->end)
 			return false;
 	}
 	return true;

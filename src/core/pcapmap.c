@@ -48,8 +48,26 @@ int pcap_map_open(struct pcap_map *m, const char *path, char *err, size_t errlen
 	m->base = b;
 	m->len = (size_t)st.st_size;
 	m->off = GLOBAL_HDR;
+	/* up to 2.3 a record may hold its lengths the other way round (2.3:
+	 * some writers, found by their values): rare enough to leave to
+	 * libpcap, which knows; so is any version but 2.4 */
+	uint16_t major, minor;
+	memcpy(&major, b + 4, 2);
+	memcpy(&minor, b + 6, 2);
+	if (m->swap) {
+		major = __builtin_bswap16(major);
+		minor = __builtin_bswap16(minor);
+	}
+	if (major != 2 || minor < 4) {
+		munmap(p, (size_t)st.st_size);
+		return 0;
+	}
 	m->snaplen = pcap_map_rd32(b + 16, m->swap);
-	m->linktype = pcap_map_rd32(b + 20, m->swap) & 0x0fffffff; /* high bits: FCS info */
+	m->max_incl = m->snaplen && m->snaplen < PCAP_MAP_MAX_CAPLEN ? m->snaplen
+								    : PCAP_MAP_MAX_CAPLEN;
+	/* the link type is the low 16 bits (LT_LINKTYPE); above: FCS
+	 * information and reserved bits */
+	m->linktype = pcap_map_rd32(b + 20, m->swap) & 0xffff;
 	madvise(p, m->len, MADV_SEQUENTIAL);
 	return 1;
 }
@@ -67,7 +85,8 @@ static void populate_ahead(struct pcap_map *m)
 	m->populated += n;
 }
 
-int pcap_map_bad(const struct pcap_map *m, char *err, size_t errlen)
+int pcap_map_odd(struct pcap_map *m, const uint8_t **data, uint32_t *caplen,
+		 uint32_t *wirelen, uint64_t *ts_ns, char *err, size_t errlen)
 {
 	size_t left = m->len - m->off;
 
@@ -76,7 +95,18 @@ int pcap_map_bad(const struct pcap_map *m, char *err, size_t errlen)
 			 left, m->off);
 		return -1;
 	}
-	uint32_t incl = pcap_map_rd32(m->base + m->off + 8, m->swap);
+	const uint8_t *h = m->base + m->off;
+	uint32_t incl = pcap_map_rd32(h + 8, m->swap);
+	if (incl <= PCAP_MAP_MAX_CAPLEN && left - PCAP_MAP_RECORD_HDR >= incl) {
+		/* past the snap length: its first snaplen bytes, as libpcap */
+		uint32_t sec = pcap_map_rd32(h, m->swap), frac = pcap_map_rd32(h + 4, m->swap);
+		*data = h + PCAP_MAP_RECORD_HDR;
+		*caplen = m->max_incl;
+		*wirelen = pcap_map_rd32(h + 12, m->swap);
+		*ts_ns = (uint64_t)sec * 1000000000u + (uint64_t)frac * (m->nano ? 1u : 1000u);
+		m->off += PCAP_MAP_RECORD_HDR + incl;
+		return 1;
+	}
 	if (incl > PCAP_MAP_MAX_CAPLEN)
 		snprintf(err, errlen, "bad record at offset %zu: captured length %u", m->off, incl);
 	else

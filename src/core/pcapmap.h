@@ -27,6 +27,7 @@ struct pcap_map {
 	bool nano;              /* nanosecond timestamps */
 	uint32_t linktype;
 	uint32_t snaplen;
+	uint32_t max_incl;      /* a longer record is cut (snaplen) or bad */
 };
 
 /* 1: mapped; 0: not a classic pcap file (use libpcap); -1: error in err. */
@@ -43,9 +44,11 @@ static inline uint32_t pcap_map_rd32(const uint8_t *p, bool swap)
 	return swap ? __builtin_bswap32(v) : v;
 }
 
-/* pcap_map_next's rare paths, out of line: the message of a bad record
- * (-1), and the pages mapped, dropped and prefetched every kilobyte. */
-int pcap_map_bad(const struct pcap_map *m, char *err, size_t errlen);
+/* pcap_map_next's rare paths, out of line: a record longer than the
+ * file's snap length (cut to it, as libpcap does) or the message of a bad
+ * one (-1), and the pages mapped, dropped and prefetched every kilobyte. */
+int pcap_map_odd(struct pcap_map *m, const uint8_t **data, uint32_t *caplen,
+		 uint32_t *wirelen, uint64_t *ts_ns, char *err, size_t errlen);
 void pcap_map_chores(struct pcap_map *m);
 
 /* 1: a packet; 0: end of file; -1: a bad record (message in err). Inline:
@@ -60,9 +63,9 @@ static inline int pcap_map_next(struct pcap_map *m, const uint8_t **data, uint32
 	const uint8_t *h = m->base + m->off;
 	uint32_t incl;
 	if (left < PCAP_MAP_RECORD_HDR ||
-	    (incl = pcap_map_rd32(h + 8, m->swap)) > PCAP_MAP_MAX_CAPLEN ||
+	    (incl = pcap_map_rd32(h + 8, m->swap)) > m->max_incl ||
 	    left - PCAP_MAP_RECORD_HDR < incl)
-		return pcap_map_bad(m, err, errlen);
+		return pcap_map_odd(m, data, caplen, wirelen, ts_ns, err, errlen);
 	if (m->off >= m->chores)
 		pcap_map_chores(m);
 	uint32_t sec = pcap_map_rd32(h, m->swap), frac = pcap_map_rd32(h + 4, m->swap);

@@ -24,8 +24,9 @@
 /* Raised when a plugin built against an older header could not work:
  * 2 = isp_packet.report_inner, isp_short_verdict(d, l);
  * 3 = isp_dissect.tables and .heur (isp_next_by, isp_next_l4 inline);
- * 4 = a payload placed elsewhere is returned as ISP_OK_AT (isp_next_at). */
-#define ISP_PLUGIN_ABI     4
+ * 4 = a payload placed elsewhere is returned as ISP_OK_AT (isp_next_at);
+ * 5 = isp_dissect.in_fragment (isp_region_cut). */
+#define ISP_PLUGIN_ABI     5
 #define ISP_MAX_LAYERS     16   /* protocol layers kept per packet */
 #define ISP_MAX_PROTOS     64   /* registered protocols */
 #define ISP_MAX_HOPS       32   /* per-hop array capacity */
@@ -192,6 +193,8 @@ struct isp_dissect {
 	                           ISP_OK: off + len and this layer's end */
 	uint8_t ip_tos;         /* TOS/traffic class of the innermost IP so far */
 	uint8_t in_report;      /* inside a telemetry report's inner packet */
+	uint8_t in_fragment;    /* inside the first fragment of an IP packet:
+	                           what it carries may run past it */
 	uint8_t carrier;        /* enum isp_carrier for an INT layer */
 	uint8_t carrier_next_tbl;  /* what follows an encapsulated INT header: */
 	uint32_t carrier_next_key; /*   table and key, */
@@ -396,11 +399,12 @@ __attribute__((cold)) bool isp_region_cut_slow(const struct isp_dissect *d,
  * region's end inside the captured bytes (bytes cut after the IP packet,
  * an Ethernet trailer, do not cut what it carries); inside a telemetry
  * report's inner packet, by the reporter, unless an IP header of the
- * inner packet puts it inside the report. Nothing is noted on the way:
+ * inner packet puts it inside the report; inside the first fragment of an
+ * IP packet, by the fragmentation, always. Only that is noted on the way:
  * the rare question walks the layers (dissect.c). */
 static inline bool isp_region_cut(const struct isp_dissect *d, const struct isp_layer *l)
 {
-	if (d->pkt->caplen >= d->pkt->wirelen && !d->pkt->report_inner)
+	if (d->pkt->caplen >= d->pkt->wirelen && !d->pkt->report_inner && !d->in_fragment)
 		return false;
 	return isp_region_cut_slow(d, l);
 }

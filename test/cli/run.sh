@@ -44,6 +44,41 @@ check "a captured length past 256 KiB says so" \
 	grep -q "bad record at offset 270: captured length 300000" "$tmp/big.err"
 check "packets before a bad record are decoded" grep -q "^intspect: 1 packets" "$tmp/big.err"
 
+# what libpcap makes of a classic file, the mapped reader makes too: a
+# link type with FCS information in its high bits, records longer than
+# the file's snap length (cut to it), a version 2.2 file (lengths the
+# other way round)
+python3 - "$src/test/data/plain-udp.pcap" "$tmp" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+e = "<" if d[:4] in (b"\xd4\xc3\xb2\xa1", b"\x4d\x3c\xb2\xa1") else ">"
+magic, major, minor, tz, sig, snap, lt = struct.unpack(e + "IHHiIII", d[:24])
+recs, o = [], 24
+while o + 16 <= len(d):
+    ts, us, cl, wl = struct.unpack(e + "IIII", d[o:o + 16])
+    recs.append((ts, us, d[o + 16:o + 16 + cl], wl))
+    o += 16 + cl
+def write(name, ver=(2, 4), snaplen=262144, linktype=1, swapped=False):
+    with open(sys.argv[2] + "/" + name, "wb") as w:
+        w.write(struct.pack("<IHHiIII", 0xa1b2c3d4, ver[0], ver[1], 0, 0, snaplen, linktype))
+        for ts, us, b, wl in recs:
+            wl = len(b) + 100 if swapped else wl     # the order shows
+            lens = (wl, len(b)) if swapped else (len(b), wl)
+            w.write(struct.pack("<IIII", ts, us, *lens) + b)
+write("fcs.pcap", linktype=0x04000001)
+write("snap.pcap", snaplen=40)
+write("v22.pcap", ver=(2, 2), swapped=True)
+PY
+for f in fcs snap v22; do
+	"$bin" -r "$tmp/$f.pcap" --dump >"$tmp/$f.mapped" 2>"$tmp/$f.err"
+	"$bin" -r - --dump <"$tmp/$f.pcap" >"$tmp/$f.libpcap" 2>/dev/null
+	check "$f.pcap: the mapped file reads as libpcap reads it" \
+		cmp -s "$tmp/$f.mapped" "$tmp/$f.libpcap"
+	check "$f.pcap: every packet" test "$(wc -l <"$tmp/$f.mapped")" -eq \
+		"$("$bin" -r "$src/test/data/plain-udp.pcap" --dump 2>/dev/null | wc -l)"
+done
+check "snap.pcap: records cut to the snap length" grep -q '"meta.caplen":40,' "$tmp/snap.mapped"
+
 # .so plugins alone decode exactly like the built-ins
 plugdir=$bld/.libs
 if ls "$plugdir"/int.so >/dev/null 2>&1; then

@@ -250,6 +250,20 @@ START_TEST(test_ipv4_fragments)
 	EXPECT_U("ip.frag_offset", 0);
 	EXPECT_U("udp.dst_port", 4001);
 
+	/* whose UDP Length is the whole datagram's, past the fragment: what
+	 * the fragment carries is cut by the fragmentation, not a lie */
+	pkt_init(&b);
+	pkt_eth(&b, MAC_D, MAC_S, 0x0800);
+	pkt_ipv4(&b, &ip);
+	size_t udp = pkt_udp(&b, 4000, 4001, 0);
+	pkt_fill(&b, 0x22, 40);
+	pkt_finish(&b);
+	pkt_put16(&b, udp + 4, 3000);
+	ck_assert_uint_eq(run(&b), 3);
+	EXPECT_OK();
+	EXPECT_U("udp.len", 3000);
+	EXPECT_STR("meta.proto_hierarchy", "eth.ip.udp");
+
 	/* the highest offset, to catch a field one bit short */
 	pkt_init(&b);
 	ip.flags = 0;
@@ -453,6 +467,34 @@ START_TEST(test_ipv6_later_fragment)
 	EXPECT_U("ipv6.ext_len", 8);
 	EXPECT_ABSENT("udp.src_port");
 	EXPECT_STR("meta.proto_hierarchy", "eth.ipv6");
+
+	/* the data of a later fragment is no extension header, even when its
+	 * fragment header names one (the first fragment has them) */
+	pkt_init(&b);
+	eth_ip6(&b, 0, 0, 44);
+	pkt_ipv6_frag(&b, 60, 100, false, 7);
+	pkt_u8(&b, 17);
+	pkt_u8(&b, 0xff);                       /* would be 2 KiB of options */
+	pkt_fill(&b, 0x44, 14);
+	pkt_finish(&b);
+	ck_assert_uint_eq(run(&b), 2);
+	EXPECT_OK();
+	EXPECT_U("ipv6.next_header", 60);
+	EXPECT_U("ipv6.ext_len", 8);
+
+	/* the first fragment (offset 0, M) carries the UDP header, whose
+	 * Length is the whole datagram's */
+	pkt_init(&b);
+	eth_ip6(&b, 0, 0, 44);
+	pkt_ipv6_frag(&b, 17, 0, true, 7);
+	size_t udp = pkt_udp(&b, 4000, 4001, 0);
+	pkt_fill(&b, 0x22, 40);
+	pkt_finish(&b);
+	pkt_put16(&b, udp + 4, 3000);
+	ck_assert_uint_eq(run(&b), 3);
+	EXPECT_OK();
+	EXPECT_U("udp.len", 3000);
+	EXPECT_STR("meta.proto_hierarchy", "eth.ipv6.udp");
 }
 END_TEST
 

@@ -22,6 +22,8 @@ static enum isp_verdict gre_decode(struct isp_dissect *d, struct isp_layer *l)
 	uint16_t flags = isp_be16(c.p);
 	if ((flags & 0x7) != 0)
 		return ISP_ERR_UNSUPPORTED;     /* version 1 is PPTP's enhanced GRE */
+	if (flags & 0x4000)
+		return ISP_ERR_UNSUPPORTED;     /* RFC 1701 routing: a list after the key */
 	unsigned len = 4;
 	l->st.h[2] = 0;
 	l->st.h[3] = 0;

@@ -9,14 +9,26 @@
  */
 #include "../../core/plugin.h"
 
+/* A fragment: a non-first one carries no header; the first one carries
+ * what may run past it (isp_region_cut). */
+static __attribute__((noinline)) enum isp_verdict
+ipv4_fragment(struct isp_dissect *d, const uint8_t *h)
+{
+	if ((isp_be16(h + 6) & 0x1fff) != 0)
+		return ISP_OK;
+	d->in_fragment = 1;
+	isp_next_by(d, ISP_TBL_IPPROTO, h[9]);
+	return ISP_OK;
+}
+
 static inline enum isp_verdict ipv4_rest(struct isp_dissect *d, struct isp_layer *l,
 					const uint8_t *h)
 {
 	l->len = (h[0] & 0x0f) * 4u;
 	l->version = 4;
 	d->ip_tos = h[1];
-	if ((isp_be16(h + 6) & 0x1fff) != 0)
-		return ISP_OK;  /* a non-first fragment carries no header */
+	if ((isp_be16(h + 6) & 0x3fff) != 0)    /* MF, or an offset */
+		return ipv4_fragment(d, h);
 	isp_next_by(d, ISP_TBL_IPPROTO, h[9]);
 	return ISP_OK;
 }

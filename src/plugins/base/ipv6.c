@@ -40,6 +40,7 @@ static enum isp_verdict ipv6_decode(struct isp_dissect *d, struct isp_layer *l)
 		if (nh == 44) {
 			ext = 8;
 			later_fragment = (isp_be16(e + 2) & 0xfff8) != 0;
+			d->in_fragment |= !later_fragment && (e[3] & 1);  /* M */
 		} else if (nh == 51) {
 			ext = (e[1] + 2u) * 4u;
 		} else {
@@ -49,6 +50,8 @@ static enum isp_verdict ipv6_decode(struct isp_dissect *d, struct isp_layer *l)
 			return isp_short_verdict(d, l);    /* its length past the bytes */
 		nh = e[0];
 		hlen += ext;
+		if (later_fragment)
+			break;  /* what follows is data: its headers are in the first */
 	}
 	l->len = hlen;
 	l->version = 6;
