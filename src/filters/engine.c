@@ -540,7 +540,9 @@ void isp_engine_free(struct isp_engine *e)
 	for (unsigned i = 0; e->ev && i < e->prog->nevents; i++) {
 		const struct erule *r = &e->prog->events[i];
 		table_free(&e->ev[i].keys);
-		rec_jkey_free(&e->ev[i].event_key);
+		if (e->ev[i].event_key)
+			rec_jkey_free(e->ev[i].event_key);
+		free(e->ev[i].event_key);
 		for (unsigned k = 0; e->ev[i].attr_keys && k < r->nattr; k++)
 			rec_jkey_free(&e->ev[i].attr_keys[k]);
 		free(e->ev[i].attr_keys);

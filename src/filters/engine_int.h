@@ -32,7 +32,9 @@ struct rule_stats {
 
 struct event_state {
 	struct table keys;
-	struct rec_jkey event_key;      /* JSON keys escaped once */
+	/* JSON keys escaped once; on the heap, as everything wf points to:
+	 * the state moves to another engine on reload (swap.c) */
+	struct rec_jkey *event_key;
 	struct rec_jkey *attr_keys;
 	struct rec_jkey *key_keys;      /* the delta-key's, for expiry records */
 	/* a record's fields in order, keys and slots: [0] the event's

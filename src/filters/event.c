@@ -59,8 +59,11 @@ int event_init(struct isp_engine *e, unsigned i)
 			    engine_key_max(e, r->key_slots, r->nkey), true);
 	if (rc != 0)
 		return rc;
+	es->event_key = calloc(1, sizeof(*es->event_key));
+	if (!es->event_key)
+		return -1;
 	if (r->event_slot >= 0 &&
-	    rec_jkey_make(&es->event_key, e->prog->slot_names[r->event_slot]) != 0)
+	    rec_jkey_make(es->event_key, e->prog->slot_names[r->event_slot]) != 0)
 		return -1;
 	es->attr_keys = calloc(r->nattr ? r->nattr : 1, sizeof(*es->attr_keys));
 	if (!es->attr_keys)
@@ -71,7 +74,7 @@ int event_init(struct isp_engine *e, unsigned i)
 		es->attr_keys[k].mmt_quoted = slot_is_text(e, r->attr_slots[k]);
 	}
 	if (r->event_slot >= 0)
-		es->event_key.mmt_quoted = slot_is_text(e, r->event_slot);
+		es->event_key->mmt_quoted = slot_is_text(e, r->event_slot);
 	for (unsigned w = 0; w < 2; w++) {
 		struct ev_fields *wf = &es->wf[w];
 		wf->key = calloc(r->nattr + 1, sizeof(*wf->key));
@@ -79,7 +82,7 @@ int event_init(struct isp_engine *e, unsigned i)
 		if (!wf->key || !wf->slot)
 			return -1;
 		if (r->event_slot >= 0) {
-			wf->key[wf->n] = &es->event_key;
+			wf->key[wf->n] = es->event_key;
 			wf->slot[wf->n++] = r->event_slot;
 		}
 		for (unsigned k = 0; k < r->nattr; k++) {
