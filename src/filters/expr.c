@@ -112,7 +112,9 @@ static int compare(const struct xval *x, const struct xval *y, uint8_t prefix, b
 	if ((x->k == XK_ADDR6 && y->k == XK_ADDR6) || (x->k == XK_MAC && y->k == XK_MAC)) {
 		if (prefix <= 128 && prefix_match(x->u.a6, y->u.a6, prefix))
 			return 0;
-		return memcmp(x->u.a6, y->u.a6, 16) < 0 ? -1 : 1;
+		/* without a prefix (255), or outside it: the whole address */
+		int c = memcmp(x->u.a6, y->u.a6, 16);
+		return c < 0 ? -1 : c > 0;
 	}
 	if (x->k == XK_STR && y->k == XK_STR)
 		return strcmp(x->u.s, y->u.s);
