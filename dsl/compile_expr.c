@@ -462,6 +462,14 @@ bool compile_where(struct compiler *c, const struct cfg_value *v, struct cx **ou
 			int slot = compile_slot(c, e->name, &e->loc, NULL, NULL);
 			if (slot >= 0 && (x = new_cx(CX_PRESENT)))
 				x->slot = (int16_t)slot;
+		} else if (e->kind == EX_ATTR) {
+			/* one hop's value: present when that hop has it (its
+			 * value may well be 0) */
+			struct typed t;
+			if (compile_node(c, e, false, &t)) {
+				x = t.cx;
+				x->op = CX_PRESENT;
+			}
 		} else {
 			struct typed t;
 			if (compile_node(c, e, false, &t))

@@ -208,8 +208,12 @@ bool cx_eval(const struct cx *e, struct cx_ctx *c, struct xval *out)
 		int hop = e->index == CX_HOP_CURRENT ? c->hop : e->index;
 		return xval_from_value(v, hop, out);
 	}
-	case CX_PRESENT:
-		return boolean(out, slot_get(c->sc, c->pkt, (unsigned)e->slot) != NULL);
+	case CX_PRESENT: {
+		const struct isp_value *v = slot_get(c->sc, c->pkt, (unsigned)e->slot);
+		if (!v || e->index == CX_SCALAR)
+			return boolean(out, v != NULL);
+		return boolean(out, xval_from_value(v, e->index, &x));  /* hop there, available */
+	}
 	case CX_EQ: case CX_NE: case CX_LT: case CX_LE: case CX_GT: case CX_GE: {
 		if (!cx_eval(e->a, c, &x) || !cx_eval(e->b, c, &y))
 			return boolean(out, false);

@@ -48,7 +48,7 @@ struct cx {
 	uint8_t op;             /* enum cx_op */
 	uint8_t prefix;         /* CX_CONST address: prefix length, 255 = none */
 	int16_t slot;           /* CX_ATTR, CX_PRESENT */
-	int16_t index;          /* CX_ATTR: hop index, CX_HOP_CURRENT or CX_SCALAR */
+	int16_t index;          /* CX_ATTR, CX_PRESENT: hop index, CX_HOP_CURRENT or CX_SCALAR */
 	int16_t hop_slot;       /* CX_ANY/CX_ALL: a per-hop slot that sets the hop count */
 	struct xval k;          /* CX_CONST */
 	struct cx *a, *b;

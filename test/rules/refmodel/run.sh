@@ -139,6 +139,15 @@ case_ query-conditions "-n 1500 --seed 13 --transport tcp --hops 1-6 --flows 9 -
   "where": ["int.latency", "all(int.hop_latencies < 3000)", "ip.dst == 10.128.0.0/29"]}]
 EOF
 
+# 3b. The presence list with one hop's value: present when that hop has
+# it, whatever the value (queue IDs are often 0), absent when the hop is
+# missing, unavailable or beyond the hop count.
+case_ where-hop-present "-n 600 --seed 21 --hops 1-4 --flows 8 --unavailable" <<'EOF'
+[{"name": "hp", "type": "event", "event": "int.num_hop",
+  "where": ["int.hop_queue_ids[0]", "int.hop_latencies[2]"],
+  "attributes": ["meta.packet_index", "int.hop_queue_ids"]}]
+EOF
+
 # 4. Event, global delta memory (MMT-Probe): a record when the switch path
 # (whole array, hop count included) differs from the last record's.
 case_ event-delta-global "-n 1000 --seed 14 --hops 1-3 --flows 3 --unavailable" <<'EOF'
