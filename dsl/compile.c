@@ -336,24 +336,30 @@ bool report_tail(struct compiler *c, const struct cfg_section *s, unsigned allow
 	return ok;
 }
 
-/* Report names key records and channels (%r): one rule each. */
-bool unique_report(struct compiler *c, const struct cfg_section *s)
+/* Report names key records and channels (%r): one rule each, whatever
+ * section made it (a metrics section makes several). */
+bool unique_report_name(struct compiler *c, const char *name, const struct dsl_loc *at)
 {
 	const struct isp_program *p = c->prog;
 
 	for (unsigned i = 0; i < p->nevents; i++)
-		if (strcmp(p->events[i].name, s->name) == 0)
+		if (strcmp(p->events[i].name, name) == 0)
 			goto dup;
 	for (unsigned i = 0; i < p->nqueries; i++)
-		if (strcmp(p->queries[i].name, s->name) == 0)
+		if (strcmp(p->queries[i].name, name) == 0)
 			goto dup;
 	for (unsigned i = 0; i < p->nmonitors; i++)
-		if (strcmp(p->monitors[i].name, s->name) == 0)
+		if (strcmp(p->monitors[i].name, name) == 0)
 			goto dup;
 	return true;
 dup:
-	dsl_error(c->d, &s->loc, "a report named '%s' is already defined", s->name);
+	dsl_error(c->d, at, "a report named '%s' is already defined", name);
 	return false;
+}
+
+bool unique_report(struct compiler *c, const struct cfg_section *s)
+{
+	return unique_report_name(c, s->name, &s->loc);
 }
 
 static bool compile_event(struct compiler *c, const struct cfg_section *s)
@@ -398,6 +404,10 @@ static bool compile_event(struct compiler *c, const struct cfg_section *s)
 		r.band = d;
 	if ((kv = find_kv(s, "delta-threshold")) && (ok &= get_number(c, kv, 0, 1e18, &d)))
 		r.threshold = d;
+	if (r.band > 0 && r.threshold >= 0) {
+		dsl_error(c->d, &kv->loc, "give a delta-band or a delta-threshold, not both");
+		ok = false;
+	}
 	if ((kv = find_kv(s, "keepalive-ms")) && (ok &= get_number(c, kv, 1, 1e12, &d)))
 		r.keepalive_ns = (uint64_t)(d * 1e6);
 	if ((kv = find_kv(s, "max-keys")) && (ok &= get_number(c, kv, 1, 1 << 26, &d)))

@@ -96,6 +96,7 @@ bool compile_timestamp(struct compiler *c, const struct cfg_kv *kv, struct erule
 bool attr_list(struct compiler *c, const struct cfg_kv *kv, int **slots, char ***names,
 	       unsigned *n, bool allow_index);
 bool unique_report(struct compiler *c, const struct cfg_section *s);
+bool unique_report_name(struct compiler *c, const char *name, const struct dsl_loc *at);
 /* A section as canonical text (type, name, extra, keys and values, no
  * locations): equal texts, the same rule (hot reload). malloc'd. */
 char *section_text(const struct cfg_section *s, const char *extra);

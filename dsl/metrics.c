@@ -142,12 +142,8 @@ bool compile_metrics(struct compiler *c, const struct cfg_section *s)
 		char name[128], key[64];
 		snprintf(name, sizeof(name), "%s%s%s", s->name ? s->name : "", s->name ? "_" : "",
 			 mt->report);
-		for (unsigned k = 0; k < p->nevents; k++) {
-			if (strcmp(p->events[k].name, name) == 0) {
-				dsl_error(c->d, &s->loc, "a report named '%s' is already defined", name);
-				return false;
-			}
-		}
+		if (!unique_report_name(c, name, &s->loc))
+			return false;
 		reads_begin(c, &r.reads);
 		ok &= (r.name = strdup(name)) != NULL;
 		ok = ok && add_slots(c, mt->keys, &s->loc, &r.key_slots, NULL, &r.nkey);
