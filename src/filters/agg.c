@@ -41,14 +41,16 @@ static void store128(uint64_t w[2], i128 v)
 	memcpy(w, &v, sizeof(v));
 }
 
-/* Switch an exact state (n values) to mean and m2 in doubles. */
-static void moments_to_float(struct agg_state *s)
+/* Switch an exact state (n values, differences from `shift`: 0 for avg,
+ * which keeps no shift) to mean and m2 in doubles. */
+static void moments_to_float(struct agg_state *s, int64_t shift)
 {
 	if (s->is_float)
 		return;
 	long double n = (long double)s->n, s1 = (long double)load128(s->a.m.s1);
 	long double s2 = (long double)load128(s->a.m.s2);
-	double mean = n > 0 ? (double)(s1 / n) : 0, m2 = n > 0 ? (double)(s2 - s1 * s1 / n) : 0;
+	double mean = n > 0 ? (double)((long double)shift + s1 / n) : 0;
+	double m2 = n > 0 ? (double)(s2 - s1 * s1 / n) : 0;
 	s->is_float = 1;
 	memcpy(s->a.m.s1, &mean, sizeof(mean));
 	memcpy(s->a.m.s2, &m2, sizeof(m2));
@@ -133,22 +135,49 @@ static bool upd_sum(struct agg_state *s, const struct xval *v, uint64_t order, s
 	return true;
 }
 
-static bool upd_moments(struct agg_state *s, const struct xval *v, uint64_t order,
-			struct arena *mem)
+/* Welford on doubles: one more value x in a state already in doubles. */
+static void welford_add(struct agg_state *s, double x)
 {
-	(void)order, (void)mem;
-	if (v->k == XK_INT && !s->is_float) {
-		i128 x = v->u.i;
-		store128(s->a.m.s1, load128(s->a.m.s1) + x);
-		store128(s->a.m.s2, load128(s->a.m.s2) + x * x);
-		return true;
-	}
-	/* Welford on doubles */
-	moments_to_float(s);
-	double x = num(v), mean = fget(s->a.m.s1), delta = x - mean;
+	double mean = fget(s->a.m.s1), delta = x - mean;
+
 	mean += delta / (double)(s->n + 1);
 	fset(s->a.m.s1, mean);
 	fset(s->a.m.s2, fget(s->a.m.s2) + delta * (x - mean));
+}
+
+/* avg: Σx (128 bits: no integer overflows it), or the mean in doubles */
+static bool upd_avg(struct agg_state *s, const struct xval *v, uint64_t order,
+		    struct arena *mem)
+{
+	(void)order, (void)mem;
+	if (v->k == XK_INT && !s->is_float) {
+		store128(s->a.m.s1, load128(s->a.m.s1) + v->u.i);
+		return true;
+	}
+	moments_to_float(s, 0);
+	welford_add(s, num(v));
+	return true;
+}
+
+/* var: Σd and Σd² of d = x − shift, exactly while they fit in 128 bits */
+static bool upd_var(struct agg_state *s, const struct xval *v, uint64_t order,
+		    struct arena *mem)
+{
+	(void)order, (void)mem;
+	if (v->k == XK_INT && !s->is_float) {
+		if (s->n == 0)
+			s->a.m.shift = v->u.i;
+		i128 d = (i128)v->u.i - s->a.m.shift, s1, s2, sq;
+		if (!__builtin_add_overflow(load128(s->a.m.s1), d, &s1) &&
+		    !__builtin_mul_overflow(d, d, &sq) &&
+		    !__builtin_add_overflow(load128(s->a.m.s2), sq, &s2)) {
+			store128(s->a.m.s1, s1);
+			store128(s->a.m.s2, s2);
+			return true;
+		}
+	}
+	moments_to_float(s, s->a.m.shift);
+	welford_add(s, num(v));
 	return true;
 }
 
@@ -231,22 +260,74 @@ static bool merge_sum(struct agg_state *to, const struct agg_state *from, struct
 	return true;
 }
 
-static bool merge_moments(struct agg_state *to, const struct agg_state *from, struct arena *mem)
+/* Chan et al.: combine two Welford partials (both in doubles) */
+static void chan_merge(struct agg_state *to, const struct agg_state *f)
+{
+	double na = (double)to->n, nb = (double)f->n, n = na + nb;
+
+	if (n == 0)
+		return;
+	double delta = fget(f->a.m.s1) - fget(to->a.m.s1);
+	fset(to->a.m.s1, fget(to->a.m.s1) + delta * nb / n);
+	fset(to->a.m.s2, fget(to->a.m.s2) + fget(f->a.m.s2) + delta * delta * na * nb / n);
+}
+
+static bool merge_avg(struct agg_state *to, const struct agg_state *from, struct arena *mem)
 {
 	(void)mem;
 	if (!to->is_float && !from->is_float) {
 		store128(to->a.m.s1, load128(to->a.m.s1) + load128(from->a.m.s1));
-		store128(to->a.m.s2, load128(to->a.m.s2) + load128(from->a.m.s2));
 		return true;
 	}
-	/* Chan et al.: combine two Welford partials */
 	struct agg_state f = *from;
-	moments_to_float(to);
-	moments_to_float(&f);
-	double na = (double)to->n, nb = (double)f.n, n = na + nb;
-	double delta = fget(f.a.m.s1) - fget(to->a.m.s1);
-	fset(to->a.m.s1, fget(to->a.m.s1) + delta * nb / n);
-	fset(to->a.m.s2, fget(to->a.m.s2) + fget(f.a.m.s2) + delta * delta * na * nb / n);
+	moments_to_float(to, 0);
+	moments_to_float(&f, 0);
+	chan_merge(to, &f);
+	return true;
+}
+
+/* from's differences taken from to's shift: Σ(d + δ) = Σd + nδ and
+ * Σ(d + δ)² = Σd² + 2δΣd + nδ², δ = from's shift − to's */
+static bool var_rebase(const struct agg_state *to, const struct agg_state *from, i128 *s1,
+		       i128 *s2)
+{
+	i128 delta = (i128)from->a.m.shift - to->a.m.shift, n = (i128)from->n;
+	i128 nd, cross, sq;
+
+	*s1 = load128(from->a.m.s1);
+	*s2 = load128(from->a.m.s2);
+	return !__builtin_mul_overflow(n, delta, &nd) &&
+	       !__builtin_mul_overflow(*s1, delta, &cross) &&
+	       !__builtin_mul_overflow(cross, 2, &cross) &&
+	       !__builtin_mul_overflow(nd, delta, &sq) &&
+	       !__builtin_add_overflow(*s2, cross, s2) &&
+	       !__builtin_add_overflow(*s2, sq, s2) &&
+	       !__builtin_add_overflow(*s1, nd, s1);
+}
+
+static bool merge_var(struct agg_state *to, const struct agg_state *from, struct arena *mem)
+{
+	(void)mem;
+	if (from->n == 0)
+		return true;
+	if (!to->is_float && !from->is_float) {
+		if (to->n == 0) {
+			to->a.m = from->a.m;
+			return true;
+		}
+		i128 s1, s2, a1, a2;
+		if (var_rebase(to, from, &s1, &s2) &&
+		    !__builtin_add_overflow(load128(to->a.m.s1), s1, &a1) &&
+		    !__builtin_add_overflow(load128(to->a.m.s2), s2, &a2)) {
+			store128(to->a.m.s1, a1);
+			store128(to->a.m.s2, a2);
+			return true;
+		}
+	}
+	struct agg_state f = *from;
+	moments_to_float(to, to->a.m.shift);
+	moments_to_float(&f, f.a.m.shift);
+	chan_merge(to, &f);
 	return true;
 }
 
@@ -354,7 +435,8 @@ static bool res_var(const struct agg_state *s, const struct qitem *it, double wi
 		out->u.f = fget(s->a.m.s2) / (double)s->n;
 		return true;
 	}
-	/* (n Σx² − (Σx)²) / n², exactly while it fits in 128 bits */
+	/* (n Σd² − (Σd)²) / n², exactly while it fits in 128 bits (the
+	 * variance of the differences d = x − shift is x's) */
 	i128 n = (i128)s->n, s1 = load128(s->a.m.s1), s2 = load128(s->a.m.s2);
 	i128 num, sq;
 	if (!__builtin_mul_overflow(n, s2, &num) && !__builtin_mul_overflow(s1, s1, &sq) &&
@@ -397,11 +479,11 @@ const struct agg_func agg_funcs[] = {
 	[AGG_COUNT] = { "count", AGG_COUNT, 0, true, AGF_COUNT, KEPT(offsetof(struct agg_state, a)),
 			upd_none, merge_none, res_count },
 	[AGG_AVG] = { "avg", AGG_AVG, 0, false, AGF_AVG,
-		      KEPT(offsetof(struct agg_state, a.m.s2)), upd_moments,
-		      merge_moments, res_avg },
+		      KEPT(offsetof(struct agg_state, a.m.s2)), upd_avg,
+		      merge_avg, res_avg },
 	[AGG_VAR] = { "var", AGG_VAR, 0, false, AGF_VAR,
-		      KEPT(offsetof(struct agg_state, a.m.s2) + 2 * sizeof(uint64_t)), upd_moments,
-		      merge_moments, res_var },
+		      KEPT(offsetof(struct agg_state, a.m.shift) + sizeof(int64_t)), upd_var,
+		      merge_var, res_var },
 	[AGG_MIN] = { "min", AGG_MIN, 0, false, AGF_MIN, VAL_KEPT, upd_min, merge_min, res_value },
 	[AGG_MAX] = { "max", AGG_MAX, 0, false, AGF_MAX, VAL_KEPT, upd_max, merge_max, res_value },
 	[AGG_FIRST] = { "first", AGG_FIRST, 0, true, AGF_FIRST, ORDER_KEPT, upd_first, merge_first,

@@ -40,10 +40,13 @@ struct agg_state {
 	union {
 		/* sum, rate: integers until a float appears */
 		struct { union { double f; int64_t i; } u; } sum;
-		/* avg, var: 128-bit Σx and Σx² of integers, or (after a float)
-		 * mean and m2 as doubles in their first 8 bytes; avg needs
-		 * neither Σx² nor m2, so they come last */
-		struct { uint64_t s1[2]; uint64_t s2[2]; } m;
+		/* avg: 128-bit Σx of integers, or (after a float) the mean as
+		 * a double in its first 8 bytes. var: Σd and Σd² of the
+		 * differences d = x − shift from its first value (timestamps
+		 * and other large values close together: small squares,
+		 * exact), or mean and m2 as doubles. avg needs no more than
+		 * s1, so the rest comes after it */
+		struct { uint64_t s1[2]; uint64_t s2[2]; int64_t shift; } m;
 		struct {
 			union {
 				struct xval v;
@@ -184,13 +187,25 @@ static inline bool agg_update_int(uint8_t *k, unsigned op, int64_t x, uint64_t o
 				 agg_kept_u64(k, AGG_AT(a.sum.u.i)) + (uint64_t)x);
 		break;
 	case AGF_AVG:
-	case AGF_VAR:
 		if (word & AGG_FLOAT_BIT)
 			return false;
 		agg_kept_add128(k, AGG_AT(a.m.s1), x);
-		if (op == AGF_VAR)       /* avg does not keep Σx² */
-			agg_kept_add128(k, AGG_AT(a.m.s2), (__int128)x * x);
 		break;
+	case AGF_VAR: {
+		if (word & AGG_FLOAT_BIT)
+			return false;
+		if (!n)
+			agg_kept_set_u64(k, AGG_AT(a.m.shift), (uint64_t)x);
+		__int128 d = (__int128)x - (int64_t)agg_kept_u64(k, AGG_AT(a.m.shift)), s1, s2, sq;
+		memcpy(&s1, k + AGG_AT(a.m.s1), sizeof(s1));
+		memcpy(&s2, k + AGG_AT(a.m.s2), sizeof(s2));
+		if (__builtin_add_overflow(s1, d, &s1) || __builtin_mul_overflow(d, d, &sq) ||
+		    __builtin_add_overflow(s2, sq, &s2))
+			return false;   /* past 128 bits: the general path goes to doubles */
+		memcpy(k + AGG_AT(a.m.s1), &s1, sizeof(s1));
+		memcpy(k + AGG_AT(a.m.s2), &s2, sizeof(s2));
+		break;
+	}
 	case AGF_MIN:
 	case AGF_MAX:
 		if (n) {

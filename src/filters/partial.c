@@ -203,8 +203,10 @@ static void put_state(struct jsonw *w, const struct qitem *it, const uint8_t *ke
 				put_f64(w, "m2", m2);
 		} else {
 			put_i128(w, "s1", s.a.m.s1);
-			if (it->agg == AGG_VAR)
+			if (it->agg == AGG_VAR) {
 				put_i128(w, "s2", s.a.m.s2);
+				put_i64(w, "shift", s.a.m.shift);       /* s1, s2: of x − shift */
+			}
 		}
 		break;
 	case AGG_FIRST:
@@ -501,6 +503,10 @@ static bool get_state(const json_t *o, const struct qitem *it, struct agg_state 
 	case AGG_AVG:
 	case AGG_VAR:
 		if (json_object_get(o, "s1")) {
+			/* no shift: sums of the values themselves (shift 0) */
+			if (it->agg == AGG_VAR && json_object_get(o, "shift") &&
+			    !get_i64(o, "shift", &s->a.m.shift))
+				return false;
 			return get_i128(o, "s1", s->a.m.s1) &&
 			       (it->agg == AGG_AVG || get_i128(o, "s2", s->a.m.s2));
 		} else {

@@ -148,6 +148,15 @@ case_ where-hop-present "-n 600 --seed 21 --hops 1-4 --flows 8 --unavailable" <<
   "attributes": ["meta.packet_index", "int.hop_queue_ids"]}]
 EOF
 
+# 3c. var() of large values close together (microsecond timestamps: their
+# squares pass 128 bits summed over ~8,000 values) and of their spread,
+# 20,000 packets of one flow in one window; with 2 workers, whose states merge.
+case_ var-large-values "-n 20000 --seed 22 --flows 1 --pps 100000" "2" <<'EOF'
+[{"name": "vt", "type": "query", "period_ms": 1000,
+  "select": ["count()", "var(meta.timestamp)", "var(int.latency)", "avg(meta.timestamp)"],
+  "group_by": ["ip.src"]}]
+EOF
+
 # 4. Event, global delta memory (MMT-Probe): a record when the switch path
 # (whole array, hop count included) differs from the last record's.
 case_ event-delta-global "-n 1000 --seed 14 --hops 1-3 --flows 3 --unavailable" <<'EOF'
