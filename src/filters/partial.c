@@ -582,10 +582,12 @@ int partial_fold(struct isp_engine *e, unsigned i, const json_t *rec, struct are
 		}
 		size_t h;
 		const json_t *x;
+		/* every hop, those without a value too: the array keeps its
+		 * length, as the window's own record has it */
 		json_array_foreach(json_array_get(states, k), h, x) {
 			struct agg_state s;
 			uint8_t *cell;
-			if (get_state(x, it, &s, scratch) && s.n &&
+			if (get_state(x, it, &s, scratch) &&
 			    (cell = query_hop_cell(e, i, g, k, (unsigned)h)))
 				query_fold(e, i, k, cell, &s);
 		}

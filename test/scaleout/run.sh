@@ -9,7 +9,8 @@
 # arrays, the order of groups and windows).
 #
 # Without a broker:
-#   1 files-2       a capture split in 2 by flow (BPF), one instance on 2
+#   1 files-2       a capture (unavailable hop values among them) split in 2
+#                   by flow (BPF), one instance on 2
 #                   workers; --merge of their two files
 #   2 files-3       split in 3; the three files merged
 #   3 stdin         the three instances' partials in one stream ('-',
@@ -102,7 +103,7 @@ EOF
 }
 file_out() { echo "file-output out { path = \"$1\" }"; }
 
-"$gen" -o "$tmp/a.pcap" -n 20000 --seed 1 --hops 1-6 --bitmap 0xFC00 --flows 64 --pps 20000 \
+"$gen" -o "$tmp/a.pcap" -n 20000 --seed 1 --hops 1-6 --bitmap 0xFC00 --flows 64 --pps 20000 --unavailable \
 	>/dev/null || { echo "FAIL intgen"; exit 1; }
 rules "" "$(file_out "$tmp/single.json")" >"$tmp/single.conf"
 "$bin" -r "$tmp/a.pcap" -C "$tmp/single.conf" 2>"$tmp/single.err" ||
