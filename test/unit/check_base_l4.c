@@ -419,6 +419,17 @@ START_TEST(test_gre_optional_absent)
 	EXPECT_ABSENT("gre.key");
 	EXPECT_ABSENT("gre.seq_num");
 	EXPECT_U("ip.src", IP_C);
+
+	/* RFC 1701's routing bit: a routing list this decoder does not walk
+	 * follows; unsupported, not its words read as the payload */
+	pkt_init(&b);
+	eth_ip4(&b, 0, 47, IP_A, IP_B);
+	size_t gre = pkt_gre(&b, &(struct pkt_gre){ .proto = 0x0800 });
+	pkt_ipv4(&b, &(struct pkt_ipv4){ .ttl = 5, .proto = 17, .src = IP_C, .dst = IP_D });
+	pkt_finish(&b);
+	pkt_put16(&b, gre, 0x4000);
+	ck_assert_uint_eq(run(&b), 2);
+	EXPECT_STR("meta.malformed", "gre.unsupported");
 }
 END_TEST
 

@@ -342,6 +342,60 @@ START_TEST(report_v20_coalesced)
 }
 END_TEST
 
+/* A report whose inner packet the reporter cut (its IPv4 and UDP lengths
+ * run past the report), followed by a longer one in the same packet: the
+ * cut one decodes as far as it goes, as it would alone; the lengths are
+ * checked against the report's bytes, not the packet's. */
+static void v20_ethernet_report(struct tl_buf *t, unsigned ip_total, unsigned present)
+{
+	size_t start = t->n;
+
+	tl_be32(t, 0);                 /* word 0: patched below */
+	tl_be32(t, 0x2000u << 16);     /* RepMdBits bit 2 (latency) */
+	tl_be32(t, 0);
+	tl_be32(t, 77);
+	size_t inner = t->n;
+	tl_eth_ipv4_udp(t, 0, 1, 2);
+	t->b[inner + IP_OFF + 2] = (uint8_t)(ip_total >> 8);
+	t->b[inner + IP_OFF + 3] = (uint8_t)ip_total;
+	t->b[inner + IP_OFF + 20 + 4] = (uint8_t)((ip_total - 20) >> 8);
+	t->b[inner + IP_OFF + 20 + 5] = (uint8_t)(ip_total - 20);
+	while (t->n - inner < present)
+		tl_u8(t, 0xee);
+	unsigned words = (unsigned)(t->n - start - 4) / 4;
+	/* RepType 1, InType 3 (Ethernet), length, MD length 1 */
+	uint32_t w0 = 1u << 28 | 3u << 24 | words << 16 | 1u << 8;
+	t->b[start] = (uint8_t)(w0 >> 24);
+	t->b[start + 1] = (uint8_t)(w0 >> 16);
+	t->b[start + 2] = (uint8_t)(w0 >> 8);
+	t->b[start + 3] = (uint8_t)w0;
+}
+
+START_TEST(report_v20_cut_inner)
+{
+	struct tl_buf t = { .n = 0 };
+	struct isp_packet p;
+	struct isp_stats st = { 0 };
+
+	tl_eth_ipv4_udp(&t, 0, 5000, 32766);
+	tl_be32(&t, 0x2u << 28 | 5u << 22 | 78);
+	tl_be32(&t, 0x01020304u);
+	v20_ethernet_report(&t, 200, 64);      /* IPv4 of 200 bytes, 64 of the frame */
+	v20_ethernet_report(&t, 328, 342);     /* whole */
+	tl_fix_lengths(&t, IP_OFF);
+	tl_dissect(&p, &st, t.b, t.n, NULL);
+
+	struct isp_value v;
+	ck_assert_int_eq(p.malformed, 0);
+	ck_assert(tl_get(&p, "meta.proto_hierarchy", &v));
+	ck_assert_str_eq(v.v.str, "eth.ip.udp.int_report.eth.ip.udp");
+	ck_assert_uint_eq(tl_u64(&p, "udp.len"), 180);
+	ck_assert(isp_dissect_next_report(tl_registry(), &p, &st));
+	ck_assert_int_eq(p.malformed, 0);
+	ck_assert_uint_eq(tl_u64(&p, "udp.len"), 308);
+}
+END_TEST
+
 /* Lengths that lie in coalesced reports: the second report's Report
  * Length one word past the payload, then two bytes after the last report.
  * Each is handed out and counted bad_length once; the first is whole. */
@@ -653,6 +707,7 @@ int main(void)
 	tcase_add_test(tc, report_v10_metadata);
 	tcase_add_test(tc, report_v20_coalesced);
 	tcase_add_test(tc, report_v20_lengths_that_lie);
+	tcase_add_test(tc, report_v20_cut_inner);
 	tcase_add_test(tc, report_v20_tlv);
 	tcase_add_test(tc, gpe_carrier);
 	tcase_add_test(tc, geneve_carrier);
