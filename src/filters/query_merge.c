@@ -73,6 +73,10 @@ void query_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w, 
 
 	for (unsigned k = 0; k < n; k++) {
 		struct query_state *wqs = &w[k]->q[i];
+		/* the merger sees no packet: its time is the workers' (what
+		 * stamps a partial window's end record) */
+		if (w[k]->last_ts > m->last_ts)
+			m->last_ts = w[k]->last_ts;
 		if (!wqs->has_done)
 			continue;
 		any = true;

@@ -142,6 +142,11 @@ instance 0 2 "$tmp/p0-2.json" -w 2 && instance 1 2 "$tmp/p1-2.json" ||
 merge_same files-2 --merge "$tmp/p0-2.json" --merge "$tmp/p1-2.json" &&
 	grep -q "2 instances, 14 windows written (0 before every instance closed them), 0 late" \
 		"$tmp/files-2.err" && ok files-2
+# the end of input is stamped with the input's time on 2 workers too
+# (not the merging engine's, which sees no packet)
+t0=$(grep '"end":true' "$tmp/p0-2.json" | sed 's/.*"time":\([0-9]*\).*/\1/' | sort -u)
+[ -n "$t0" ] && [ "$t0" -gt 1000000000 ] && ok "end-time" ||
+	bad end-time "the end records' time on 2 workers: '$t0'"
 
 # ---- 2 files-3
 for k in 0 1 2; do instance $k 3 "$tmp/p$k-3.json" || bad files-3 "instance $k failed"; done
