@@ -70,6 +70,8 @@ struct isp_pmerge {
 	struct pm_instance *inst;
 	unsigned ninst;
 	uint64_t *closed;       /* per rule: windows ending at or before it are written */
+	uint64_t *written;      /* per rule: windows written (MMT's report counter: each
+				   window has an engine of its own, whose count starts at 0) */
 	uint64_t *fp;           /* per rule: partial_fingerprint */
 	bool *said;             /* per rule: a mismatch was reported */
 	struct arena scratch;
@@ -86,6 +88,7 @@ struct isp_pmerge *isp_pmerge_new(const struct isp_program *prog, const struct i
 	unsigned nq = prog->nqueries ? prog->nqueries : 1;
 
 	if (!m || !(m->closed = calloc(nq, sizeof(*m->closed))) ||
+	    !(m->written = calloc(nq, sizeof(*m->written))) ||
 	    !(m->fp = calloc(nq, sizeof(*m->fp))) || !(m->said = calloc(nq, sizeof(*m->said))) ||
 	    !(m->inst = calloc(MAX_INSTANCES, sizeof(*m->inst)))) {
 		isp_pmerge_free(m);
@@ -170,6 +173,7 @@ static void write_window(struct isp_pmerge *m, struct pm_window **at, uint64_t n
 	struct pm_window *w = *at;
 	bool keep = m->prog->merge_late_correct;
 
+	w->e->q[w->rule].flushes = m->written[w->rule]++;
 	query_write_merged(w->e, w->rule, w->start, w->end, keep);
 	isp_engine_flush(w->e);
 	if (w->end > m->closed[w->rule])
@@ -570,6 +574,7 @@ void isp_pmerge_free(struct isp_pmerge *m)
 	free(m->pool);
 	free(m->inst);
 	free(m->closed);
+	free(m->written);
 	free(m->fp);
 	free(m->said);
 	arena_free(&m->scratch);

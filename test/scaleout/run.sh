@@ -28,6 +28,8 @@
 #                   records still right
 #     oldversion    a partial of version 1: counted malformed, the reason
 #                   naming its version and the one read
+#     csv-merge     the merge written as MMT-Probe's CSV rows: one instance's
+#                   rows, report counter included
 #   7 errors        partial on an event report and with diff(): file:line:col;
 #                   --merge without -C; -k with -w 2; --forward with -C
 # Against a real Kafka broker (test/services/kafka.sh; skipped without java):
@@ -142,6 +144,16 @@ instance 0 2 "$tmp/p0-2.json" -w 2 && instance 1 2 "$tmp/p1-2.json" ||
 merge_same files-2 --merge "$tmp/p0-2.json" --merge "$tmp/p1-2.json" &&
 	grep -q "2 instances, 14 windows written (0 before every instance closed them), 0 late" \
 		"$tmp/files-2.err" && ok files-2
+# MMT-Probe's CSV rows from the merge: the report counter goes on from
+# window to window as one instance's (the source's name aside)
+rules "output-format = csv" "$(file_out "$tmp/single.csv")" >"$tmp/csv1.conf"
+rules "output-format = csv" "$(file_out "$tmp/merged.csv")" >"$tmp/csvm.conf"
+"$bin" -r "$tmp/a.pcap" -C "$tmp/csv1.conf" 2>/dev/null
+"$bin" -C "$tmp/csvm.conf" --merge "$tmp/p0-2.json" --merge "$tmp/p1-2.json" 2>/dev/null
+cut -d, -f1,2,4- "$tmp/single.csv" >"$tmp/single.cut"
+cut -d, -f1,2,4- "$tmp/merged.csv" >"$tmp/merged.cut"
+[ -s "$tmp/single.cut" ] && cmp -s "$tmp/single.cut" "$tmp/merged.cut" && ok csv-merge ||
+	bad csv-merge "CSV rows of the merge differ from one instance's"
 # the end of input is stamped with the input's time on 2 workers too
 # (not the merging engine's, which sees no packet)
 t0=$(grep '"end":true' "$tmp/p0-2.json" | sed 's/.*"time":\([0-9]*\).*/\1/' | sort -u)
