@@ -485,7 +485,13 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		qs->win_end = 0;
 	}
 	if (qs->win_end == 0) {
-		qs->win_start = p->ts_ns - p->ts_ns % r->period_ns;
+		uint64_t t = p->ts_ns;
+		/* one of several workers, its window closed at the last tick:
+		 * a packet older than that tick goes to the window after it,
+		 * as the open window of one worker takes it */
+		if (e->partial && !qs->ts_order && e->tick_now != UINT64_MAX && t < e->tick_now)
+			t = e->tick_now;
+		qs->win_start = t - t % r->period_ns;
 		qs->win_end = qs->win_start + r->period_ns;
 		if (qs->ts_order && !qs->partial_started) {
 			/* a merge waits for this instance from here (a restart) */
