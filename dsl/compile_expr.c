@@ -613,6 +613,13 @@ bool compile_select_item(struct compiler *c, const struct cfg_value *v, struct q
 				  out->diff ? "diff" : e->name, "()", ty_name(t.ty));
 			goto bad;
 		}
+		/* the quantile sketch holds whole numbers from 0 up: said where
+		 * the values may be negative or fractions (an attribute's are
+		 * neither) */
+		if (out->agg == AGG_PCT && (out->diff || t.cx->op != CX_ATTR))
+			dsl_warning(c->d, &e->loc, "%s() of %s: a value below 0 counts as 0, a "
+				    "fraction as the nearest whole number", e->name,
+				    out->diff ? "differences" : "an expression");
 		/* an attribute's numbers are integers (xval_from_value) */
 		out->diff_ends = out->diff && t.cx->op == CX_ATTR &&
 				 (out->agg == AGG_SUM || out->agg == AGG_AVG ||

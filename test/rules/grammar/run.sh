@@ -50,7 +50,23 @@ check_valid() {
 	if ! grep -q -F "$f: " "$tmp/out" || ! grep -q -E ': ok$' "$tmp/out"; then
 		bad "$f" "no '$f: ... ok' line"; return
 	fi
-	if [ -s "$tmp/err" ]; then
+	# a valid file may announce warnings, one line each:
+	#     # warning: LINE:COL: TEXT
+	# and stderr holds those, and nothing else
+	want=$(sed -n 's/^# warning: //p' "$f")
+	if [ -n "$want" ]; then
+		n=$(printf '%s\n' "$want" | wc -l)
+		if [ "$(grep -c ': warning: ' "$tmp/err")" -ne "$n" ] ||
+		   [ "$(wc -l <"$tmp/err")" -ne "$n" ]; then
+			bad "$f" "expected $n warnings, nothing else"; return
+		fi
+		while IFS= read -r w; do
+			grep -q -F "$f:${w%%: *}: warning: ${w#*: }" "$tmp/err" ||
+				{ bad "$f" "no warning '$w'"; return; }
+		done <<EOW
+$want
+EOW
+	elif [ -s "$tmp/err" ]; then
 		bad "$f" "messages on stderr for a valid file"; return
 	fi
 	echo "ok $f"
