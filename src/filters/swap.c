@@ -111,6 +111,10 @@ void rules_swap_here(struct isp_rules *r)
 	}
 	if (old_merger)
 		adopt(r->next_merger, old_merger);
+	/* ticks at the sub-intervals the monitors have: a kept one keeps an
+	 * interval set-interval gave it, which its section does not say */
+	for (unsigned i = 0; n && i < r->next_prog->nmonitors; i++)
+		atomic_store(&r->next_gen->period[i], r->next_worker[0]->mon[i].sub_ns);
 	/* the rules that went write what they hold, as at the end of the
 	 * input, through the old engines (their channels are still open) */
 	for (unsigned i = 0; i < n; i++)

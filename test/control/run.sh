@@ -188,6 +188,27 @@ else
 	cat "$tmp/ma.json" "$tmp/mr.json" "$tmp/inj.err" "$tmp/mr.err"
 fi
 
+# a monitor kept by a reload keeps the interval set-interval gave it, and
+# the ticks follow it: 10 ms intervals, their packets seen before their end
+# (within the live input's tick lateness, a few ms; at its section's
+# spacing, 100 ms, they stayed open up to 90 ms past it)
+ctl set-interval fm 10 >/dev/null && ctl reload >/dev/null && burst && burst
+after=$(wc -l <"$tmp/out.jsonl")
+burst && burst && sleep 0.3
+if tail -n +"$((after + 1))" "$tmp/out.jsonl" | python3 -c '
+import json, sys
+fl = [r for r in map(json.loads, sys.stdin) if r["report"] == "fm" and r["type"] == "flow"]
+assert fl, "no flow record"
+late = max(r["last_seen"] - r["time"] for r in fl)
+assert all(round(r["time"] - r["interval_start"], 3) == 0.01 for r in fl), fl[0]
+assert late < 0.045, late
+print("%d flow records, the latest packet %.1f ms past its interval" % (len(fl), late * 1000))' \
+	>"$tmp/iv.out" 2>&1; then
+	ok "reload after set-interval 10: $(cat "$tmp/iv.out")"
+else
+	bad "reload after set-interval" "$tmp/iv.out"
+fi
+
 # errors: JSON, and the connection stays open
 raw "$tmp/c.sock" 'not json' '{"cmd":"nope"}' '{"cmd":"set-sampling","name":"fm","ratio":2}' \
 	'{"cmd":"get","name":"zz"}' '{"cmd":"entry-add","name":"fm","key":["10.1.0.1"]}' \
@@ -264,6 +285,60 @@ if [ "$x" = 800 ] && [ "$y" = 1200 ]; then
 	ok "a rule enabled after its first items: every item of its two bursts on 2 workers (x $x, y $y)"
 else
 	bad "disabled first, then enabled: x matched $x (want 800), y $y (want 1200)" "$tmp/err"
+fi
+kill -INT "$pid"
+wait "$pid"
+pid=""
+
+# a client that sends requests and does not read their responses holds
+# the socket's thread 5 s at most, then is dropped (its requests with it):
+# another client is answered meanwhile, and the slow one's connection
+# ends with the line it was sent, cut or not (no other line runs into it)
+"$bld/intgen" -o "$tmp/many.pcap" -n 3000 --seed 43 --format report --report-version 2.0 \
+	--flows 3000 2>/dev/null
+printf 'flow-monitor big {\n  match = {"ip.src", "ip.dst", "udp.src_port"}\n  query-interval = 3600000\n}\ncontrol { path = "%s" }\n' \
+	"$tmp/c.sock" >"$tmp/big.conf"
+"$bld/intspect" -C "$tmp/big.conf" -u "127.0.0.1:$udp" >/dev/null 2>"$tmp/err" &
+pid=$!
+for _ in $(seq 50); do [ -S "$tmp/c.sock" ] && break; sleep 0.1; done
+python3 "$src/test/inputs/send_reports.py" "$tmp/many.pcap" 127.0.0.1 "$udp" 500 0.05 >/dev/null
+sleep 0.5
+if python3 - "$tmp/c.sock" <<'PY' >"$tmp/slow.out" 2>&1
+import socket, sys, time
+slow = socket.socket(socket.AF_UNIX)
+slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+slow.connect(sys.argv[1])
+slow.sendall(b'{"cmd":"get","name":"big"}\n' * 3)
+time.sleep(0.3)
+t0 = time.time()
+other = socket.socket(socket.AF_UNIX)
+other.connect(sys.argv[1])
+other.sendall(b'{"cmd":"help"}\n')
+other.settimeout(30)
+got = b""
+while not got.endswith(b"\n"):
+    got += other.recv(65536)
+waited = time.time() - t0
+assert got.startswith(b'{"ok":true'), got[:80]
+assert waited < 12, waited
+# the slow one: whole responses, at most one cut last, then the end
+slow.settimeout(30)
+data = b""
+while True:
+    b = slow.recv(65536)
+    if not b:
+        break
+    data += b
+import json
+for line in data.split(b"\n")[:-1]:
+    json.loads(line)
+assert data.count(b"\n") < 3, data.count(b"\n")
+print("another client answered after %.1f s; the slow one dropped after %d bytes" % (waited, len(data)))
+PY
+then
+	ok "control: $(cat "$tmp/slow.out")"
+else
+	bad "control: a client that does not read" "$tmp/slow.out"
 fi
 kill -INT "$pid"
 wait "$pid"
