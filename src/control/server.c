@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_CLIENTS 32
@@ -142,24 +143,40 @@ char *isp_ctl_text(json_t *resp)
 	return text;
 }
 
-/* One response line (text: malloc'd, freed here; NULL: out of memory). */
-static void send_line(struct client *c, char *text)
+#define SEND_WHOLE_NS (5 * 1000000000LL)   /* for a whole response line */
+
+static long long now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+/* One response line (text: malloc'd, freed here; NULL: out of memory).
+ * false when it did not go out whole: the peer went away, or read it too
+ * slowly (5 s for the whole line, each send bounded by SO_SNDTIMEO), and
+ * is to be dropped; a line cut short would run into the next one, and
+ * the others wait for this thread meanwhile. */
+static bool send_line(struct client *c, char *text)
 {
 	if (!text)
 		text = strdup("{\"ok\":false,\"error\":\"out of memory\"}");
 	if (!text)
-		return;
+		return false;
 	size_t n = strlen(text), off = 0;
+	long long deadline = now_ns() + SEND_WHOLE_NS;
 	text[n] = '\n';         /* the room of its NUL */
 	while (off <= n) {
 		ssize_t w = send(c->fd, text + off, n + 1 - off, MSG_NOSIGNAL);
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
-			break;  /* the peer went away, or stopped reading for 5 s */
+		if (w <= 0 || now_ns() > deadline)
+			break;
 		off += (size_t)w;
 	}
 	free(text);
+	return off > n;
 }
 
 /* Constant time: a wrong token says nothing of how much of it was right. */
@@ -230,16 +247,17 @@ static bool read_client(struct isp_ctl_server *s, struct client *c)
 		size_t end = (size_t)(nl - c->buf);
 		if (c->skipping)
 			c->skipping = false;
-		else if (end > start)
-			send_line(c, serve_line(s, c, c->buf + start, end - start));
+		else if (end > start && !send_line(c, serve_line(s, c, c->buf + start, end - start)))
+			return false;   /* dropped, its other requests with it */
 		start = end + 1;
 	}
 	memmove(c->buf, c->buf + start, c->len - start);
 	c->len -= start;
 	if (c->len > LINE_MAX_BYTES) {
-		if (!c->skipping)
-			send_line(c, isp_ctl_text(isp_ctl_error("request longer than %d bytes: "
-								"ignored", LINE_MAX_BYTES)));
+		if (!c->skipping &&
+		    !send_line(c, isp_ctl_text(isp_ctl_error("request longer than %d bytes: "
+							     "ignored", LINE_MAX_BYTES))))
+			return false;
 		c->skipping = true;
 		c->len = 0;
 	}
