@@ -38,7 +38,7 @@ static void usage(FILE *out)
 "                             rules, flow monitors, channels\n"
 "  rules                      the rules, enabled or not, with their counters\n"
 "  enable RULE, disable RULE  run a rule, or stop running it\n"
-"  reset MONITOR              forget every flow of a flow monitor\n"
+"  reset MONITOR              forget every flow of a flow monitor (removed ones too)\n"
 "  set-sampling MONITOR RATIO the share of new flows monitored (0 < RATIO <= 1)\n"
 "  set-interval MONITOR MS    query-interval, from the next interval on\n"
 "  set-overflow MONITOR N     overflow-threshold (0: off)\n"

@@ -196,11 +196,16 @@ static inline bool agg_update_int(uint8_t *k, unsigned op, int64_t x, uint64_t o
 			return false;
 		if (!n)
 			agg_kept_set_u64(k, AGG_AT(a.m.shift), (uint64_t)x);
-		__int128 d = (__int128)x - (int64_t)agg_kept_u64(k, AGG_AT(a.m.shift)), s1, s2, sq;
+		__int128 d = (__int128)x - (int64_t)agg_kept_u64(k, AGG_AT(a.m.shift)), s1, s2;
+		int64_t d64 = (int64_t)d;
+		if (d64 != d)
+			return false;   /* the general path */
 		memcpy(&s1, k + AGG_AT(a.m.s1), sizeof(s1));
 		memcpy(&s2, k + AGG_AT(a.m.s2), sizeof(s2));
-		if (__builtin_add_overflow(s1, d, &s1) || __builtin_mul_overflow(d, d, &sq) ||
-		    __builtin_add_overflow(s2, sq, &s2))
+		/* |d| <= 2^63: d² <= 2^126, and Σd stays below 2^127 for
+		 * any count; Σd² is the one that may pass 128 bits */
+		s1 += d64;
+		if (__builtin_add_overflow(s2, (__int128)d64 * d64, &s2))
 			return false;   /* past 128 bits: the general path goes to doubles */
 		memcpy(k + AGG_AT(a.m.s1), &s1, sizeof(s1));
 		memcpy(k + AGG_AT(a.m.s2), &s2, sizeof(s2));
