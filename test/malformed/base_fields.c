@@ -10,6 +10,10 @@
  *  - a length past the bytes of a region nothing cut (these packets are
  *    whole) is bad_length; 0 in IPv4's Total Length, IPv6's Payload Length
  *    and UDP's Length means "as captured" (segmentation offload, jumbo);
+ *  - inside the first fragment of an IP packet (IPv4 MF at offset 0, an
+ *    IPv6 Fragment header with M at offset 0; RFC 791, 8200) the region is
+ *    cut by the fragmentation: a total length past it is no error, a
+ *    header longer than it is truncated;
  *  - otherwise the layer decodes, with the header length the field says.
  *
  * Only layers outside a telemetry report's inner packet are mutated (the
@@ -31,36 +35,63 @@ static unsigned be16(const uint8_t *p)
 	return (unsigned)(p[0] << 8 | p[1]);
 }
 
-/* The verdict of the header at h (avail bytes of region) and its length. */
-static enum isp_verdict model(enum carrier k, const uint8_t *h, unsigned avail, unsigned *hlen)
+/* Whether a layer before idx is an IP packet's first fragment. */
+static bool in_first_fragment(const struct isp_packet *w, unsigned idx, const uint8_t *d)
 {
+	for (unsigned i = 0; i < idx; i++) {
+		const struct isp_layer *l = &w->layer[i];
+		const uint8_t *h = d + l->off;
+		if (strcmp(pname(l->proto), "ip") == 0 && (be16(h + 6) & 0x3fff) == 0x2000)
+			return true;    /* MF, offset 0 */
+		if (strcmp(pname(l->proto), "ipv6") != 0)
+			continue;
+		unsigned nh = h[6], o = 40;
+		while (o + 8 <= l->len && (nh == 0 || nh == 43 || nh == 44 || nh == 51 || nh == 60)) {
+			const uint8_t *e = h + o;
+			if (nh == 44 && (be16(e + 2) & 0xfff9) == 0x0001)
+				return true;    /* offset 0, M */
+			o += nh == 44 ? 8u : nh == 51 ? (e[1] + 2u) * 4u : (e[1] + 1u) * 8u;
+			nh = e[0];
+		}
+	}
+	return false;
+}
+
+/* The verdict of the header at h (avail bytes of region, cut or not) and
+ * its length. */
+static enum isp_verdict model(enum carrier k, const uint8_t *h, unsigned avail, bool cut,
+			      unsigned *hlen)
+{
+	enum isp_verdict past = cut ? ISP_ERR_TRUNCATED : ISP_ERR_BAD_LENGTH;
 	unsigned n;
 
 	switch (k) {
 	case C_IP4:
 		n = (h[0] & 0xf) * 4u;
-		if (n < 20 || n > avail)
+		if (n < 20)
 			return ISP_ERR_BAD_LENGTH;
+		if (n > avail)
+			return past;
 		*hlen = n;
 		n = be16(h + 2);
-		return n && (n < *hlen || n > avail) ? ISP_ERR_BAD_LENGTH : ISP_OK;
+		return n && (n < *hlen || (n > avail && !cut)) ? ISP_ERR_BAD_LENGTH : ISP_OK;
 	case C_IP6:
 		*hlen = 40;
 		n = be16(h + 4);
-		return n && 40 + n > avail ? ISP_ERR_BAD_LENGTH : ISP_OK;
+		return n && 40 + n > avail && !cut ? ISP_ERR_BAD_LENGTH : ISP_OK;
 	case C_UDP:
 		*hlen = 8;
 		n = be16(h + 4);
-		return n && (n < 8 || n > avail) ? ISP_ERR_BAD_LENGTH : ISP_OK;
+		return n && (n < 8 || (n > avail && !cut)) ? ISP_ERR_BAD_LENGTH : ISP_OK;
 	case C_TCP:
 		n = (h[12] >> 4) * 4u;
 		*hlen = n;
-		return n < 20 || n > avail ? ISP_ERR_BAD_LENGTH : ISP_OK;
+		return n < 20 ? ISP_ERR_BAD_LENGTH : n > avail ? past : ISP_OK;
 	default: {              /* Geneve: Opt Len words of options that tile */
 		unsigned opts = (h[0] & 0x3f) * 4u;
 		*hlen = 8 + opts;
 		if (8 + opts > avail)
-			return ISP_ERR_BAD_LENGTH;
+			return past;
 		for (unsigned o = 8; o + 4 <= 8 + opts; o += 4 + (h[o + 3] & 0x1f) * 4u)
 			if (o + 4 + (h[o + 3] & 0x1fu) * 4u > 8 + opts)
 				return ISP_ERR_BAD_LENGTH;
@@ -128,7 +159,8 @@ static const char *check(const struct isp_packet *whole, unsigned idx, unsigned 
 {
 	const struct isp_layer *wl = &whole->layer[idx];
 	unsigned hlen = 0;
-	enum isp_verdict want = model(k, m + wl->off, avail, &hlen);
+	enum isp_verdict want = model(k, m + wl->off, avail, in_first_fragment(whole, idx, m),
+				      &hlen);
 	struct isp_packet p = { .data = m, .caplen = n, .wirelen = n };
 	struct isp_stats st = { 0 };
 
