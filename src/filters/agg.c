@@ -308,13 +308,8 @@ static bool var_rebase(const struct agg_state *to, const struct agg_state *from,
 static bool merge_var(struct agg_state *to, const struct agg_state *from, struct arena *mem)
 {
 	(void)mem;
-	if (from->n == 0)
-		return true;
+	/* (agg_merge takes an empty side as the other one) */
 	if (!to->is_float && !from->is_float) {
-		if (to->n == 0) {
-			to->a.m = from->a.m;
-			return true;
-		}
 		i128 s1, s2, a1, a2;
 		if (var_rebase(to, from, &s1, &s2) &&
 		    !__builtin_add_overflow(load128(to->a.m.s1), s1, &a1) &&

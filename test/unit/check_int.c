@@ -126,16 +126,7 @@ START_TEST(v05_tcp_tail)
 	struct isp_packet p;
 	struct isp_stats st = { 0 };
 
-	tl_eth_ipv4_udp(&t, 0x20 << 2, 0, 0);
-	t.n -= 8;                      /* replace UDP by TCP */
-	t.b[IP_OFF + 9] = 6;
-	tl_be16(&t, 40000);
-	tl_be16(&t, 5555);
-	tl_be32(&t, 1);
-	tl_be32(&t, 0);
-	tl_be16(&t, 0x5018);
-	tl_be16(&t, 1024);
-	tl_be32(&t, 0);
+	tl_eth_ipv4_tcp(&t, 0x20 << 2);
 	tl_be32(&t, 0x01000000u | (1 + 2 + 2 * 4 + 1) << 8);
 	tl_be32(&t, 0x00000000u | 2u << 16 | 8u << 8 | 4); /* v0.5, InsCnt 2, Max 8, Total 4 */
 	tl_be32(&t, 0xa0000000u);
@@ -144,9 +135,7 @@ START_TEST(v05_tcp_tail)
 		tl_be32(&t, 10 * ((uint32_t)i + 1));
 	}
 	tl_be32(&t, 0x06005000u | 0xc0 | 3);    /* padding bits set, DSCP 3 */
-	size_t ip_len = t.n - IP_OFF;
-	t.b[IP_OFF + 2] = (uint8_t)(ip_len >> 8);
-	t.b[IP_OFF + 3] = (uint8_t)ip_len;
+	tl_fix_lengths(&t, IP_OFF);
 	tl_dissect(&p, &st, t.b, t.n, NULL);
 
 	ck_assert_int_eq(p.malformed, 0);
@@ -564,9 +553,7 @@ START_TEST(gre_carrier)
 	tl_be32(&t, 0x01010101u); tl_be32(&t, 0x02020202u);
 	tl_be16(&t, 3); tl_be16(&t, 4); tl_be16(&t, 8); tl_be16(&t, 0);
 	(void)ip2;
-	size_t ip_len = t.n - IP_OFF;
-	t.b[IP_OFF + 2] = (uint8_t)(ip_len >> 8);
-	t.b[IP_OFF + 3] = (uint8_t)ip_len;
+	tl_fix_lengths(&t, IP_OFF);
 	tl_dissect(&p, &st, t.b, t.n, NULL);
 	ck_assert_int_eq(p.malformed, 0);
 	struct isp_value v;

@@ -57,24 +57,13 @@ static void flags_packet(struct isp_packet *p, struct isp_stats *st, unsigned fa
 	struct tl_buf t = { .n = 0 };
 
 	if (family == 0 || family == 3) {
-		tl_eth_ipv4_udp(&t, 0x20 << 2, 0, 0);
-		t.n -= 8;              /* TCP, for the tail */
-		t.b[IP_OFF + 9] = 6;
-		tl_be16(&t, 40000);
-		tl_be16(&t, 5555);
-		tl_be32(&t, 1);
-		tl_be32(&t, 0);
-		tl_be16(&t, 0x5018);
-		tl_be16(&t, 1024);
-		tl_be32(&t, 0);
+		tl_eth_ipv4_tcp(&t, 0x20 << 2);
 		tl_be32(&t, 0x01000000u | (1 + 2 + 1) << 8);
 		/* InsCnt 2, Max 8, Total 0 */
 		tl_be32(&t, (family == 3 ? 0x40000000u : 0) | flag_bits | 2u << 16 | 8u << 8);
 		tl_be32(&t, 0xa0000000u);
 		tl_be32(&t, 0x06005000u | 3);
-		size_t ip_len = t.n - IP_OFF;
-		t.b[IP_OFF + 2] = (uint8_t)(ip_len >> 8);
-		t.b[IP_OFF + 3] = (uint8_t)ip_len;
+		tl_fix_lengths(&t, IP_OFF);
 	} else if (family == 1) {
 		tl_eth_ipv4_udp(&t, 0x20 << 2, 1000, 2000);
 		tl_be32(&t, 0x01000000u | (1 + 2) << 8);
@@ -219,16 +208,7 @@ START_TEST(v05_bit15_reserved)
 		struct isp_stats st = { 0 };
 
 		if (!v10) {
-			tl_eth_ipv4_udp(&t, 0x20 << 2, 0, 0);
-			t.n -= 8;              /* TCP, for the tail */
-			t.b[IP_OFF + 9] = 6;
-			tl_be16(&t, 40000);
-			tl_be16(&t, 5555);
-			tl_be32(&t, 1);
-			tl_be32(&t, 0);
-			tl_be16(&t, 0x5018);
-			tl_be16(&t, 1024);
-			tl_be32(&t, 0);
+			tl_eth_ipv4_tcp(&t, 0x20 << 2);
 			tl_be32(&t, 0x01000000u | (1 + 2 + 2 * 2 + 1) << 8);
 			tl_be32(&t, 2u << 16 | 8u << 8 | 2);    /* InsCnt 2, Max 8, Total 2 */
 		} else {
@@ -243,9 +223,7 @@ START_TEST(v05_bit15_reserved)
 		}
 		if (!v10) {
 			tl_be32(&t, 0x06005000u);
-			size_t ip_len = t.n - IP_OFF;
-			t.b[IP_OFF + 2] = (uint8_t)(ip_len >> 8);
-			t.b[IP_OFF + 3] = (uint8_t)ip_len;
+			tl_fix_lengths(&t, IP_OFF);
 		} else {
 			tl_fix_lengths(&t, IP_OFF);
 		}

@@ -153,6 +153,22 @@ void tl_fix_lengths(struct tl_buf *t, size_t ip_off)
 
 	t->b[ip_off + 2] = (uint8_t)(ip_len >> 8);
 	t->b[ip_off + 3] = (uint8_t)ip_len;
+	if (t->b[ip_off + 9] != 17)
+		return;         /* no UDP Length to fix */
 	t->b[udp_off + 4] = (uint8_t)((t->n - udp_off) >> 8);
 	t->b[udp_off + 5] = (uint8_t)(t->n - udp_off);
+}
+
+void tl_eth_ipv4_tcp(struct tl_buf *t, uint8_t tos)
+{
+	tl_eth_ipv4_udp(t, tos, 0, 0);
+	t->n -= 8;
+	t->b[14 + 9] = 6;
+	tl_be16(t, 40000);
+	tl_be16(t, 5555);
+	tl_be32(t, 1);
+	tl_be32(t, 0);
+	tl_be16(t, 0x5018);
+	tl_be16(t, 1024);
+	tl_be32(t, 0);
 }

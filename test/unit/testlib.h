@@ -51,5 +51,8 @@ void tl_bytes(struct tl_buf *t, const void *p, size_t n);
 void tl_eth_ipv4_udp(struct tl_buf *t, uint8_t tos, uint16_t sport, uint16_t dport);
 /* Set IPv4 total length and UDP length for a frame whose IPv4 starts at ip_off. */
 void tl_fix_lengths(struct tl_buf *t, size_t ip_off);
+/* Ethernet + IPv4 (tos) + a 20-byte TCP header (ACK PSH, ports 40000 to
+ * 5555), for INT v0.5 and its tail; tl_fix_lengths fixes the IPv4 one. */
+void tl_eth_ipv4_tcp(struct tl_buf *t, uint8_t tos);
 
 #endif
