@@ -526,6 +526,20 @@ static const char *const *agg_names(void)
 	return names;
 }
 
+/* Whether an expression's value may be a fraction: a division (done as
+ * reals) or a constant with a fraction anywhere in it. */
+static bool may_be_fraction(const struct cx *x)
+{
+	if (!x)
+		return false;
+	if (x->op == CX_DIV || (x->op == CX_CONST && x->k.k == XK_FLOAT))
+		return true;
+	for (unsigned i = 0; i < x->nargs; i++)
+		if (may_be_fraction(x->args[i]))
+			return true;
+	return may_be_fraction(x->a) || may_be_fraction(x->b);
+}
+
 bool compile_select_item(struct compiler *c, const struct cfg_value *v, struct qitem *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -613,13 +627,12 @@ bool compile_select_item(struct compiler *c, const struct cfg_value *v, struct q
 				  out->diff ? "diff" : e->name, "()", ty_name(t.ty));
 			goto bad;
 		}
-		/* the quantile sketch holds whole numbers from 0 up: said where
-		 * the values may be negative or fractions (an attribute's are
-		 * neither) */
-		if (out->agg == AGG_PCT && (out->diff || t.cx->op != CX_ATTR))
-			dsl_warning(c->d, &e->loc, "%s() of %s: a value below 0 counts as 0, a "
-				    "fraction as the nearest whole number", e->name,
-				    out->diff ? "differences" : "an expression");
+		/* the quantile sketch holds whole numbers: said where the values
+		 * may be fractions (attributes, their differences and integer
+		 * arithmetic give none) */
+		if (out->agg == AGG_PCT && may_be_fraction(t.cx))
+			dsl_warning(c->d, &e->loc, "%s() of an expression that may give "
+				    "fractions: a fraction counts as the nearest whole number", e->name);
 		/* an attribute's numbers are integers (xval_from_value) */
 		out->diff_ends = out->diff && t.cx->op == CX_ATTR &&
 				 (out->agg == AGG_SUM || out->agg == AGG_AVG ||

@@ -234,10 +234,16 @@ static bool upd_ends(struct agg_state *s, const struct xval *v, uint64_t order, 
 static bool upd_pct(struct agg_state *s, const struct xval *v, uint64_t order, struct arena *mem)
 {
 	(void)order;
-	double f = num(v);
+	int64_t x;
+	if (v->k == XK_INT) {
+		x = v->u.i;     /* not through a double: ns timestamps are past 2^53 */
+	} else {
+		/* a fraction counts as the nearest whole number */
+		double f = num(v);
+		x = f != f ? 0 : f <= -9.2e18 ? INT64_MIN : f >= 9.2e18 ? INT64_MAX : llround(f);
+	}
 	/* out of memory: the value is not counted */
-	return qs_add(&s->a.q, f <= 0 ? 0 : f >= 1.8e19 ? UINT64_MAX : (uint64_t)llround(f),
-		     arena_alloc_cb, mem) == 0;
+	return qs_add(&s->a.q, x, arena_alloc_cb, mem) == 0;
 }
 
 static bool merge_none(struct agg_state *to, const struct agg_state *from, struct arena *mem)
@@ -458,7 +464,7 @@ static bool res_pct(const struct agg_state *s, const struct qitem *it, double wi
 	if (s->a.q.n == 0)
 		return false;
 	out->k = XK_INT;
-	out->u.i = (int64_t)qs_quantile(&s->a.q, it->quantile);
+	out->u.i = qs_quantile(&s->a.q, it->quantile);
 	return true;
 }
 

@@ -49,13 +49,18 @@ static void put_u64(struct jsonw *w, const char *key, uint64_t v)
 	jsonw_u64(w, v);
 }
 
-static void put_i64(struct jsonw *w, const char *key, int64_t v)
+static void put_i64_value(struct jsonw *w, int64_t v)
 {
 	char b[24];
 
-	put_key(w, key);
 	snprintf(b, sizeof(b), "%" PRId64, v);
 	jsonw_value_text(w, b, strlen(b));
+}
+
+static void put_i64(struct jsonw *w, const char *key, int64_t v)
+{
+	put_key(w, key);
+	put_i64_value(w, v);
 }
 
 /* A double that reads back to the same bits (null when not finite: JSON
@@ -142,7 +147,7 @@ static void put_sketch(struct jsonw *w, const struct qsketch *q)
 		put_key(w, "v");
 		jsonw_array_begin(w);
 		for (uint64_t k = 0; k < v.n; k++)
-			jsonw_u64(w, v.values[k]);
+			put_i64_value(w, v.values[k]);
 		jsonw_array_end(w);
 		return;
 	}
@@ -152,9 +157,12 @@ static void put_sketch(struct jsonw *w, const struct qsketch *q)
 		a++;
 	while (b > a && !v.count[b - 1])
 		b--;
-	put_u64(w, "min", v.min);
-	put_u64(w, "max", v.max);
-	put_u64(w, "lo", v.lo + a);
+	put_i64(w, "min", v.min);
+	put_i64(w, "max", v.max);
+	/* buckets numbered from 0 for the values from 0 up, below 0 for the
+	 * others: a bucket's number is the same as before the sketch took
+	 * values below 0 (partial windows of older instances merge) */
+	put_i64(w, "lo", (int64_t)(v.lo + a) - (int64_t)QS_HALF);
 	put_key(w, "c");
 	jsonw_array_begin(w);
 	for (unsigned k = a; k < b; k++)
@@ -446,17 +454,17 @@ static bool get_sketch(const json_t *o, struct qsketch *q, struct arena *scratch
 		if (json_array_size(v) == 0 || json_array_size(v) > QS_SMALL)
 			return false;
 		json_array_foreach(v, k, x) {
-			if (!json_is_integer(x) || json_integer_value(x) < 0 ||
-			    qs_add(q, (uint64_t)json_integer_value(x), arena_alloc_cb, scratch) != 0)
+			if (!json_is_integer(x) ||
+			    qs_add(q, (int64_t)json_integer_value(x), arena_alloc_cb, scratch) != 0)
 				return false;
 		}
 		return true;
 	}
 	struct qs_view view = { 0 };
-	uint64_t lo;
+	int64_t lo;
 	if (!json_is_array(c) || json_array_size(c) == 0 || json_array_size(c) > QS_BUCKETS ||
-	    !get_u64(o, "min", &view.min) || !get_u64(o, "max", &view.max) || !get_u64(o, "lo", &lo) ||
-	    lo >= QS_BUCKETS)
+	    !get_i64(o, "min", &view.min) || !get_i64(o, "max", &view.max) || !get_i64(o, "lo", &lo) ||
+	    lo < -(int64_t)QS_HALF || lo >= (int64_t)QS_HALF)
 		return false;
 	uint32_t *count = arena_alloc(scratch, json_array_size(c) * sizeof(*count));
 	if (!count)
@@ -468,7 +476,7 @@ static bool get_sketch(const json_t *o, struct qsketch *q, struct arena *scratch
 		count[k] = (uint32_t)json_integer_value(x);
 	}
 	view.count = count;
-	view.lo = (unsigned)lo;
+	view.lo = (unsigned)(lo + (int64_t)QS_HALF);
 	view.cap = (unsigned)json_array_size(c);
 	return qs_merge_view(q, &view, arena_alloc_cb, scratch) == 0;
 }

@@ -11,28 +11,29 @@
 
 /* Past QS_INLINE values. */
 struct qs_big {
-	uint64_t min, max;      /* once bucketed (exact values: computed) */
+	int64_t min, max;      /* once bucketed (exact values: computed) */
 	uint32_t *count;        /* NULL: exact, s.small holds the values; else
 				 * the counters of buckets lo .. lo + cap - 1 */
 	uint16_t lo, cap;
 	/* the exact values, then (when the range is narrow) the counters:
 	 * a group whose values stay within 16 buckets needs no more memory */
 	union {
-		uint64_t small[QS_SMALL];
+		int64_t small[QS_SMALL];
 		uint32_t count[INL_COUNTERS];
 	} s;
 };
 
-unsigned qs_bucket(uint64_t v)
+/* The bucket of a magnitude below 2^63, from 0 to QS_HALF - 1. */
+static unsigned magnitude_bucket(uint64_t m)
 {
-	if (v < QS_EXACT)
-		return (unsigned)v;
-	unsigned e = 63u - (unsigned)__builtin_clzll(v);        /* >= 5 */
-	unsigned sub = (unsigned)(v >> (e - 4)) & (QS_SUB - 1);  /* next 4 bits */
+	if (m < QS_EXACT)
+		return (unsigned)m;
+	unsigned e = 63u - (unsigned)__builtin_clzll(m);        /* 5 .. 62 */
+	unsigned sub = (unsigned)(m >> (e - 4)) & (QS_SUB - 1);  /* next 4 bits */
 	return QS_EXACT + (e - 5) * QS_SUB + sub;
 }
 
-uint64_t qs_bucket_value(unsigned b)
+static uint64_t magnitude_value(unsigned b)
 {
 	if (b < QS_EXACT)
 		return b;
@@ -42,8 +43,21 @@ uint64_t qs_bucket_value(unsigned b)
 	return lo + (width - 1) / 2;    /* the middle of the bucket */
 }
 
+/* Below 0 the magnitude is -1 - v (~v): INT64_MIN's is below 2^63 too. */
+unsigned qs_bucket(int64_t v)
+{
+	return v >= 0 ? QS_HALF + magnitude_bucket((uint64_t)v)
+		      : QS_HALF - 1u - magnitude_bucket(~(uint64_t)v);
+}
+
+int64_t qs_bucket_value(unsigned b)
+{
+	return b >= QS_HALF ? (int64_t)magnitude_value(b - QS_HALF)
+			    : (int64_t)~magnitude_value(QS_HALF - 1u - b);
+}
+
 /* The exact values of a sketch that is not bucketed (n <= QS_SMALL). */
-static const uint64_t *values(const struct qsketch *q)
+static const int64_t *values(const struct qsketch *q)
 {
 	return q->n <= QS_INLINE ? q->u.v : q->u.big->s.small;
 }
@@ -93,7 +107,7 @@ static int cover(struct qs_big *b, unsigned blo, unsigned bhi, qs_alloc_fn alloc
 static int promote(struct qs_big *b, uint64_t n, unsigned blo, unsigned bhi,
 		   qs_alloc_fn alloc, void *ctx)
 {
-	uint64_t v[QS_SMALL], mn = UINT64_MAX, mx = 0;
+	int64_t v[QS_SMALL], mn = INT64_MAX, mx = INT64_MIN;
 	unsigned lo = blo, hi = bhi;
 
 	memcpy(v, b->s.small, n * sizeof(v[0]));
@@ -139,7 +153,7 @@ static int ensure_big(struct qsketch *q, uint64_t more, qs_alloc_fn alloc, void 
 	return 0;
 }
 
-int qs_add(struct qsketch *q, uint64_t v, qs_alloc_fn alloc, void *ctx)
+int qs_add(struct qsketch *q, int64_t v, qs_alloc_fn alloc, void *ctx)
 {
 	if (ensure_big(q, 1, alloc, ctx) != 0)
 		return -1;
@@ -170,7 +184,7 @@ int qs_merge(struct qsketch *to, const struct qsketch *from, qs_alloc_fn alloc, 
 		/* still exact: the values side by side */
 		if (ensure_big(to, from->n, alloc, ctx) != 0)
 			return -1;
-		uint64_t *dst = to->n + from->n <= QS_INLINE ? to->u.v : to->u.big->s.small;
+		int64_t *dst = to->n + from->n <= QS_INLINE ? to->u.v : to->u.big->s.small;
 		memcpy(dst + to->n, values(from), from->n * sizeof(*dst));
 		to->n += from->n;
 		return 0;
@@ -178,7 +192,7 @@ int qs_merge(struct qsketch *to, const struct qsketch *from, qs_alloc_fn alloc, 
 	/* the buckets from's values fall in */
 	const struct qs_big *fb = from->n > QS_INLINE ? from->u.big : NULL;
 	unsigned blo = QS_BUCKETS, bhi = 0;
-	uint64_t mn = qs_min(from), mx = qs_max(from);
+	int64_t mn = qs_min(from), mx = qs_max(from);
 	if (fb && fb->count) {
 		for (unsigned i = 0; i < fb->cap; i++)
 			if (fb->count[i]) {
@@ -200,7 +214,7 @@ int qs_merge(struct qsketch *to, const struct qsketch *from, qs_alloc_fn alloc, 
 			if (fb->count[i])
 				tb->count[fb->lo + i - tb->lo] += fb->count[i];
 	} else {
-		const uint64_t *v = values(from);
+		const int64_t *v = values(from);
 		for (uint64_t i = 0; i < from->n; i++)
 			tb->count[qs_bucket(v[i]) - tb->lo]++;
 	}
@@ -213,27 +227,27 @@ int qs_merge(struct qsketch *to, const struct qsketch *from, qs_alloc_fn alloc, 
 	return 0;
 }
 
-uint64_t qs_min(const struct qsketch *q)
+int64_t qs_min(const struct qsketch *q)
 {
 	if (q->n == 0)
 		return 0;
 	if (bucketed(q))
 		return q->u.big->min;
-	const uint64_t *v = values(q);
-	uint64_t m = v[0];
+	const int64_t *v = values(q);
+	int64_t m = v[0];
 	for (uint64_t i = 1; i < q->n; i++)
 		m = v[i] < m ? v[i] : m;
 	return m;
 }
 
-uint64_t qs_max(const struct qsketch *q)
+int64_t qs_max(const struct qsketch *q)
 {
 	if (q->n == 0)
 		return 0;
 	if (bucketed(q))
 		return q->u.big->max;
-	const uint64_t *v = values(q);
-	uint64_t m = v[0];
+	const int64_t *v = values(q);
+	int64_t m = v[0];
 	for (uint64_t i = 1; i < q->n; i++)
 		m = v[i] > m ? v[i] : m;
 	return m;
@@ -249,14 +263,14 @@ unsigned qs_counters(const struct qsketch *q)
 	return bucketed(q) ? q->u.big->cap : 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
+static int cmp_i64(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-uint64_t qs_quantile(const struct qsketch *q, double quantile)
+int64_t qs_quantile(const struct qsketch *q, double quantile)
 {
 	if (q->n == 0)
 		return 0;
@@ -269,9 +283,9 @@ uint64_t qs_quantile(const struct qsketch *q, double quantile)
 	if (rank == 0)
 		rank = 1;
 	if (!bucketed(q)) {
-		uint64_t sorted[QS_SMALL];
+		int64_t sorted[QS_SMALL];
 		memcpy(sorted, values(q), q->n * sizeof(sorted[0]));
-		qsort(sorted, q->n, sizeof(sorted[0]), cmp_u64);
+		qsort(sorted, q->n, sizeof(sorted[0]), cmp_i64);
 		return sorted[rank - 1];
 	}
 	/* buckets below lo are empty: they add nothing to the running count */
@@ -280,7 +294,7 @@ uint64_t qs_quantile(const struct qsketch *q, double quantile)
 	for (unsigned i = 0; i < b->cap; i++) {
 		seen += b->count[i];
 		if (seen >= rank) {
-			uint64_t v = qs_bucket_value(b->lo + i);
+			int64_t v = qs_bucket_value(b->lo + i);
 			return v < b->min ? b->min : v > b->max ? b->max : v;
 		}
 	}

@@ -96,7 +96,8 @@ query-report qa {
 }
 query-report qb {
   ms-period = 250
-  select = {"count()", "avg(int.latency)", "var(int.hop_latencies)", "last(int.hop_switch_ids)"}
+  select = {"count()", "avg(int.latency)", "var(int.hop_latencies)", "last(int.hop_switch_ids)",
+            "p50(int.latency - 5000)", "p90(0 - int.hop_latencies)"}
   group-by = {"int.hop_switch_ids"}
   output-channel = {out}
   $1

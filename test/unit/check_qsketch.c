@@ -1,6 +1,7 @@
 /*
  * check_qsketch.c - the quantile sketch: exact for small groups, within
- * 1/32 of a true sample value past that, clamped to [min, max], merging
+ * 1/32 of a true sample value past that (on both sides of 0), clamped to
+ * [min, max], merging
  * two sketches equals adding everything to one, and memory grows with
  * what a sketch holds (nothing for two values, a narrow range of
  * counters for values close together).
@@ -39,12 +40,12 @@ static void *no_alloc(void *ctx, size_t n)
 	return NULL;
 }
 
-static uint64_t true_rank(uint64_t *v, size_t n, double q)
+static int64_t true_rank(int64_t *v, size_t n, double q)
 {
 	/* nearest rank over sorted values */
 	for (size_t i = 1; i < n; i++)
 		for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			uint64_t t = v[j];
+			int64_t t = v[j];
 			v[j] = v[j - 1];
 			v[j - 1] = t;
 		}
@@ -55,7 +56,7 @@ static uint64_t true_rank(uint64_t *v, size_t n, double q)
 START_TEST(small_groups_are_exact)
 {
 	struct qsketch q = { 0 };
-	uint64_t vals[] = { 1163, 1480, 2231 };
+	int64_t vals[] = { 1163, 1480, 2231 };
 
 	for (unsigned i = 0; i < 2; i++)
 		ck_assert_int_eq(qs_add(&q, vals[i], alloc, NULL), 0);
@@ -105,40 +106,59 @@ START_TEST(counters_follow_the_range)
 
 	ck_assert_int_eq(qs_add(&q, 1u << 30, alloc, NULL), 0);
 	ck_assert_int_eq(qs_add(&q, 0, alloc, NULL), 0);
-	ck_assert_int_eq(qs_add(&q, UINT64_MAX, alloc, NULL), 0);
+	ck_assert_int_eq(qs_add(&q, INT64_MAX, alloc, NULL), 0);
 	ck_assert_uint_le(qs_counters(&q), QS_BUCKETS);
 	ck_assert_uint_gt(allocated, before);
 	ck_assert_uint_eq(qs_quantile(&q, 0.0), 0);
-	ck_assert_uint_eq(qs_quantile(&q, 1.0), qs_bucket_value(qs_bucket(UINT64_MAX)));
+	ck_assert_int_eq(qs_quantile(&q, 1.0), qs_bucket_value(qs_bucket(INT64_MAX)));
 	ck_assert_uint_eq(qs_quantile(&q, 0.5), qs_bucket_value(qs_bucket(1019)));
 	/* geometric growth: what was left behind is less than what is in use */
 	ck_assert_uint_le(allocated, 2 * (qs_counters(&q) * sizeof(uint32_t)) + 512);
+	/* and the other end: every bucket of both signs */
+	ck_assert_int_eq(qs_add(&q, INT64_MIN, alloc, NULL), 0);
+	ck_assert_uint_eq(qs_counters(&q), QS_BUCKETS);
+	ck_assert_int_eq(qs_quantile(&q, 0.0), qs_bucket_value(qs_bucket(INT64_MIN)));
+	ck_assert_int_eq(qs_min(&q), INT64_MIN);
+	ck_assert_int_eq(qs_max(&q), INT64_MAX);
 	free_blocks();
 }
 END_TEST
 
+/* xorshift values in [-range, range) */
+static int64_t next_signed(uint64_t *x, int64_t range)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return (int64_t)(*x % (uint64_t)(2 * range)) - range;
+}
+
 START_TEST(large_groups_within_one_32nd)
 {
-	struct qsketch q = { 0 };
-	uint64_t v[5000], copy[5000];
-	uint64_t x = 88172645463325252ull;
+	/* values from 0 up, then values on both sides of 0 (differences) */
+	const int64_t lows[] = { 0, -10000000 };
+	const double qs[] = { 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99 };
 
-	for (unsigned i = 0; i < 5000; i++) {
-		x ^= x << 13; x ^= x >> 7; x ^= x << 17;
-		v[i] = copy[i] = x % 10000000u;
-		qs_add(&q, v[i], alloc, NULL);
+	for (unsigned t = 0; t < 2; t++) {
+		struct qsketch q = { 0 };
+		int64_t copy[5000];
+		uint64_t x = 88172645463325252ull;
+		for (unsigned i = 0; i < 5000; i++) {
+			copy[i] = lows[t] + (next_signed(&x, 5000000) + 5000000) * (t ? 2 : 1);
+			ck_assert_int_eq(qs_add(&q, copy[i], alloc, NULL), 0);
+		}
+		ck_assert(qs_bucketed(&q));
+		for (unsigned k = 0; k < sizeof(qs) / sizeof(qs[0]); k++) {
+			int64_t want = true_rank(copy, 5000, qs[k]);
+			int64_t got = qs_quantile(&q, qs[k]);
+			ck_assert_msg((got < 0) == (want < 0) &&
+				      fabs((double)got - (double)want) <= fabs((double)want) / 32,
+				      "q%.2f: %lld vs %lld", qs[k], (long long)got, (long long)want);
+		}
+		ck_assert_int_le(qs_quantile(&q, 1.0), qs_max(&q));
+		ck_assert_int_ge(qs_quantile(&q, 0.0), qs_min(&q));
+		free_blocks();
 	}
-	ck_assert(qs_bucketed(&q));
-	const double qs[] = { 0.5, 0.9, 0.99 };
-	for (unsigned k = 0; k < 3; k++) {
-		uint64_t want = true_rank(copy, 5000, qs[k]);
-		uint64_t got = qs_quantile(&q, qs[k]);
-		double err = fabs((double)got - (double)want) / (double)want;
-		ck_assert_msg(err <= 1.0 / 32, "q%.2f: %llu vs %llu", qs[k],
-			      (unsigned long long)got, (unsigned long long)want);
-	}
-	ck_assert_uint_le(qs_quantile(&q, 1.0), qs_max(&q));
-	free_blocks();
 }
 END_TEST
 
@@ -146,8 +166,8 @@ START_TEST(merge_equals_one_sketch)
 {
 	struct qsketch a = { 0 }, b = { 0 }, all = { 0 };
 
-	for (uint64_t i = 0; i < 300; i++) {
-		uint64_t v = i * 37 % 1000 + 5;
+	for (int64_t i = 0; i < 300; i++) {
+		int64_t v = i * 37 % 1000 - 400;
 		qs_add(i % 3 ? &a : &b, v, alloc, NULL);
 		qs_add(&all, v, alloc, NULL);
 	}
@@ -157,6 +177,15 @@ START_TEST(merge_equals_one_sketch)
 	ck_assert_uint_eq(qs_max(&a), qs_max(&all));
 	for (double q = 0.05; q < 1; q += 0.05)
 		ck_assert_uint_eq(qs_quantile(&a, q), qs_quantile(&all, q));
+	/* what a partial window carries (the view) merges to the same */
+	struct qsketch back = { 0 };
+	struct qs_view view;
+	qs_view(&all, &view);
+	ck_assert_ptr_nonnull(view.count);
+	ck_assert_int_eq(qs_merge_view(&back, &view, alloc, NULL), 0);
+	ck_assert_int_eq(qs_min(&back), -400);
+	for (double q = 0.05; q < 1; q += 0.05)
+		ck_assert_int_eq(qs_quantile(&back, q), qs_quantile(&all, q));
 	/* two small ones stay small and exact */
 	struct qsketch c = { 0 }, d = { 0 };
 	qs_add(&c, 10, alloc, NULL);
@@ -183,7 +212,8 @@ START_TEST(merge_any_stage)
 			uint64_t x = 7 + i * 31 + j;
 			for (unsigned k = 0; k < sizes[i] + sizes[j]; k++) {
 				x = x * 6364136223846793005ull + 1442695040888963407ull;
-				uint64_t v = (x >> 33) % (k % 3 ? 5000 : 60);
+				/* from -30 to 4999, so parts fall below 0 only */
+				int64_t v = (int64_t)((x >> 33) % (k % 3 ? 5030 : 60)) - 30;
 				ck_assert_int_eq(qs_add(k < sizes[i] ? &a : &b, v, alloc, NULL), 0);
 				ck_assert_int_eq(qs_add(&all, v, alloc, NULL), 0);
 			}
@@ -202,14 +232,26 @@ END_TEST
 
 START_TEST(buckets)
 {
-	for (uint64_t v = 0; v < 32; v++)
-		ck_assert_uint_eq(qs_bucket_value(qs_bucket(v)), v);
-	for (uint64_t v = 32; v < 1000000; v = v * 3 / 2 + 1) {
-		uint64_t r = qs_bucket_value(qs_bucket(v));
-		ck_assert_msg(fabs((double)r - (double)v) / (double)v <= 1.0 / 32, "%llu -> %llu",
-			      (unsigned long long)v, (unsigned long long)r);
+	/* -32 .. 31 exact, each in its own bucket, in value order */
+	for (int64_t v = -32; v < 32; v++) {
+		ck_assert_int_eq(qs_bucket_value(qs_bucket(v)), v);
+		ck_assert_uint_eq(qs_bucket(v), QS_HALF + v);
 	}
-	ck_assert_uint_lt(qs_bucket(UINT64_MAX), QS_BUCKETS);
+	for (int64_t v = 32; v < INT64_MAX / 3; v = v * 3 / 2 + 1)
+		for (int s = -1; s <= 1; s += 2) {
+			int64_t r = qs_bucket_value(qs_bucket(s * v));
+			ck_assert_msg(fabs((double)r - (double)(s * v)) / (double)v <= 1.0 / 32,
+				      "%lld -> %lld", (long long)(s * v), (long long)r);
+		}
+	ck_assert_uint_eq(qs_bucket(INT64_MAX), QS_BUCKETS - 1);
+	ck_assert_uint_eq(qs_bucket(INT64_MIN), 0);
+	ck_assert_int_lt(qs_bucket_value(0), -(INT64_MAX / 32) * 31);
+	/* neighbours: no value's bucket is below a smaller value's */
+	unsigned last = 0;
+	for (int64_t v = -70000; v < 70000; v++) {
+		ck_assert_uint_ge(qs_bucket(v), last);
+		last = qs_bucket(v);
+	}
 }
 END_TEST
 

@@ -157,6 +157,19 @@ case_ var-large-values "-n 20000 --seed 22 --flows 1 --pps 100000" "2" <<'EOF'
   "group_by": ["ip.src"]}]
 EOF
 
+# 3d. Quantiles of values below 0: differences of latencies (they go
+# down as often as up), a spread around 0, and only negative values; few
+# values a group (exact) and many (bucketed); merged from 2 workers.
+case_ quantiles-signed "-n 6000 --seed 23 --flows 3 --hops 1-4 --pps 20000" "2" <<'EOF'
+[{"name": "qs", "type": "query", "period_ms": 100,
+  "select": ["count()", "p50(diff(int.latency))", "p90(diff(int.latency))",
+             "p99(int.latency - 150000)", "p50(0 - int.latency)", "p95(diff(meta.timestamp))"],
+  "group_by": ["ip.src"]},
+ {"name": "qsmall", "type": "query", "period_ms": 1,
+  "select": ["count()", "p50(diff(int.latency))", "p90(int.latency - 150000)"],
+  "group_by": ["ip.src"]}]
+EOF
+
 # 4. Event, global delta memory (MMT-Probe): a record when the switch path
 # (whole array, hop count included) differs from the last record's.
 case_ event-delta-global "-n 1000 --seed 14 --hops 1-3 --flows 3 --unavailable" <<'EOF'
