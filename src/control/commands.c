@@ -287,7 +287,7 @@ static char *dta(const struct isp_ctl_run *run, json_t *req)
 	const char *store = json_string_value(json_object_get(req, "store"));
 	json_t *args = json_object_get(req, "args");
 	char parts[16][1024], err[512], *text;
-	const char *ptr[16];
+	const char *ptr[16] = { 0 };
 	size_t n = 0, i;
 	json_t *x;
 

@@ -144,6 +144,37 @@ static void put_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* A store's shape: what its kind uses, as its section names it */
+static void put_shape(FILE *f, const struct isp_dta_header *h)
+{
+	switch (h->kind) {
+	case ISP_DTA_KEY_WRITE:
+		put_count(f, "slots", h->slots);
+		put_count(f, "redundancy", h->redundancy);
+		put_count(f, "value_bytes", h->value_bytes);
+		fprintf(f, ",\"answer\":\"%s\"", h->answer_any ? "any" : "majority");
+		break;
+	case ISP_DTA_APPEND:
+		put_count(f, "lists", h->lists);
+		put_count(f, "entries", h->entries);
+		put_count(f, "value_bytes", h->value_bytes);
+		break;
+	case ISP_DTA_KEY_INCREMENT:
+		put_count(f, "rows", h->rows);
+		put_count(f, "columns", h->columns);
+		break;
+	case ISP_DTA_SKETCH_MERGE:
+		fprintf(f, ",\"sketch\":\"%s\"", sketch_names[h->sketch_kind]);
+		put_count(f, "sketch_id", h->sketch_id);
+		put_count(f, "rows", h->rows);
+		put_count(f, "columns", h->columns);
+		put_count(f, "reporters", h->reporters);
+		put_count(f, "epochs", h->epochs);
+		break;
+	}
+	put_count(f, "seed", h->seed);
+}
+
 static int epoch_arg(const char *const *args, unsigned nargs, unsigned at, int64_t *epoch,
 		     char *err, size_t errlen)
 {
@@ -218,7 +249,9 @@ static int query_on(const struct isp_program *prog, const struct isp_registry *r
 				 sketch_names[h->sketch_kind], card ? "an estimate" : "its cardinality");
 			return -1;
 		}
-		if (!card && !(klen = query_key(prog, reg, d, args, 1, key, sizeof(key), err, errlen)))
+		/* KEY [EPOCH]: the key alone goes to query_key, which refuses none */
+		if (!card && !(klen = query_key(prog, reg, d, args, nargs ? 1 : 0, key, sizeof(key),
+						err, errlen)))
 			return -1;
 		if (epoch_arg(args, nargs, card ? 0 : 1, &epoch, err, errlen) < 0)
 			return -1;
@@ -236,7 +269,9 @@ static int query_on(const struct isp_program *prog, const struct isp_registry *r
 			else
 				fprintf(f, ",\"estimate\":%lld", (long long)isp_dta_sm_estimate(h, e, key));
 		}
-	} else if (strcmp(op, "info") != 0) {
+	} else if (strcmp(op, "info") == 0) {
+		put_shape(f, h);
+	} else {
 		snprintf(err, errlen, "a %s store does not answer '%s' (get: key-write; poll: append; "
 			 "estimate: key-increment, count-min and count-sketch; cardinality: hll; "
 			 "info: any)", kind_names[h->kind], op);

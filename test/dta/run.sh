@@ -246,6 +246,18 @@ ctl dta get nosuch 1 >"$tmp/q4"; grep -q "no dta-store named 'nosuch'" "$tmp/q4"
 check $? "intspect-ctl dta on an unknown store: its error" "$tmp/q4"
 ctl dta estimate sk "$key" >"$tmp/q5" && grep -q '"complete": *4' "$tmp/q5"
 check $? "live sketch with 5% loss: every reporter's columns arrive (complete 4)" "$tmp/q5"
+# no key, after a request that had one: an error, and the collector goes on
+ctl dta estimate sk >"$tmp/q6"; grep -q 'its key is one 32-bit number' "$tmp/q6" &&
+	ctl dta estimate sk "$key" 0 >"$tmp/q7" && grep -q '"found"' "$tmp/q7"
+check $? "intspect-ctl dta estimate of a sketch without a key: its error, the collector answers on" "$tmp/q6"
+ctl dta info sk >"$tmp/q8" && ctl dta info kv >>"$tmp/q8" && python3 -c "
+import json
+dec = json.JSONDecoder(); t = open('$tmp/q8').read().strip(); sk, i = dec.raw_decode(t)
+kv, _ = dec.raw_decode(t[i:].lstrip())
+assert (sk['sketch'], sk['sketch_id'], sk['rows'], sk['columns'], sk['reporters']) == \
+       ('count-min', 1, 4, 1024, 4), sk
+assert (kv['slots'], kv['redundancy'], kv['value_bytes'], kv['answer']) == (65536, 2, 8, 'any'), kv"
+check $? "intspect-ctl dta info: each store's shape" "$tmp/q8"
 kill -INT "$ip"; wait "$ip"
 grep -E '^dta: [0-9]+ reporters' "$tmp/live.err" | python3 -c "
 import re, sys
