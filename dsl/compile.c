@@ -8,6 +8,7 @@
  */
 #include "compile_int.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +103,32 @@ bool get_number(struct compiler *c, const struct cfg_kv *kv, double min, double 
 	return true;
 bad:
 	dsl_error(c->d, &v->loc, "'%s' expects a number", kv->key);
+	return false;
+}
+
+/* A whole number kept exactly (a 64-bit seed is past a double's 53 bits):
+ * decimal or 0x hexadecimal, from min to max. */
+bool get_whole(struct compiler *c, const struct cfg_kv *kv, uint64_t min, uint64_t max,
+	       uint64_t *out)
+{
+	const struct cfg_value *v = kv->value;
+	char *end;
+
+	if (v->kind == CV_LIST || !v->text || !isdigit((unsigned char)v->text[0]))
+		goto bad;
+	errno = 0;
+	unsigned long long x = strtoull(v->text, &end, 0);
+	if (errno == ERANGE || end == v->text || *end)
+		goto bad;
+	if (x < min || x > max) {
+		dsl_error(c->d, &v->loc, "'%s' must be between %llu and %llu", kv->key,
+			  (unsigned long long)min, (unsigned long long)max);
+		return false;
+	}
+	*out = x;
+	return true;
+bad:
+	dsl_error(c->d, &v->loc, "'%s' expects a whole number", kv->key);
 	return false;
 }
 

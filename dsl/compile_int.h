@@ -50,6 +50,8 @@ const struct cfg_kv *find_kv(const struct cfg_section *s, const char *key);
 bool check_keys(struct compiler *c, const struct cfg_section *s,
 		const char *const *known, const char *what);
 bool get_bool(struct compiler *c, const struct cfg_kv *kv, bool *out);
+bool get_whole(struct compiler *c, const struct cfg_kv *kv, uint64_t min, uint64_t max,
+	       uint64_t *out);
 bool get_number(struct compiler *c, const struct cfg_kv *kv, double min, double max,
 		double *out);
 bool get_string(struct compiler *c, const struct cfg_kv *kv, const char **out);

@@ -218,7 +218,6 @@ bool compile_dta_store(struct compiler *c, const struct cfg_section *s)
 	struct isp_program *p = c->prog;
 	const struct cfg_kv *kv;
 	bool enabled, ok;
-	double d;
 	int k;
 
 	if (!s->name) {
@@ -254,8 +253,8 @@ bool compile_dta_store(struct compiler *c, const struct cfg_section *s)
 	}
 	if ((kv = find_kv(s, "persist")))
 		ok &= get_bool(c, kv, &r.cfg.persist);
-	if ((kv = find_kv(s, "seed")) && (ok &= get_number(c, kv, 0, 1.8e19, &d)))
-		r.cfg.seed = (uint64_t)d;
+	if ((kv = find_kv(s, "seed")))
+		ok &= get_whole(c, kv, 0, UINT64_MAX, &r.cfg.seed);
 	ok &= get_pow2(c, s, "slots", 2, UINT64_C(1) << 34, &r.cfg.slots);
 	ok &= get_u(c, s, "redundancy", 1, ISP_DTA_MAX_N, &r.cfg.redundancy);
 	if ((kv = find_kv(s, "value-bytes")) &&
@@ -298,8 +297,9 @@ bool compile_dta_store(struct compiler *c, const struct cfg_section *s)
 		if (r.cfg.sketch_kind == ISP_DTA_HLL)
 			r.cfg.rows = 1;
 	}
-	if ((kv = find_kv(s, "list")) && (ok &= get_number(c, kv, 0, 4294967295.0, &d)))
-		r.list = (uint32_t)d;
+	uint64_t list;
+	if ((kv = find_kv(s, "list")) && (ok &= get_whole(c, kv, 0, UINT32_MAX, &list)))
+		r.list = (uint32_t)list;
 	ok &= compile_feed(c, s, &r);
 	if (ok && r.cfg.kind == ISP_DTA_APPEND && !r.reports && r.list >= r.cfg.lists) {
 		dsl_error(c->d, &find_kv(s, "list")->value->loc, "list %u is not one of the "

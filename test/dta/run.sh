@@ -308,6 +308,15 @@ terr "is one of key-write, append, key-increment, sketch-merge" 'dta-store a { t
 terr "is a string" 'dta-store a { type = append; value = {"int.mode"} }'
 terr "is dta-store a's" 'dta-store a { type = append; file = "/tmp/y" }
 dta-store b { type = key-increment; file = "/tmp/y" }'
+terr "'seed' expects a whole number" 'dta-store s { type = sketch-merge; sketch-id = 1; seed = 1.5 }'
+terr "'list' expects a whole number" 'dta-store a { type = append; list = 1.5; value = {"int.latency"} }'
+# a 64-bit seed is kept to its last bit (not through a double), in the header
+printf 'dta-store s { type = sketch-merge; sketch-id = 1; seed = 12345678901234567891; file = "%s/seed.sk" }\n' \
+	"$tmp" >"$tmp/seed.conf"
+"$bld/intspect" -C "$tmp/seed.conf" -r "$tmp/mix.pcap" >/dev/null 2>"$tmp/seed.err" &&
+	python3 -c "import struct, sys; s = struct.unpack_from('<Q', open(sys.argv[1], 'rb').read(), 40)[0]
+assert s == 12345678901234567891, s" "$tmp/seed.sk" 2>>"$tmp/seed.err"
+check $? "a 64-bit seed kept exactly in the store's header" "$tmp/seed.err"
 "$bld/intspect" -C /dev/null -r "$tmp/mix.pcap" >/dev/null 2>&1
 printf 'dta-store a { type = key-write; file = "%s/nodir/a" }\n' "$tmp" >"$tmp/nodir.conf"
 "$bld/intspect" -C "$tmp/nodir.conf" -r "$tmp/mix.pcap" 2>"$tmp/nodir.err"

@@ -426,6 +426,14 @@ START_TEST(persist_reopen)
 			ck_assert(got[0] == k && got[1] == ~k && !memcmp(got, had[k], 8));
 	}
 	dta_store_close(t.s);
+	/* the answer is not the shape: the values stay, the new answer holds
+	 * (what readers, intspect-ctl among them, read from the header) */
+	t.c.answer_any = false;
+	st_open(&t, "persist");
+	ck_assert_uint_eq(ld(&t.h->writes), 20);
+	ck_assert_uint_eq(t.h->answer_any, 0);
+	dta_store_close(t.s);
+	t.c.answer_any = true;
 
 	t.c.value_bytes = 24, t.c.slots = 128;  /* another shape, the same bytes */
 	st_open(&t, "persist");

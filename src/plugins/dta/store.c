@@ -97,7 +97,7 @@ static void *reopen(const struct dta_store_cfg *c, uint64_t bytes)
 		return NULL;
 	memset(&want, 0, sizeof(want));
 	fill_header(&want, c, bytes);
-	const struct isp_dta_header *h = m;
+	struct isp_dta_header *h = m;
 	/* the shape: every field from magic to epoch_bytes but ready */
 	if (isp_dta_invalid(m, bytes) || h->kind != want.kind || h->seed != want.seed ||
 	    memcmp(&h->value_bytes, &want.value_bytes,
@@ -106,6 +106,9 @@ static void *reopen(const struct dta_store_cfg *c, uint64_t bytes)
 		munmap(m, bytes);
 		return NULL;
 	}
+	/* how it is read is not its shape: this config's holds */
+	h->answer_any = want.answer_any;
+	memcpy(h->name, want.name, sizeof(h->name));
 	return m;
 }
 
