@@ -389,6 +389,7 @@ static void apply_append(struct dta_engine *d, const struct dta_report *r)
 
 	if (r->data_len > h->value_bytes || r->list >= h->lists) {
 		d->st.rejected++;
+		dta_store_reject(d->stores[d->ap]);
 		return;
 	}
 	if (d->batch_n && (d->batch_list != r->list || d->batch_n == APPEND_BATCH))
@@ -529,6 +530,7 @@ void dta_packet(struct isp_engine *e, const struct isp_packet *p)
 		const struct isp_dta_header *h = dta_store_header(d->stores[at]);
 		if (r.data_len > h->value_bytes) {
 			d->st.rejected++;
+			dta_store_reject(d->stores[at]);
 			return;
 		}
 		dta_kw_write(d->stores[at], r.key, 4, r.redundancy, w,

@@ -67,6 +67,29 @@ print('counters ok')
 EOF
 check $? "counters by opcode, rejected postcards, no NACK from a file" "$tmp/cnt.out"
 
+# a report that does not fit its store counts in that store's header too
+# (where readers and `dta info` see it): a Key-Write of 3 words to a
+# 2-word store, an Append of 3 words and one to list 9 of a 4-list store
+python3 - "$tmp/rej.pcap" <<'EOF'
+import struct, sys
+kw3 = bytes([1, 0, 0, 2]) + struct.pack('!I', 7) + struct.pack('!3I', 1, 2, 3)
+ap3 = bytes([2, 1, 0]) + struct.pack('!I', 0) + struct.pack('!3I', 1, 2, 3)
+ap9 = bytes([2, 2, 0]) + struct.pack('!I', 9) + struct.pack('!2I', 1, 2)
+with open(sys.argv[1], 'wb') as f:
+    f.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for i, p in enumerate((kw3, ap3, ap9)):
+        udp = struct.pack('!HHHH', 50001, 40040, 8 + len(p), 0) + p
+        ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), 1, 0, 64, 17, 0,
+                         bytes([10, 0, 0, 2]), bytes([10, 0, 100, 1]))
+        fr = bytes(6) + bytes(6) + b'\x08\x00' + ip + udp
+        f.write(struct.pack('<IIII', 1700000000 + i, 0, len(fr), len(fr)) + fr)
+EOF
+stores rej >"$tmp/rej.conf"
+"$bld/intspect" -C "$tmp/rej.conf" -r "$tmp/rej.pcap" 2>"$tmp/rej.err"
+grep -q 'dta-store kv (.*): 0 writes, 1 rejected' "$tmp/rej.err" &&
+	grep -q 'dta-store ev (.*): 0 writes, 2 rejected' "$tmp/rej.err"
+check $? "reports that do not fit: counted in their store's header" "$tmp/rej.err"
+
 # ---- sharding: 3 collectors, each its share; a client finds every key ----
 "$bld/intgen" --format dta --dta-op mix --dta-words 2 --dta-reporters 4 --dta-shards 3 -n 3000 \
 	--seed 21 -o "$tmp/shard.pcap" -e "$tmp/shard.jsonl"

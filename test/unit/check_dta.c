@@ -166,6 +166,22 @@ START_TEST(kw_majority)
 	ck_assert_mem_eq(got, va, 8);
 	st_close(&maj);
 	st_close(&any);
+
+	/* a slot written 2^31 times: its version wraps past 0 ("never
+	 * written" to readers), the value stays readable */
+	struct st w = { .c = { .kind = ISP_DTA_KEY_WRITE, .seed = 79, .value_bytes = 8,
+			       .redundancy = 2, .slots = 64 } };
+	st_open(&w, "kwwrap");
+	dta_kw_write(w.s, kb(9), 4, 2, va, 2);
+	uint64_t hh = isp_dta_murmur64a(kb(9), 4, 79);
+	for (unsigned i = 0; i < 2; i++)
+		atomic_store((_Atomic uint32_t *)isp_dta_kw_slot(w.h, hh, i), UINT32_MAX - 1);
+	dta_kw_write(w.s, kb(9), 4, 2, vb, 2);
+	for (unsigned i = 0; i < 2; i++)
+		ck_assert_uint_eq(atomic_load((_Atomic uint32_t *)isp_dta_kw_slot(w.h, hh, i)), 2);
+	ck_assert_uint_eq(isp_dta_kw_get(w.h, kb(9), 4, got), 2);
+	ck_assert_mem_eq(got, vb, 8);
+	st_close(&w);
 }
 END_TEST
 

@@ -203,6 +203,11 @@ static inline void tally(const struct dta_store *s, _Atomic uint64_t *c, uint64_
 				      memory_order_relaxed);
 }
 
+void dta_store_reject(struct dta_store *s)
+{
+	tally(s, &s->h->rejected, 1);
+}
+
 /* ---- Key-Write ---- */
 
 /* A slot's version is its writer's lock: odd while written. */
@@ -224,9 +229,13 @@ static inline uint32_t slot_lock(struct dta_store *s, _Atomic uint32_t *ver)
 	}
 }
 
+/* 0 is "never written" to readers: the version wraps past it (after 2^31
+ * writes of one slot) to 2 */
 static inline void slot_unlock(_Atomic uint32_t *ver, uint32_t v)
 {
-	atomic_store_explicit(ver, v + 2, memory_order_release);
+	uint32_t next = v + 2;
+
+	atomic_store_explicit(ver, next ? next : 2, memory_order_release);
 }
 
 void dta_kw_write(struct dta_store *s, const void *key, size_t len, unsigned copies,

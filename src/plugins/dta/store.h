@@ -50,6 +50,11 @@ void dta_store_set_shared(struct dta_store *s, bool shared);
  * call it where no worker writes. */
 void dta_store_clear(struct dta_store *s);
 
+/* A report that does not fit the store's shape, refused before it reached
+ * one of the writers below (which count their own): counted in the
+ * header, where readers see it. */
+void dta_store_reject(struct dta_store *s);
+
 /* Key-Write: copies (1..redundancy) slots of key get words (nwords, the
  * rest of the value zero). */
 void dta_kw_write(struct dta_store *s, const void *key, size_t len, unsigned copies,
