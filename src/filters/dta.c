@@ -55,6 +55,7 @@ struct reporter {
 	uint16_t since_nack;    /* new reports that arrived since that NACK went */
 	uint16_t behind;        /* reports in a row at or behind the base */
 	uint64_t seen[4];       /* bit s: sequence s received ahead of the base */
+	uint64_t gave_up[4];    /* bit s: sequence s given up, not received since */
 	uint64_t last_ns;       /* its last report's time */
 	uint64_t nack_ns;       /* when the last NACK went, on the reports' clock */
 };
@@ -272,9 +273,14 @@ static void send_to(struct dta_engine *d, const struct reporter *r, const uint8_
 		d->st.nack_errors++;
 }
 
+static inline bool bit(const uint64_t *set, uint8_t s)
+{
+	return set[s >> 6] >> (s & 63) & 1;
+}
+
 static inline bool seen(const struct reporter *r, uint8_t s)
 {
-	return r->seen[s >> 6] >> (s & 63) & 1;
+	return bit(r->seen, s);
 }
 
 static void restart(struct reporter *r, uint8_t seq)
@@ -283,6 +289,7 @@ static void restart(struct reporter *r, uint8_t seq)
 	r->behind = 0;
 	r->has_nack = 0;
 	memset(r->seen, 0, sizeof(r->seen));
+	memset(r->gave_up, 0, sizeof(r->gave_up));
 }
 
 static void nack(struct dta_engine *d, struct reporter *r, uint64_t ts)
@@ -331,7 +338,14 @@ static bool track(struct dta_engine *d, struct reporter *r, uint8_t seq, uint64_
 	uint8_t ahead = (uint8_t)(seq - r->base);
 	if (ahead == 0 || ahead >= 128) {
 		if (++r->behind < RESYNC_AFTER) {
-			d->st.duplicates++;
+			/* behind the base: applied before, or given up (then
+			 * not a duplicate: it came once, too late) */
+			if (bit(r->gave_up, seq)) {
+				r->gave_up[seq >> 6] &= ~(UINT64_C(1) << (seq & 63));
+				d->st.late++;
+			} else {
+				d->st.duplicates++;
+			}
 			return false;
 		}
 		/* so many old ones in a row: the reporter started again */
@@ -345,12 +359,16 @@ static bool track(struct dta_engine *d, struct reporter *r, uint8_t seq, uint64_
 		return false;
 	}
 	r->seen[seq >> 6] |= UINT64_C(1) << (seq & 63);
+	r->gave_up[seq >> 6] &= ~(UINT64_C(1) << (seq & 63));  /* a new lap's */
 	bool newest = ahead > (uint8_t)(r->top - r->base);
 	if (newest)
 		r->top = seq;
 	while ((uint8_t)(r->top - r->base) > MAX_LAG) {        /* give the oldest gap up */
 		r->base++;
-		d->st.abandoned += !seen(r, r->base);
+		if (!seen(r, r->base)) {
+			d->st.abandoned++;
+			r->gave_up[r->base >> 6] |= UINT64_C(1) << (r->base & 63);
+		}
 		r->seen[r->base >> 6] &= ~(UINT64_C(1) << (r->base & 63));
 	}
 	while (seen(r, (uint8_t)(r->base + 1))) {

@@ -29,6 +29,7 @@ struct dta_counts {
 	uint64_t nack_errors;   /* NACKs the socket refused */
 	uint64_t resyncs;       /* reporters that started their sequence again */
 	uint64_t abandoned;     /* sequences given up: missing past the lag */
+	uint64_t late;          /* reports of a sequence given up, come after all */
 	uint64_t untracked;     /* reports of reporters beyond max-reporters */
 	uint64_t rule_writes;   /* values rules wrote into stores */
 	uint64_t reporters;     /* reporters tracked now */

@@ -334,12 +334,13 @@ void dta_print_stats(const struct isp_program *prog, struct dta_store *const *st
 		(unsigned long long)c->shed[2], (unsigned long long)c->shed[3],
 		(unsigned long long)c->immediate);
 	fprintf(out, "dta: %llu reporters, %llu duplicates, %llu sequence gaps, %llu column gaps, "
-		"%llu NACKs sent (%llu failed), %llu given up, %llu resyncs, %llu untracked, "
+		"%llu NACKs sent (%llu failed), %llu given up (%llu came late), %llu resyncs, %llu untracked, "
 		"%llu rule writes\n",
 		(unsigned long long)c->reporters, (unsigned long long)c->duplicates,
 		(unsigned long long)c->gaps, (unsigned long long)c->column_gaps,
 		(unsigned long long)c->nacks, (unsigned long long)c->nack_errors,
-		(unsigned long long)c->abandoned, (unsigned long long)c->resyncs, (unsigned long long)c->untracked,
+		(unsigned long long)c->abandoned, (unsigned long long)c->late,
+		(unsigned long long)c->resyncs, (unsigned long long)c->untracked,
 		(unsigned long long)c->rule_writes);
 	for (unsigned i = 0; i < prog->ndta; i++) {
 		const struct isp_dta_header *h = dta_store_header(stores[i]);
