@@ -325,6 +325,12 @@ START_TEST(sm_protocol)
 	ck_assert_uint_eq(ld32(&isp_dta_find_epoch(sm.t.h, 9)->complete), 0);
 	ck_assert_int_eq(sm_cols(1, 9, 8, 4, 2, &miss), DTA_SM_GAP);  /* its NACKs start over */
 	ck_assert_uint_eq(miss, 4);
+	/* go-back-N refills 4-5 but loses 6-7 again; its column 8 came
+	 * before: a duplicate NACKs nothing, so the next new column does */
+	ck_assert_int_eq(sm_cols(1, 9, 4, 2, 2, &miss), DTA_SM_MERGED);
+	ck_assert_int_eq(sm_cols(1, 9, 8, 1, 2, &miss), DTA_SM_DUPLICATE);
+	ck_assert_int_eq(sm_cols(1, 9, 12, 1, 2, &miss), DTA_SM_GAP);
+	ck_assert_uint_eq(miss, 6);
 	ck_assert_int_eq(sm_cols(0, 5, 0, 4, 2, &miss), DTA_SM_STALE);
 	ck_assert_uint_eq(ld(&sm.t.h->stale), 2);
 	sm_check(9);

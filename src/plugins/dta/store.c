@@ -451,8 +451,11 @@ enum dta_sm_result dta_sm_merge(struct dta_store *s, unsigned reporter, unsigned
 		bits[b / 64] |= UINT64_C(1) << (b % 64);
 		merge_column(h, cnt, column + j, rows, counters + (size_t)j * rows * 4);
 	}
+	/* a gap is NACKed by a report that brought a new column: one whose
+	 * columns all came before returns DTA_SM_DUPLICATE, which no caller
+	 * NACKs, so it must not mark the gap NACKed */
 	uint16_t *nacked = &s->nacked[(size_t)slot * h->reporters + reporter];
-	if (column > next[reporter] && *nacked != next[reporter] + 1) {
+	if (dup < ncols && column > next[reporter] && *nacked != next[reporter] + 1) {
 		*missing = next[reporter];
 		*nacked = (uint16_t)(next[reporter] + 1);       /* NACKed once per gap */
 		res = DTA_SM_GAP;
