@@ -23,9 +23,26 @@ static void print_monitor(const struct mrule *m)
 	       (unsigned long long)cbloom_capacity(m->bloom_cells, m->bloom_hashes, 0.01));
 }
 
+/* The chance that a Key-Write key of age w (keys written after it) is
+ * answered, in the DTA paper's model: each of its n copies survives with
+ * q = e^(-wn/m); answer any needs one (1 - (1 - q)^n), answer majority
+ * more than half of them. */
+static double kw_answered(double w, unsigned n, double m, bool any)
+{
+	double q = exp(-w * n / m);
+
+	if (any)
+		return 1 - pow(1 - q, n);
+	double p = 0, choose = 1;       /* C(n, k), from k = n down */
+	for (unsigned k = n; k > n / 2; k--) {
+		p += choose * pow(q, k) * pow(1 - q, n - k);
+		choose = choose * k / (n - k + 1);
+	}
+	return p;
+}
+
 /* -T: a DTA store's shape, its file's size and, for Key-Write, how many
- * keys it answers for at 99% (the paper's model: P = 1 - (1 - e^(-WN/M))^N,
- * any valid copy). */
+ * keys it answers for at 99% (the oldest of them answered with 0.99). */
 static void print_dta_store(const struct dta_def *d)
 {
 	static const char *const kinds[] = { "", "key-write", "append", "key-increment", "",
@@ -38,11 +55,10 @@ static void print_dta_store(const struct dta_def *d)
 	switch (c->kind) {
 	case ISP_DTA_KEY_WRITE: {
 		/* the most keys W with P >= 0.99, by bisection on the model */
-		double lo = 0, hi = (double)c->slots * 4, n = c->redundancy, m = (double)c->slots;
+		double lo = 0, hi = (double)c->slots * 4, m = (double)c->slots;
 		for (int k = 0; k < 60; k++) {
 			double w = (lo + hi) / 2;
-			double p = 1 - pow(1 - exp(-w * n / m), n);
-			if (p >= 0.99)
+			if (kw_answered(w, c->redundancy, m, c->answer_any) >= 0.99)
 				lo = w;
 			else
 				hi = w;

@@ -336,6 +336,30 @@ print('shed by priority', s)
 EOF
 check $? "overload: priority 0 shed first, priority 3 never ($(cat "$tmp/shed.out"))" "$tmp/shed.err"
 
+# -T: how many keys a Key-Write store answers for at 99%, against the DTA
+# paper's model computed here (each copy of a key of age W survives with
+# e^(-WN/M); answer any needs one copy, majority more than half)
+for shape in "65536 3 any" "65536 3 majority" "4096 2 majority" "1024 1 any" "16384 4 majority"; do
+	set -- $shape
+	printf 'dta-store k { type = key-write; slots = %s; redundancy = %s; answer = %s; file = "%s/k.kw" }\n' \
+		"$1" "$2" "$3" "$tmp" >"$tmp/cap.conf"
+	"$bld/intspect" -T "$tmp/cap.conf" >"$tmp/cap.out" 2>&1 && python3 - "$tmp/cap.out" $shape <<'EOF'
+import math, re, sys
+m, n, any_ = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == 'any'
+def p(w):
+    q = math.exp(-w * n / m)
+    ks = range(1, n + 1) if any_ else range(n // 2 + 1, n + 1)
+    return sum(math.comb(n, k) * q**k * (1 - q)**(n - k) for k in ks)
+lo, hi = 0.0, 4.0 * m
+for _ in range(100):
+    mid = (lo + hi) / 2
+    lo, hi = (mid, hi) if p(mid) >= 0.99 else (lo, mid)
+got = int(re.search(r'99% of queries answered up to (\d+) keys', open(sys.argv[1]).read()).group(1))
+assert abs(got - lo) <= 1, (got, lo)
+EOF
+	check $? "-T: a $1-slot, $2-copy store answers 99% (answer $3) as the model says" "$tmp/cap.out"
+done
+
 # ---- config errors: file:line:col ----
 terr() {        # expected message, then the config
 	printf '%s\n' "$2" >"$tmp/bad.conf"
