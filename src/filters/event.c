@@ -230,7 +230,9 @@ static void write_influx(struct isp_engine *e, const struct erule *r, const stru
 	struct rec *rec = &e->rec;
 	char *const *names = e->prog->slot_names;
 
-	rec_influx_begin(rec, r->name, record_time(e, r, p));
+	/* InfluxDB keeps one point a series and time: the reports coalesced
+	 * in one packet (its time) are told apart by their index, in ns */
+	rec_influx_begin(rec, r->name, record_time(e, r, p) + p->report_index);
 	for (unsigned k = 0; k < r->nkey; k++)
 		rec_influx_tag(rec, names[r->key_slots[k]], engine_get(e, p, r->key_slots[k]));
 	for (int i = -1; i < (int)r->nattr; i++) {

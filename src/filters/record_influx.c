@@ -8,8 +8,9 @@
  * integers with InfluxDB's `i` suffix, floats as they are, addresses and
  * strings quoted, a per-hop array as one field per hop (`name.0`, `name.1`,
  * ... in the record's order). An absent value is left out (line protocol
- * has no null); a record left with no field at all is not a point, and
- * rec_end refuses it. The timestamp is in nanoseconds.
+ * has no null), and so is an unsigned value past InfluxDB's integers; a
+ * record left with no field at all is not a point, and rec_end refuses
+ * it. The timestamp is in nanoseconds.
  */
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -113,6 +114,23 @@ static void field_key(struct rec *r, const char *name, int hop)
 	jsonw_raw(&r->w, "=", 1);
 }
 
+/* InfluxDB's integers are signed 64-bit, and a field keeps its first
+ * type: an unsigned value past 2^63 - 1 is left out, as a float would
+ * make the field's later points (integers) refused. */
+static bool fits_field(const struct isp_value *v, uint64_t u)
+{
+	switch (v->type) {
+	case ISP_T_U8:
+	case ISP_T_U16:
+	case ISP_T_U32:
+	case ISP_T_U64:
+	case ISP_T_TIMESTAMP:
+		return u <= INT64_MAX;
+	default:
+		return true;
+	}
+}
+
 /* One element of v as a field value. */
 static void put_elem(struct rec *r, const struct isp_value *v, uint64_t u)
 {
@@ -125,13 +143,7 @@ static void put_elem(struct rec *r, const struct isp_value *v, uint64_t u)
 	case ISP_T_U32:
 	case ISP_T_U64:
 	case ISP_T_TIMESTAMP:
-		/* InfluxDB's integers are signed 64-bit: beyond, a float */
-		if (u > INT64_MAX) {
-			n = (size_t)snprintf(b, sizeof(b), "%.17g", (double)u);
-			jsonw_raw(&r->w, b, n);
-		} else {
-			put_int(r, u);
-		}
+		put_int(r, u);  /* below 2^63 (fits_field) */
 		return;
 	default:
 		n = isp_value_text(v, u, b, sizeof(b));
@@ -159,6 +171,8 @@ void rec_influx_field(struct rec *r, const char *name, const struct isp_value *v
 			put_quoted(r, b, n);
 			return;
 		}
+		if (!fits_field(v, v->v.u))
+			return;
 		field_key(r, name, -1);
 		put_elem(r, v, v->v.u);
 		return;
@@ -166,7 +180,7 @@ void rec_influx_field(struct rec *r, const char *name, const struct isp_value *v
 	/* ISP_MAX_HOPS <= 32: a hop's bit is in `missing` */
 	_Static_assert(ISP_MAX_HOPS <= 32, "one missing bit per hop");
 	for (unsigned h = 0; h < v->count && h < ISP_MAX_HOPS; h++) {
-		if (v->missing >> h & 1)
+		if (v->missing >> h & 1 || !fits_field(v, v->v.arr[h]))
 			continue;
 		field_key(r, name, (int)h);
 		put_elem(r, v, v->v.arr[h]);

@@ -152,6 +152,25 @@ if isp http "$tmp/http.conf" -r "$cap"; then
 	compare http t_http "$tmp/http.json"
 fi
 
+# ---- coalesced reports: one point a record ----
+# a packet's reports share its time, and InfluxDB keeps one point a series
+# and time: records of one flow in one packet (8 reports of 4 flows a
+# packet) must stay apart (the item's index in nanoseconds)
+"$bld/intgen" -o "$tmp/coal.pcap" -n 2000 --seed 5 --format report --report-version 2.0 \
+	--coalesce 8 --flows 4 --hops 2-3 >/dev/null 2>&1
+python3 "$cmp_py" create "$P" t_coal || bad "CREATE DATABASE t_coal"
+printf 'influxdb-output tsdb { port = %s; database = "t_coal"; drop-policy = block }\nmetrics net { output-channel = {tsdb} }\n' \
+	"$P" >"$tmp/coal.conf"
+if isp coal "$tmp/coal.conf" -r "$tmp/coal.pcap"; then
+	counters coal tsdb
+	pts=$(npoints t_coal)
+	if [ "$x" = 0 ] && [ "$d" -gt 2000 ] && [ "$pts" = "$d" ]; then
+		ok "coalesced reports: every record one point ($d records delivered, $pts points)"
+	else
+		bad "coalesced reports: $d records delivered, $x dropped, $pts points" "$tmp/coal.err"
+	fi
+fi
+
 # ---- create-database, gzip ----
 { printf 'influxdb-output tsdb { port = %s; database = "t new"; create-database = true; max-body = "4k"; gzip = true }\n' "$P"
   rules tsdb "$tmp/create.json"; } >"$tmp/create.conf"
