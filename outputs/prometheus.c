@@ -137,6 +137,7 @@ void prom_scrape(struct prom_out *o, struct isp_prom_text *t)
 	prom_table_text(&o->table, t);
 	uint64_t series = o->table.live, refused = o->table.refused;
 	uint64_t removed = o->table.removed, strings = o->table.not_numeric;
+	uint64_t superseded = o->table.superseded;
 	uint64_t unparsable = o->table.unparsable;
 	pthread_mutex_unlock(&o->mu);
 	if (o->self) {
@@ -153,6 +154,9 @@ void prom_scrape(struct prom_out *o, struct isp_prom_text *t)
 		  "Series not created because max-series was reached", refused },
 		{ "intspect_prometheus_series_expired_total", "counter",
 		  "Series removed because their key expired (idle-timeout-ms)", removed },
+		{ "intspect_prometheus_series_superseded_total", "counter",
+		  "Series removed because a later record of their key had no value for them",
+		  superseded },
 		{ "intspect_prometheus_fields_not_numeric_total", "counter",
 		  "Record fields with a string value, which make no sample", strings },
 		{ "intspect_prometheus_records_unparsable_total", "counter",

@@ -26,6 +26,7 @@ struct prom_series {
 	uint32_t at_family;     /* its place in the family's list */
 	uint32_t group;
 	uint32_t at_group;      /* its place in the group's list */
+	uint32_t record;        /* the table's record that set it last */
 	bool is_int;
 	int64_t iv;
 	double fv;
@@ -45,8 +46,8 @@ struct prom_family {
 	struct prom_list series;
 };
 
-/* A group: the series one record's measurement and tags made, removed
- * together when the record's key expires. */
+/* A group: the series of one measurement and tags (a record's key): those
+ * its last record set; removed together when the key expires. */
 struct prom_group {
 	char *key;              /* measurement, NUL, tags as written */
 	size_t key_len;
@@ -73,14 +74,17 @@ struct prom_table {
 	/* counters (under the table's lock, read on a scrape) */
 	uint64_t refused;       /* series not created: max-series reached */
 	uint64_t removed;       /* series removed by an expiry record */
+	uint64_t superseded;    /* series a later record of their key had no value for */
+	uint32_t records;       /* records taken (their number stamps the series) */
 	uint64_t not_numeric;   /* string fields, which have no sample */
 	uint64_t unparsable;    /* records that were not line protocol */
 };
 
 int prom_table_init(struct prom_table *t, const char *prefix, size_t max_series);
 void prom_table_free(struct prom_table *t);
-/* One record in line protocol: its numeric fields set their series, or
- * an `expired` field removes the series of its measurement and tags.
+/* One record in line protocol: its numeric fields set their series, and
+ * the series of its measurement and tags it has no value for go (a hop
+ * the path no longer has); or an `expired` field removes them all.
  * -1: out of memory (the record is then lost, counted by the caller). */
 int prom_table_record(struct prom_table *t, const char *line, size_t len);
 /* Every family with at least one series, in exposition format. */

@@ -504,25 +504,44 @@ static void list_remove(struct prom_table *t, struct prom_list *l, uint32_t at, 
 	}
 }
 
+/* Remove series si from the index, its family and its group. */
+static void remove_series(struct prom_table *t, uint32_t si)
+{
+	struct prom_series *x = &t->s[si];
+	uint32_t *p = &t->idx_s[x->hash & (t->nidx_s - 1)];
+
+	while (*p != si)
+		p = &t->s[*p].next;
+	*p = x->next;
+	list_remove(t, &t->f[x->family].series, x->at_family, true);
+	list_remove(t, &t->g[x->group].series, x->at_group, false);
+	free(x->text);
+	x->text = NULL;
+	x->next = t->free_head;
+	t->free_head = si;
+	t->live--;
+}
+
 /* Remove every series of group gi, and the group. */
 static void remove_group(struct prom_table *t, uint32_t gi)
 {
-	for (uint32_t k = 0; k < t->g[gi].series.n; k++) {
-		uint32_t si = t->g[gi].series.v[k];
-		struct prom_series *x = &t->s[si];
-		uint32_t *p = &t->idx_s[x->hash & (t->nidx_s - 1)];
-		while (*p != si)
-			p = &t->s[*p].next;
-		*p = x->next;
-		list_remove(t, &t->f[x->family].series, x->at_family, true);
-		free(x->text);
-		x->text = NULL;
-		x->next = t->free_head;
-		t->free_head = si;
-		t->live--;
+	while (t->g[gi].series.n) {
+		remove_series(t, t->g[gi].series.v[t->g[gi].series.n - 1]);
 		t->removed++;
 	}
 	unlink_group(t, gi);
+}
+
+/* The series of group gi that record `record` did not set: gone. */
+static void remove_unset(struct prom_table *t, uint32_t gi, uint32_t record)
+{
+	for (uint32_t k = t->g[gi].series.n; k-- > 0;) {
+		uint32_t si = t->g[gi].series.v[k];
+		if (t->s[si].record != record) {
+			remove_series(t, si);   /* moves the last one to k: seen already */
+			t->superseded++;
+		}
+	}
 }
 
 /* Is the label name at b[at..b->len) one of those from lab0 on? */
@@ -628,6 +647,7 @@ int prom_table_record(struct prom_table *t, const char *line, size_t len)
 	}
 	if (gi == PROM_NONE && (gi = add_group(t, b->p, b->len, ghash)) == PROM_NONE)
 		return -1;
+	uint32_t record = ++t->records;
 	for (unsigned i = 0; i < l.nfields; i++) {
 		const struct lp_field *f = &l.field[i];
 		bool is_int;
@@ -660,10 +680,12 @@ int prom_table_record(struct prom_table *t, const char *line, size_t len)
 			return -1;
 		if (si == PROM_NONE)
 			continue;
+		t->s[si].record = record;
 		t->s[si].is_int = is_int;
 		t->s[si].iv = iv;
 		t->s[si].fv = fv;
 	}
+	remove_unset(t, gi, record);
 	if (t->g[gi].series.n == 0)     /* nothing kept: no empty group left */
 		unlink_group(t, gi);
 	return 0;

@@ -169,6 +169,19 @@ START_TEST(series_from_records)
 	ck_assert_str_eq(lines_of(a, "intspect_prometheus_scrapes_total{"),
 			 "intspect_prometheus_scrapes_total{channel=\"t\"} 2\n");
 	free(a);
+	/* the path gets shorter and the latency has no value: a key's series
+	 * are those of its last record (hop 1 and the latency go) */
+	put(ch, "lat,ip.src=10.0.0.1,udp.dst_port=5 int.hop_switch_ids.0=6i 5000");
+	settle(ch);
+	a = scrape(port);
+	ck_assert_str_eq(lines_of(a, "intspect_lat_"),
+			 "intspect_lat_int_hop_switch_ids{ip_src=\"10.0.0.1\",udp_dst_port=\"5\",hop=\"0\"} 6\n");
+	ck_assert_str_eq(lines_of(a, "intspect_prometheus_series_superseded_total{"),
+			 "intspect_prometheus_series_superseded_total{channel=\"t\"} 2\n");
+	ck_assert_str_eq(lines_of(a, "intspect_q_"),         /* other keys keep theirs */
+			 "intspect_q_avg_int_hop_latencies{int_hop_switch_ids=\"[1,2]\"} 2.5\n"
+			 "intspect_q_count{int_hop_switch_ids=\"[1,2]\"} 3\n");
+	free(a);
 	isp_channel_close(ch);
 }
 END_TEST

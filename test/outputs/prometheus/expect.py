@@ -7,8 +7,9 @@ exporter's documented rules (outputs/README.md): for each numeric field of
 a point, the gauge intspect_ + measurement + "_" + field, a per-hop field
 NAME.N as NAME with the label hop="N", names reduced to [a-zA-Z0-9_] (a
 run of anything else one "_", none at the end), the tags as labels; the
-last point of a series gives its value; a point with the field "expired"
-removes the series of its measurement and tags. The line protocol is
+last point of a measurement and tags (a key) gives the key's series and
+their values (a series its last point has no value for is gone); a point
+with the field "expired" removes the series of its key. The line protocol is
 parsed by test/tools/lp_check.py's grammar.
 
 Then, until they hold or 30 s have passed, Prometheus' HTTP API
@@ -43,9 +44,10 @@ def expected_series(path):
         meas, tags, fields, _ = parse_line(line)
         counts[meas] = counts.get(meas, 0) + 1
         group = (meas, tuple(sorted(tags.items())))
+        # the key's series are its last point's
+        for key in groups.pop(group, set()):
+            series.pop(key, None)
         if "expired" in fields:
-            for key in groups.pop(group, set()):
-                series.pop(key, None)
             continue
         for field, (kind, value) in fields.items():
             if kind == "str":
