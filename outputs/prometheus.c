@@ -137,7 +137,7 @@ void prom_scrape(struct prom_out *o, struct isp_prom_text *t)
 	prom_table_text(&o->table, t);
 	uint64_t series = o->table.live, refused = o->table.refused;
 	uint64_t removed = o->table.removed, strings = o->table.not_numeric;
-	uint64_t superseded = o->table.superseded;
+	uint64_t superseded = o->table.superseded, collided = o->table.collided;
 	uint64_t unparsable = o->table.unparsable;
 	pthread_mutex_unlock(&o->mu);
 	if (o->self) {
@@ -157,6 +157,9 @@ void prom_scrape(struct prom_out *o, struct isp_prom_text *t)
 		{ "intspect_prometheus_series_superseded_total", "counter",
 		  "Series removed because a later record of their key had no value for them",
 		  superseded },
+		{ "intspect_prometheus_fields_collided_total", "counter",
+		  "Record fields left out because another field of the record has their series' name",
+		  collided },
 		{ "intspect_prometheus_fields_not_numeric_total", "counter",
 		  "Record fields with a string value, which make no sample", strings },
 		{ "intspect_prometheus_records_unparsable_total", "counter",

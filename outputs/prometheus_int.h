@@ -75,6 +75,7 @@ struct prom_table {
 	uint64_t refused;       /* series not created: max-series reached */
 	uint64_t removed;       /* series removed by an expiry record */
 	uint64_t superseded;    /* series a later record of their key had no value for */
+	uint64_t collided;      /* fields whose series another field of the record set */
 	uint32_t records;       /* records taken (their number stamps the series) */
 	uint64_t not_numeric;   /* string fields, which have no sample */
 	uint64_t unparsable;    /* records that were not line protocol */

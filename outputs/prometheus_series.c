@@ -122,11 +122,33 @@ void prom_table_free(struct prom_table *t)
 
 /* ---- names ---- */
 
-/* Append s[0..n) to b in Prometheus' name alphabet: [a-zA-Z0-9_], a run
- * of anything else one underscore, none at the end. */
-static void put_name(struct isp_bytes *b, const char *s, size_t n, bool *oom)
+/* The word an operator of a select's expression becomes in a field's
+ * name (its length in *len), or NULL: `sum(x > 5)` and `sum(x <= 5)` must
+ * not both be sum_x_5. */
+static const char *operator_word(const char *s, size_t n, size_t *len)
 {
-	if (isp_bytes_room(b, n + 1) != 0) {
+	static const struct { const char *op, *word; } ops[] = {
+		{ ">=", "ge" }, { "<=", "le" }, { "==", "eq" }, { "!=", "ne" }, { "&&", "and" },
+		{ "||", "or" }, { ">", "gt" }, { "<", "lt" }, { "+", "plus" }, { "-", "minus" },
+		{ "*", "mul" }, { "/", "div" }, { "%", "mod" }, { "!", "not" },
+	};
+
+	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++) {
+		size_t m = strlen(ops[k].op);
+		if (m <= n && !memcmp(s, ops[k].op, m)) {
+			*len = m;
+			return ops[k].word;
+		}
+	}
+	return NULL;
+}
+
+/* Append s[0..n) to b in Prometheus' name alphabet: [a-zA-Z0-9_], a run
+ * of anything else one underscore, none at the end; with `words`, an
+ * operator is its word between underscores. */
+static void put_name(struct isp_bytes *b, const char *s, size_t n, bool words, bool *oom)
+{
+	if (isp_bytes_room(b, 7 * n + 1) != 0) {        /* "-" is "_minus_" at most */
 		*oom = true;
 		return;
 	}
@@ -134,9 +156,19 @@ static void put_name(struct isp_bytes *b, const char *s, size_t n, bool *oom)
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
 		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+		size_t len;
+		const char *w = words ? operator_word(s + i, n - i, &len) : NULL;
 		if (ok) {
 			b->p[b->len++] = c;
 			under = false;
+		} else if (w) {
+			if (!under)
+				b->p[b->len++] = '_';
+			memcpy(b->p + b->len, w, strlen(w));
+			b->len += strlen(w);
+			b->p[b->len++] = '_';
+			under = true;
+			i += len - 1;
 		} else if (!under) {
 			b->p[b->len++] = '_';
 			under = true;
@@ -250,6 +282,7 @@ static bool lp_parse(const char *line, size_t len, char *buf, struct lp *l)
 		if (l->nfields == MAX_FIELDS)
 			return false;
 		struct lp_field *f = &l->field[l->nfields++];
+		f->string = false;      /* l is reused: the last record's may be set */
 		p = lp_element(p + 1, end, "=, ", ", =", o, &n);
 		if (p >= end || *p != '=' || n == 0)
 			return false;
@@ -464,6 +497,7 @@ static uint32_t series_at(struct prom_table *t, const char *s, size_t n, uint32_
 	memcpy(x->text, s, n);
 	x->text[n] = 0;
 	x->hash = hash;
+	x->record = 0;
 	x->family = fi;
 	x->group = gi;
 	x->at_family = t->f[fi].series.n;
@@ -571,7 +605,7 @@ static void put_labels(struct isp_bytes *b, const struct lp *l, const struct spa
 		size_t at = b->len;
 		if (l->tag_key[i].p[0] >= '0' && l->tag_key[i].p[0] <= '9')
 			put_raw(b, "_", 1, oom);
-		put_name(b, l->tag_key[i].p, l->tag_key[i].n, oom);
+		put_name(b, l->tag_key[i].p, l->tag_key[i].n, false, oom);
 		if (*oom)
 			return;
 		if (b->len == at || label_taken(b, lab0, at)) {
@@ -662,9 +696,9 @@ int prom_table_record(struct prom_table *t, const char *line, size_t len)
 		/* the family's name, then the series' text after it */
 		b->len = 0;
 		put_raw(b, t->prefix, strlen(t->prefix), &oom);
-		put_name(b, l.measurement.p, l.measurement.n, &oom);
+		put_name(b, l.measurement.p, l.measurement.n, false, &oom);
 		put_raw(b, "_", 1, &oom);
-		put_name(b, base.p, base.n, &oom);
+		put_name(b, base.p, base.n, true, &oom);
 		if (oom)
 			return -1;
 		size_t nlen = b->len;
@@ -680,6 +714,12 @@ int prom_table_record(struct prom_table *t, const char *line, size_t len)
 			return -1;
 		if (si == PROM_NONE)
 			continue;
+		if (t->s[si].record == record) {
+			/* two fields of the record have one name (past the
+			 * operator words): the first one's value stays */
+			t->collided++;
+			continue;
+		}
 		t->s[si].record = record;
 		t->s[si].is_int = is_int;
 		t->s[si].iv = iv;

@@ -169,6 +169,22 @@ START_TEST(series_from_records)
 	ck_assert_str_eq(lines_of(a, "intspect_prometheus_scrapes_total{"),
 			 "intspect_prometheus_scrapes_total{channel=\"t\"} 2\n");
 	free(a);
+	/* operators keep their words in a field's name; two names still the
+	 * same: the first field's value, the other counted. (x.y is the
+	 * fourth field, as the string `name` of the first record was: a
+	 * number there is a number.) */
+	put(ch, "ops,k=1 sum(int.latency\\ >\\ 5000)=831i,sum(int.latency\\ <\\=\\ 5000)=1169i,"
+		"avg(a\\ -\\ b)=1.5,x.y=1i,x_y=2i 4500");
+	settle(ch);
+	a = scrape(port);
+	ck_assert_str_eq(lines_of(a, "intspect_ops_"),
+			 "intspect_ops_sum_int_latency_gt_5000{k=\"1\"} 831\n"
+			 "intspect_ops_sum_int_latency_le_5000{k=\"1\"} 1169\n"
+			 "intspect_ops_avg_a_minus_b{k=\"1\"} 1.5\n"
+			 "intspect_ops_x_y{k=\"1\"} 1\n");
+	ck_assert_str_eq(lines_of(a, "intspect_prometheus_fields_collided_total{"),
+			 "intspect_prometheus_fields_collided_total{channel=\"t\"} 1\n");
+	free(a);
 	/* the path gets shorter and the latency has no value: a key's series
 	 * are those of its last record (hop 1 and the latency go) */
 	put(ch, "lat,ip.src=10.0.0.1,udp.dst_port=5 int.hop_switch_ids.0=6i 5000");

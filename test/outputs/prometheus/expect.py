@@ -35,6 +35,27 @@ def name(s):
     return re.sub(r"[^a-zA-Z0-9]+", "_", s).rstrip("_")
 
 
+OPERATORS = [(">=", "ge"), ("<=", "le"), ("==", "eq"), ("!=", "ne"), ("&&", "and"), ("||", "or"),
+             (">", "gt"), ("<", "lt"), ("+", "plus"), ("-", "minus"), ("*", "mul"), ("/", "div"),
+             ("%", "mod"), ("!", "not")]
+
+
+def field_name(s):
+    """A field's name: as name(), an operator its word between underscores."""
+    out = []
+    i = 0
+    while i < len(s):
+        for op, word in OPERATORS:
+            if s.startswith(op, i):
+                out.append("_" + word + "_")
+                i += len(op)
+                break
+        else:
+            out.append(s[i])
+            i += 1
+    return name("".join(out))
+
+
 def expected_series(path):
     series, groups, counts = {}, {}, {}
     for line in open(path):
@@ -57,7 +78,7 @@ def expected_series(path):
             if m:
                 field = m.group(1)
                 labels["hop"] = m.group(2)
-            metric = "intspect_" + name(meas) + "_" + name(field)
+            metric = "intspect_" + name(meas) + "_" + field_name(field)
             key = (metric, tuple(sorted(labels.items())))
             series[key] = float(value)
             groups.setdefault(group, set()).add(key)

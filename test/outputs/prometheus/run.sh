@@ -67,6 +67,19 @@ file-output lp { path = "$tmp/lp.txt"; format = influx; flush-ms = 10 }
 metrics net {
   output-channel = {prom, lp}
 }
+# a string field (ip.dst) where other records have numbers; operators in
+# select texts (their words keep the two sums apart)
+event-report net_ev {
+  event = "int.latency"
+  attributes = {"ip.dst", "int.hop_latencies"}
+  output-channel = {prom, lp}
+}
+query-report net_split {
+  ms-period = 100
+  select = {"sum(int.latency > 2000)", "sum(int.latency <= 2000)", "max(int.latency)"}
+  group-by = {"ip.dst"}
+  output-channel = {prom, lp}
+}
 CONF
 "$bin" -C "$tmp/rules.conf" -u "127.0.0.1:$uport" -w 2 -q >"$tmp/run.out" 2>"$tmp/run.err" &
 pid=$!
