@@ -132,6 +132,19 @@ bool compile_metrics(struct compiler *c, const struct cfg_section *s)
 		max_keys = (unsigned)d;
 	const struct cfg_kv *tables_kv = find_kv(s, "tables");
 
+	/* every table's keys are checked, whether its table is chosen or not:
+	 * a mistake in one must not wait until the table is */
+	for (size_t t = 0; t < NTABLES; t++) {
+		char key[64];
+		if (!tables[t].metric)
+			continue;
+		snprintf(key, sizeof(key), "%s-band", tables[t].metric);
+		if ((kv = find_kv(s, key)))
+			ok &= get_number(c, kv, 1e-9, 1e18, &d);
+		snprintf(key, sizeof(key), "%s-threshold", tables[t].metric);
+		if ((kv = find_kv(s, key)))
+			ok &= get_number(c, kv, 0, 1e18, &d);
+	}
 	for (size_t t = 0; t < NTABLES && ok; t++) {
 		const struct metric_table *mt = &tables[t];
 		if (!table_wanted(c, tables_kv, mt->name, &ok))

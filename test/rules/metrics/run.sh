@@ -93,4 +93,10 @@ printf 'metrics {\n  latency-band = 10\n  latency-threshold = 5\n}\n' >"$tmp/e2.
 "$bld/intspect" -T "$tmp/e2.conf" 2>"$tmp/e"
 grep -q ":3:3: error: latency: give a band or a threshold, not both" "$tmp/e" &&
 	ok "a band and a threshold: refused" || bad "band and threshold" "$tmp/e"
+# a table's keys are checked though the table is not chosen
+printf 'metrics {\n  tables = {"queue"}\n  latency-band = "abc"\n  hop-latency-threshold = -7\n}\n' >"$tmp/e3.conf"
+"$bld/intspect" -T "$tmp/e3.conf" 2>"$tmp/e"
+[ $? = 2 ] && grep -q ":3:18: error: 'latency-band' expects a number" "$tmp/e" &&
+	grep -q ":4:27: error: 'hop-latency-threshold' must be between 0 and" "$tmp/e" &&
+	ok "the keys of a table not chosen: checked" || bad "keys of a table not chosen" "$tmp/e"
 summary metrics
