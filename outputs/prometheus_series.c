@@ -696,6 +696,9 @@ int prom_table_record(struct prom_table *t, const char *line, size_t len)
 		/* the family's name, then the series' text after it */
 		b->len = 0;
 		put_raw(b, t->prefix, strlen(t->prefix), &oom);
+		/* a name starts with a letter or _ (prefix = "", report "5g") */
+		if (b->len == 0 && l.measurement.p[0] >= '0' && l.measurement.p[0] <= '9')
+			put_raw(b, "_", 1, &oom);
 		put_name(b, l.measurement.p, l.measurement.n, false, &oom);
 		put_raw(b, "_", 1, &oom);
 		put_name(b, base.p, base.n, true, &oom);

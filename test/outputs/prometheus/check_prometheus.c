@@ -227,6 +227,16 @@ START_TEST(expiry_removes_its_series)
 					      "x_e_occ{sw=\"1\",q=\"0\"} 11\n");
 	free(a);
 	isp_channel_close(ch);
+
+	/* no prefix, a report named with a digit first: still a name */
+	port = free_port();
+	ch = open_at(port, "prefix=", NULL);
+	put(ch, "5g,k=1 lat=3i 1");
+	settle(ch);
+	a = scrape(port);
+	ck_assert_str_eq(lines_of(a, "_5g_"), "_5g_lat{k=\"1\"} 3\n");
+	free(a);
+	isp_channel_close(ch);
 }
 END_TEST
 
