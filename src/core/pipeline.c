@@ -241,7 +241,10 @@ run_single_from(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ctl,
 	while (!pl->count || st->packets < pl->count) {
 		if (!map || --rare == 0) {
 			rare = RARE;
-			if (atomic_load_explicit(&pl->broken, memory_order_relaxed))
+			/* a stop hands out what the input read first (its
+			 * own stop then ends it) */
+			if (atomic_load_explicit(&pl->broken, memory_order_relaxed) &&
+			    (map || !isp_source_pending(pl->src[0])))
 				break;
 			pl_maybe_publish(me);
 			if (ctl && ctl->print_stats && *ctl->print_stats) {

@@ -131,7 +131,9 @@ void pl_run_live(struct worker *me)
 			if (j != me->id && drain_from(me, j, DRAIN_BURST, &at_tick))
 				busy = true;
 		if (me->reading) {
-			if (atomic_load_explicit(&pl->stop_reading, memory_order_acquire))
+			/* what the input read goes through first */
+			if (atomic_load_explicit(&pl->stop_reading, memory_order_acquire) &&
+			    !isp_source_pending(me->src))
 				end_reading(me);
 			else if (read_burst(me))
 				busy = true;

@@ -362,6 +362,11 @@ bool isp_source_has_backlog(const struct isp_source *s)
 	return s->udp != NULL;
 }
 
+bool isp_source_pending(const struct isp_source *s)
+{
+	return s->udp && udp_src_pending(s->udp);
+}
+
 uint8_t isp_source_backlog(const struct isp_source *s)
 {
 	return s->udp ? udp_src_backlog(s->udp) : 0;

@@ -65,6 +65,9 @@ int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen
  * its buffer (a UDP socket's; 0 for the other inputs): how far behind the
  * reader is, for overload shedding. */
 uint8_t isp_source_backlog(const struct isp_source *s);
+/* Items read from the input and not handed out yet: a stop hands them
+ * out before isp_source_next says the end (a UDP socket's batch). */
+bool isp_source_pending(const struct isp_source *s);
 /* Whether isp_source_backlog can be other than 0 (a UDP socket). */
 bool isp_source_has_backlog(const struct isp_source *s);
 

@@ -185,12 +185,19 @@ uint8_t udp_src_backlog(const struct udp_src *u)
 	return u->backlog;
 }
 
+bool udp_src_pending(const struct udp_src *u)
+{
+	return u->next < u->n;
+}
+
 int udp_src_next(struct udp_src *u, const uint8_t **data, uint32_t *caplen,
 		 uint32_t *wirelen, uint64_t *ts_ns, char *err, size_t errlen)
 {
-	if (atomic_load_explicit(&u->stop, memory_order_relaxed))
-		return 0;
+	/* a stop lets the datagrams of the batch read go through first: they
+	 * left the socket, nothing else would count them */
 	if (u->next >= u->n) {
+		if (atomic_load_explicit(&u->stop, memory_order_relaxed))
+			return 0;
 		int rc = refill(u, err, errlen);
 		if (rc != 1)
 			return rc;
@@ -253,8 +260,17 @@ void udp_src_stop(struct udp_src *u)
 
 void udp_src_stats(const struct udp_src *u, uint64_t *received, uint64_t *dropped)
 {
+	uint32_t mem[SK_MEMINFO_VARS];
+	socklen_t ml = sizeof(mem);
+
 	*received = u->received;
 	*dropped = u->dropped;
+	/* SO_RXQ_OVFL comes with a datagram queued after the drops: drops
+	 * that no datagram followed (a burst at the end) are only in the
+	 * socket's own counter, the same total */
+	if (u->fd >= 0 && getsockopt(u->fd, SOL_SOCKET, SO_MEMINFO, mem, &ml) == 0 &&
+	    ml > SK_MEMINFO_DROPS * sizeof(mem[0]) && mem[SK_MEMINFO_DROPS] > *dropped)
+		*dropped = mem[SK_MEMINFO_DROPS];
 }
 
 void udp_src_close(struct udp_src *u)

@@ -38,5 +38,8 @@ void udp_src_close(struct udp_src *u);
 /* The socket's backlog when the current batch was read, in 256ths of its
  * receive buffer; 0 when the batch was not full (nothing waits). */
 uint8_t udp_src_backlog(const struct udp_src *u);
+/* Datagrams read from the socket and not handed out yet (a stop hands
+ * them out first). */
+bool udp_src_pending(const struct udp_src *u);
 
 #endif
