@@ -8,6 +8,7 @@
  * that `intspect -T` lists it and a run says it once.
  */
 #include "compile_int.h"
+#include "../src/core/udpsrc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,6 +249,21 @@ bool compile_input(struct compiler *c, const struct cfg_section *s)
 		ok &= set_text(c, kv, &p->input_topic);
 	if ((kv = find_kv(s, "group")))
 		ok &= set_text(c, kv, &p->input_group);
+	/* what a run would refuse when it opens the input (-T says it too) */
+	char why[256];
+	if (ok && p->input_mode && strcmp(p->input_mode, "udp") == 0 && p->input_source &&
+	    udp_src_check_spec(p->input_source, why, sizeof(why)) < 0) {
+		kv = find_kv(s, "source") ? find_kv(s, "source") : find_kv(s, "port");
+		dsl_error(c->d, &kv->value->loc, "%s", why);
+		ok = false;
+	}
+	if (ok && p->input_mode && p->input_filter && *p->input_filter &&
+	    (strcmp(p->input_mode, "udp") == 0 || strncmp(p->input_mode, "kafka", 5) == 0)) {
+		kv = find_kv(s, "filter") ? find_kv(s, "filter") : find_kv(s, "pcap-filter");
+		dsl_error(c->d, &kv->value->loc, "a BPF filter does not apply to a%s input",
+			  p->input_mode[0] == 'u' ? " UDP" : " Kafka");
+		ok = false;
+	}
 	if (ok && p->input_mode && strncmp(p->input_mode, "kafka", 5) == 0 &&
 	    (!p->input_source || !p->input_topic)) {
 		dsl_error(c->d, &s->loc, "a Kafka input needs source = \"BROKERS\" and topic = "

@@ -308,8 +308,8 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		}
 		c->filter = expr;
 	}
-	if (!!c->file + !!c->iface + !!c->udp + !!c->dpdk > 1) {
-		fprintf(stderr, "intspect: give one input: -r, -i, -u or --dpdk\n");
+	if (!!c->file + !!c->iface + !!c->udp + !!c->dpdk + !!c->kafka > 1) {
+		fprintf(stderr, "intspect: give one input: -r, -i, -u, -k or --dpdk\n");
 		return -1;
 	}
 	return 0;
@@ -582,6 +582,15 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 			"or --dpdk ARGS (see --help)\n");
 		return 2;
 	}
+	unsigned workers = c->workers ? c->workers : prog && prog->workers ? prog->workers : 1;
+	if (!prog || c->dump)
+		workers = 1;    /* one dump in packet order; nothing to share without rules */
+	/* what is wrong with the input's options is a usage error (2), not a
+	 * failing input (1): a service manager must not start it again */
+	if (isp_source_check(&so, workers, err, sizeof(err)) < 0) {
+		fprintf(stderr, "intspect: %s\n", err);
+		return 2;
+	}
 	if (c->forward && (prog || c->dump)) {
 		fprintf(stderr, "intspect: --forward runs no rules and no dump: give it without -C "
 			"and --dump\n");
@@ -599,9 +608,6 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 		fprintf(stderr, "%s\n", err);
 		return 2;
 	}
-	unsigned workers = c->workers ? c->workers : prog && prog->workers ? prog->workers : 1;
-	if (!prog || c->dump)
-		workers = 1;    /* one dump in packet order; nothing to share without rules */
 	if (prog) {
 		if (!(r.channels = cli_open_channels(prog)))
 			return 2;

@@ -151,6 +151,40 @@ int kafka_in_parse(const char *spec, char *brokers, size_t nb, char *topic, size
 	return 0;
 }
 
+/* One property into conf: 0, or -1 with librdkafka's message. */
+static int set_prop(rd_kafka_conf_t *conf, const char *prop, char *err, size_t errlen)
+{
+	char name[128], why[512];
+	const char *eq = strchr(prop, '=');
+
+	if (!eq || (size_t)(eq - prop) >= sizeof(name)) {
+		snprintf(err, errlen, "Kafka input: '%s': expected name=value", prop);
+		return -1;
+	}
+	memcpy(name, prop, (size_t)(eq - prop));
+	name[eq - prop] = 0;
+	if (rd_kafka_conf_set(conf, name, eq + 1, why, sizeof(why)) != RD_KAFKA_CONF_OK) {
+		snprintf(err, errlen, "Kafka input: %s", why);
+		return -1;
+	}
+	return 0;
+}
+
+int kafka_in_check_props(const char *const *props, unsigned nprops, char *err, size_t errlen)
+{
+	rd_kafka_conf_t *conf = rd_kafka_conf_new();
+	int rc = 0;
+
+	if (!conf) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (unsigned i = 0; i < nprops && rc == 0; i++)
+		rc = set_prop(conf, props[i], err, errlen);
+	rd_kafka_conf_destroy(conf);
+	return rc;
+}
+
 static void on_rebalance(rd_kafka_t *rk, rd_kafka_resp_err_t e,
 			 rd_kafka_topic_partition_list_t *parts, void *opaque)
 {
@@ -221,20 +255,9 @@ struct kafka_in *kafka_in_open(const char *brokers, const char *topic, const cha
 			snprintf(err, errlen, "Kafka input: %s", why);
 			goto fail;
 		}
-	for (unsigned i = 0; i < nprops; i++) {
-		char name[128];
-		const char *eq = strchr(props[i], '=');
-		if (!eq || (size_t)(eq - props[i]) >= sizeof(name)) {
-			snprintf(err, errlen, "Kafka input: '%s': expected name=value", props[i]);
+	for (unsigned i = 0; i < nprops; i++)
+		if (set_prop(conf, props[i], err, errlen) < 0)
 			goto fail;
-		}
-		memcpy(name, props[i], (size_t)(eq - props[i]));
-		name[eq - props[i]] = 0;
-		if (rd_kafka_conf_set(conf, name, eq + 1, why, sizeof(why)) != RD_KAFKA_CONF_OK) {
-			snprintf(err, errlen, "Kafka input: %s", why);
-			goto fail;
-		}
-	}
 	rd_kafka_conf_set_opaque(conf, k);
 	rd_kafka_conf_set_rebalance_cb(conf, on_rebalance);
 	rd_kafka_conf_set_offset_commit_cb(conf, on_commit);

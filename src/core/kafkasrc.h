@@ -21,6 +21,10 @@ struct kafka_in;
 int kafka_in_parse(const char *spec, char *brokers, size_t nb, char *topic, size_t nt,
 		   char *group, size_t ng, char *err, size_t errlen);
 
+/* Whether librdkafka takes each property ("name=value"): 0, or -1 with
+ * its message (nothing connects). */
+int kafka_in_check_props(const char *const *props, unsigned nprops, char *err, size_t errlen);
+
 /* Join group (default "intspect") on topic; props: librdkafka
  * properties as "name=value" (security.protocol, sasl.*, ssl.*, ...). New
  * groups start at the earliest offset. NULL with a message. */

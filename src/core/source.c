@@ -115,6 +115,35 @@ static struct isp_source *open_live(struct isp_source *s, const struct isp_sourc
 	return s;
 }
 
+int isp_source_check(const struct isp_source_opts *o, unsigned workers, char *err,
+		     size_t errlen)
+{
+	if (!!o->file + !!o->iface + !!o->udp + !!o->dpdk + !!o->kafka > 1) {
+		snprintf(err, errlen, "give one input: -r, -i, -u, -k or --dpdk");
+		return -1;
+	}
+	if ((o->udp || o->kafka) && o->filter && *o->filter) {
+		snprintf(err, errlen, "a BPF filter does not apply to a %s input",
+			 o->udp ? "UDP" : "Kafka");
+		return -1;
+	}
+	if (o->udp && udp_src_check_spec(o->udp, err, errlen) < 0)
+		return -1;
+	if (o->kafka && workers > 1) {
+		snprintf(err, errlen, "a Kafka input is read by one worker (-w 1): for more, run "
+			 "more intspect processes in its consumer group (README.md, \"Scaling out\")");
+		return -1;
+	}
+#ifdef HAVE_RDKAFKA
+	char b[256], t[256], g[256];
+	if (o->kafka && (kafka_in_parse(o->kafka, b, sizeof(b), t, sizeof(t), g, sizeof(g), err,
+					errlen) < 0 ||
+			 kafka_in_check_props(o->kafka_props, o->nkafka_props, err, errlen) < 0))
+		return -1;
+#endif
+	return 0;
+}
+
 struct isp_source *isp_source_open(const struct isp_source_opts *o, char *err, size_t errlen)
 {
 	struct isp_source *s = calloc(1, sizeof(*s));

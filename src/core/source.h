@@ -41,6 +41,13 @@ struct isp_source_opts {
 
 struct isp_source;
 
+/* What can be told of o without opening anything (one input, a spec it
+ * parses, a filter it takes, properties librdkafka knows, workers it can
+ * have): 0, or -1 with a message; a bad option or config, not a failing
+ * input. */
+int isp_source_check(const struct isp_source_opts *o, unsigned workers, char *err,
+		     size_t errlen);
+
 /* Open a source; NULL with a message in err. */
 struct isp_source *isp_source_open(const struct isp_source_opts *o,
 				   char *err, size_t errlen);

@@ -67,6 +67,13 @@ bad:
 	return -1;
 }
 
+int udp_src_check_spec(const char *spec, char *err, size_t errlen)
+{
+	struct sockaddr_in sa;
+
+	return parse_spec(spec, &sa, err, errlen);
+}
+
 struct udp_src *udp_src_open(const char *spec, int rcvbuf_mb, bool reuseport, int timeout_ms,
 			     char *err, size_t errlen)
 {

@@ -21,6 +21,10 @@ struct udp_src;
 struct udp_src *udp_src_open(const char *spec, int rcvbuf_mb, bool reuseport, int timeout_ms,
 			     char *err, size_t errlen);
 
+/* Whether spec ("PORT" or "IPv4:PORT") is one udp_src_open takes: 0, or
+ * -1 with a message (nothing opened). */
+int udp_src_check_spec(const char *spec, char *err, size_t errlen);
+
 /* 1: a datagram (data valid until the next call), 2: nothing within the
  * read timeout, 0: stopped, -1: error. */
 int udp_src_next(struct udp_src *u, const uint8_t **data, uint32_t *caplen,

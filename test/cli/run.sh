@@ -201,6 +201,42 @@ for c in -5 0 abc 3x ""; do
 	check "-c '$c' says why" grep -q "is not a packet count" "$tmp/c.err"
 done
 
+# the input's options: what is wrong with them is a usage error (2, which
+# a service manager does not restart), said before anything opens
+printf 'event-report e { event = "int.latency" }\n' >"$tmp/one-rule.conf"
+while IFS='|' read -r args msg; do
+	# shellcheck disable=SC2086
+	"$bin" $args -q >/dev/null 2>"$tmp/in.err"; rc=$?
+	check "input options '$args': exit 2" test "$rc" -eq 2
+	check "input options '$args': says why" grep -q -F "$msg" "$tmp/in.err"
+done <<EOF
+-u 70000|'70000': expected PORT or IPv4:PORT
+-u localhost:5000|'localhost:5000': expected PORT or IPv4:PORT
+-u 5000 -f udp|a BPF filter does not apply to a UDP input
+-r $tmp/g.pcap -k 127.0.0.1:1/t|give one input: -r, -i, -u, -k or --dpdk
+-u 5000 -k 127.0.0.1:1/t|give one input
+EOF
+if "$bin" -V | grep -q kafka; then
+	while IFS='|' read -r args msg; do
+		# shellcheck disable=SC2086
+		"$bin" $args -q >/dev/null 2>"$tmp/in.err"; rc=$?
+		check "input options '$args': exit 2" test "$rc" -eq 2
+		check "input options '$args': says why" grep -q -F "$msg" "$tmp/in.err"
+	done <<EOF
+-k foo|'foo': expected BROKERS/TOPIC[@GROUP]
+-k b/t@|'b/t@': expected BROKERS/TOPIC[@GROUP]
+-k 127.0.0.1:1/t --kafka-property foo=bar|No such configuration property: "foo"
+-k 127.0.0.1:1/t -w 2 -C $tmp/one-rule.conf|a Kafka input is read by one worker
+EOF
+fi
+# and in a config's input section: -T refuses what a run would
+printf 'input { mode = udp; source = "localhost:32766" }\n' >"$tmp/in1.conf"
+"$bin" -T "$tmp/in1.conf" 2>"$tmp/in.err"; rc=$?
+check "input source -T: exit 2 at its place" sh -c "[ $rc = 2 ] && grep -q 'in1.conf:1:30: error: .localhost:32766.: expected PORT or IPv4:PORT' '$tmp/in.err'"
+printf 'input {\n  mode = udp\n  source = "32766"\n  filter = "udp"\n}\n' >"$tmp/in2.conf"
+"$bin" -T "$tmp/in2.conf" 2>"$tmp/in.err"; rc=$?
+check "input filter on UDP -T: exit 2 at its place" sh -c "[ $rc = 2 ] && grep -q 'in2.conf:4:12: error: a BPF filter does not apply to a UDP input' '$tmp/in.err'"
+
 # -V names every optional part compiled in
 "$bin" -V >"$tmp/v"
 for part in libpcap "redis output" "kafka output" "dpdk input"; do
