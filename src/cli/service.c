@@ -20,29 +20,47 @@
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 /* ---- pid file ---- */
 
 static const char *pid_path;
+static int pid_fd = -1;         /* open, locked, while the file is ours */
 
+/* The pid file, locked for the life of the process (flock: the lock goes
+ * with the process, so a file left by one that died takes the next): a
+ * second instance given the same file is refused and leaves it alone. */
 int service_pidfile(const char *path)
 {
 	char b[32];
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 
 	if (fd < 0) {
 		fprintf(stderr, "intspect: --pidfile %s: %s\n", path, strerror(errno));
 		return -1;
 	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		ssize_t n = errno == EWOULDBLOCK ? pread(fd, b, sizeof(b) - 1, 0) : -1;
+		b[n > 0 ? n : 0] = 0;
+		b[strcspn(b, "\n")] = 0;
+		if (n > 0)
+			fprintf(stderr, "intspect: --pidfile %s: held by a running intspect (pid %s)\n",
+				path, b);
+		else
+			fprintf(stderr, "intspect: --pidfile %s: %s\n", path,
+				strerror(errno == EWOULDBLOCK ? EBUSY : errno));
+		close(fd);
+		return -1;
+	}
 	int n = snprintf(b, sizeof(b), "%ld\n", (long)getpid());
-	if (write(fd, b, (size_t)n) != n) {
+	if (ftruncate(fd, 0) != 0 || pwrite(fd, b, (size_t)n, 0) != n) {
 		fprintf(stderr, "intspect: --pidfile %s: %s\n", path, strerror(errno));
 		close(fd);
 		unlink(path);
 		return -1;
 	}
-	close(fd);
+	pid_fd = fd;
 	pid_path = path;
 	return 0;
 }
@@ -191,10 +209,13 @@ int service_syslog(void)
 
 void service_end(void)
 {
-	if (pid_path && unlink(pid_path) != 0 && truncate(pid_path, 0) != 0)
+	if (pid_path && unlink(pid_path) != 0 && ftruncate(pid_fd, 0) != 0)
 		fprintf(stderr, "intspect: --pidfile %s: cannot remove it: %s\n", pid_path,
 			strerror(errno));
 	pid_path = NULL;
+	if (pid_fd >= 0)
+		close(pid_fd);  /* the lock goes with it, once the file is gone */
+	pid_fd = -1;
 	if (saved_stderr >= 0) {
 		/* the last lines out, then stderr is the original again */
 		fflush(stderr);

@@ -36,6 +36,13 @@ if [ "$(cat "$tmp/intspect.pid" 2>/dev/null)" = "$pid" ]; then
 else
 	bad "--pidfile: '$(cat "$tmp/intspect.pid" 2>/dev/null)' in the file, the process is $pid" "$tmp/pid.err"
 fi
+# a second instance given the same file: refused, the file left to the first
+"$bin" -r "$pcap" -q --pidfile "$tmp/intspect.pid" 2>"$tmp/pid2.err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "^intspect: --pidfile $tmp/intspect.pid: held by a running intspect (pid $pid)" \
+	"$tmp/pid2.err" && [ "$(cat "$tmp/intspect.pid" 2>/dev/null)" = "$pid" ] &&
+	ok "--pidfile: a second instance refused, the first one's file untouched" ||
+	bad "--pidfile, a second instance: exit $rc, file '$(cat "$tmp/intspect.pid" 2>/dev/null)'" "$tmp/pid2.err"
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
@@ -46,6 +53,12 @@ pid=""
 rc=$?
 [ "$rc" -eq 2 ] && grep -q "^intspect: --pidfile $tmp/no/such/dir/x.pid: No such file or directory" "$tmp/e" &&
 	ok "--pidfile: an unwritable path: exit 2, the reason" || bad "--pidfile unwritable: exit $rc" "$tmp/e"
+# a file a process that died left (no lock on it): taken over
+echo 999999 >"$tmp/stale.pid"
+"$bin" -r "$pcap" -q --pidfile "$tmp/stale.pid" 2>"$tmp/e"
+rc=$?
+[ "$rc" -eq 0 ] && [ ! -e "$tmp/stale.pid" ] && ok "--pidfile: a stale file taken over, removed at exit" ||
+	bad "--pidfile stale: exit $rc" "$tmp/e"
 
 # ---- -Z USER ----
 if [ "$(id -u)" -ne 0 ] || ! id nobody >/dev/null 2>&1; then
