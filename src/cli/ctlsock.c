@@ -72,7 +72,11 @@ struct isp_ctl_server *cli_control_start(const char *cli_path, const struct isp_
 	}
 	if (!s) {
 		fprintf(stderr, "intspect: %s: running without a control socket\n", err);
-		return NULL;
+		if (!prog)
+			return NULL;
+		/* the thread without a socket: SIGHUP still reloads */
+		cfg = (struct isp_ctl_server_cfg){ NULL, NULL, NULL };
+		return isp_ctl_server_start(&cfg, isp_ctl_handle, run, err, sizeof(err));
 	}
 	if (cfg.path) {
 		snprintf(path_out, path_len, "%s", cfg.path);

@@ -354,6 +354,8 @@ char *isp_ctl_handle(void *ctx, json_t *req)
 		return dta(run, req);
 	if (strcmp(cmd, "reload") == 0)
 		return run->reload ? run->reload(run->reload_ctx) :
+		       run->prog ? fail_text("reload: not with --dump (its rules stay those it "
+					     "started with)") :
 		       fail_text("reload: intspect runs without a config file (-C)");
 	if (strcmp(cmd, "monitor-add") == 0 || strcmp(cmd, "monitor-remove") == 0) {
 		bool add = cmd[8] == 'a';

@@ -290,7 +290,15 @@ static void reload_on_hup(struct isp_ctl_server *s)
 
 	if (!req)
 		return;
-	free(s->handler(s->ctx, req));  /* the reload says how it went on stderr */
+	/* a reload says how it went on stderr; a refusal before it (no
+	 * config to read again) only in its answer, which nobody reads */
+	char *resp = s->handler(s->ctx, req);
+	json_t *r = resp ? json_loads(resp, 0, NULL) : NULL;
+	const char *why = json_string_value(json_object_get(r, "error"));
+	if (why && !json_is_true(json_object_get(r, "ok")) && strncmp(why, "reload: ", 8) == 0)
+		fprintf(stderr, "intspect: SIGHUP: %s\n", why);
+	json_decref(r);
+	free(resp);
 	json_decref(req);
 }
 

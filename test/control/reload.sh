@@ -166,4 +166,30 @@ wait "$pid"
 pid=""
 [ $rc = 1 ] && grep -q "reload refused, the running rules go on: several workers reading a capture file" "$tmp/e" &&
 	ok "2 workers on a capture file: reload refused with the reason" || bad "reload on a file with 2 workers: $rc" "$tmp/e"
+# SIGHUP without a control socket (its path cannot be made): still a
+# reload; with --dump: said why not
+conf_a >"$tmp/r.conf"
+port=$(python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$bld/intspect" -C "$tmp/r.conf" -u "127.0.0.1:$port" -q --control "$tmp/no/dir/c.sock" \
+	>/dev/null 2>"$tmp/nosock.err" &
+pid=$!
+sleep 0.5
+kill -HUP "$pid"
+sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+pid=""
+grep -q "running without a control socket" "$tmp/nosock.err" &&
+	grep -q "reload of .*r.conf: 3 rules (3 unchanged" "$tmp/nosock.err" &&
+	ok "no control socket: SIGHUP reloads" || bad "no control socket: SIGHUP" "$tmp/nosock.err"
+"$bld/intspect" -C "$tmp/r.conf" -u "127.0.0.1:$port" --dump --control none >/dev/null 2>"$tmp/dump.err" &
+pid=$!
+sleep 0.5
+kill -HUP "$pid"
+sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+pid=""
+grep -q "^intspect: SIGHUP: reload: not with --dump" "$tmp/dump.err" &&
+	ok "--dump: SIGHUP says why it does not reload" || bad "--dump: SIGHUP" "$tmp/dump.err"
 summary reload
