@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <linux/if_packet.h>
 #include <pcap/pcap.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -411,6 +412,31 @@ const _Atomic int *isp_source_stop_flag(const struct isp_source *s)
 	return &s->stop;
 }
 
+/*
+ * A capture read through stdio from a pipe (standard input, a FIFO) may
+ * stay silent for as long as its writer (tcpdump -w -) likes, and a read
+ * blocked in it restarts after a signal: so when stdio holds no byte of
+ * it, wait for the pipe in slices that look at the stop. false: stopped.
+ */
+static bool wait_readable(struct isp_source *s)
+{
+	FILE *f = pcap_file(s->pc);
+
+	if (!f)
+		return true;
+#ifdef __GLIBC__
+	if (f->_IO_read_ptr < f->_IO_read_end)
+		return true;    /* bytes already read: no wait */
+#endif
+	struct pollfd p = { fileno(f), POLLIN, 0 };
+	while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
+		p.revents = 0;
+		if (poll(&p, 1, 100) != 0)
+			return true;    /* data, its end or an error: the read says */
+	}
+	return false;
+}
+
 int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen,
 		    uint32_t *wirelen, uint64_t *ts_ns, char *err, size_t errlen)
 {
@@ -440,6 +466,8 @@ int isp_source_next(struct isp_source *s, const uint8_t **data, uint32_t *caplen
 #endif
 
 	{
+		if (s->file && !wait_readable(s))
+			return 0;
 		int rc = pcap_next_ex(s->pc, &h, &d);
 		if (rc == 1) {
 			*data = d;

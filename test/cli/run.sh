@@ -237,6 +237,22 @@ printf 'input {\n  mode = udp\n  source = "32766"\n  filter = "udp"\n}\n' >"$tmp
 "$bin" -T "$tmp/in2.conf" 2>"$tmp/in.err"; rc=$?
 check "input filter on UDP -T: exit 2 at its place" sh -c "[ $rc = 2 ] && grep -q 'in2.conf:4:12: error: a BPF filter does not apply to a UDP input' '$tmp/in.err'"
 
+# a stop while a pipe's writer is silent (tcpdump -w - | intspect -r -):
+# intspect stops at once, not at the writer's next packet
+mkfifo "$tmp/quiet.fifo"
+"$bin" -r "$tmp/quiet.fifo" -q >/dev/null 2>"$tmp/quiet.err" &
+qpid=$!
+exec 4>"$tmp/quiet.fifo"
+head -c 24 "$tmp/g.pcap" >&4    # the file header, then nothing
+sleep 1
+kill -TERM "$qpid"
+i=0
+while kill -0 "$qpid" 2>/dev/null && [ $i -lt 30 ]; do sleep 0.1; i=$((i + 1)); done
+stopped=$(kill -0 "$qpid" 2>/dev/null && echo no || echo yes)
+exec 4>&-
+wait "$qpid"; rc=$?
+check "a silent pipe: SIGTERM stops intspect within 3 s, exit 0" test "$stopped $rc" = "yes 0"
+
 # -V names every optional part compiled in
 "$bin" -V >"$tmp/v"
 for part in libpcap "redis output" "kafka output" "dpdk input"; do
