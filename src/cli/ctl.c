@@ -4,6 +4,7 @@
  * protocol is src/control/README.md.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
@@ -98,8 +99,12 @@ static int connect_tcp(const char *spec)
 		memcpy(host, spec, (size_t)(colon - spec));
 		host[colon - spec] = 0;
 	}
-	a.sin_port = htons((uint16_t)atoi(colon ? colon + 1 : spec));
-	if (inet_pton(AF_INET, host, &a.sin_addr) != 1) {
+	const char *port = colon ? colon + 1 : spec;
+	char *end;
+	unsigned long p = strtoul(port, &end, 10);
+	a.sin_port = htons((uint16_t)p);
+	if (!isdigit((unsigned char)*port) || *end || p == 0 || p > 65535 ||
+	    inet_pton(AF_INET, host, &a.sin_addr) != 1) {
 		fprintf(stderr, "intspect-ctl: --tcp %s: expected [IPv4-ADDRESS:]PORT\n", spec);
 		return -1;
 	}

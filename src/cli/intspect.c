@@ -234,7 +234,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		case 'w': {
 			char *end;
 			unsigned long n = strtoul(optarg, &end, 10);
-			if (*end || !*optarg || n == 0 || n > 64) {
+			if (*end || !isdigit((unsigned char)*optarg) || n == 0 || n > 64) {
 				fprintf(stderr, "intspect: -w: '%s' is not a number of workers (1-64)\n", optarg);
 				return -1;
 			}

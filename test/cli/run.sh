@@ -237,6 +237,14 @@ printf 'input {\n  mode = udp\n  source = "32766"\n  filter = "udp"\n}\n' >"$tmp
 "$bin" -T "$tmp/in2.conf" 2>"$tmp/in.err"; rc=$?
 check "input filter on UDP -T: exit 2 at its place" sh -c "[ $rc = 2 ] && grep -q 'in2.conf:4:12: error: a BPF filter does not apply to a UDP input' '$tmp/in.err'"
 
+# numbers that strtoul would bend: refused
+"$bin" -w +3 -r "$tmp/g.pcap" -q 2>"$tmp/w.err"; rc=$?
+check "-w '+3' is refused (exit 2)" sh -c "[ $rc = 2 ] && grep -q 'is not a number of workers' '$tmp/w.err'"
+for t in 70000 abc 127.0.0.1:; do
+	"$bld/intspect-ctl" -t "$t" stats 2>"$tmp/t.err"; rc=$?
+	check "intspect-ctl -t '$t' is refused (exit 2)" sh -c "[ $rc = 2 ] && grep -q 'expected \[IPv4-ADDRESS:\]PORT' '$tmp/t.err'"
+done
+
 # a stop while a pipe's writer is silent (tcpdump -w - | intspect -r -):
 # intspect stops at once, not at the writer's next packet
 mkfifo "$tmp/quiet.fifo"
