@@ -85,6 +85,13 @@ struct isp_ctl_server *cli_control_start(const char *cli_path, const struct isp_
 		if (pw && chown(cfg.path, pw->pw_uid, pw->pw_gid) < 0)
 			fprintf(stderr, "intspect: control socket %s: chown to %s: %s\n", cfg.path,
 				user, strerror(errno));
+		/* and intspect's own run directory, so that the socket can be
+		 * removed at exit by the user it then runs as */
+		size_t rl = strlen(ISP_RUN_DIR);
+		if (pw && by_default && !strncmp(cfg.path, ISP_RUN_DIR, rl) && cfg.path[rl] == '/' &&
+		    chown(ISP_RUN_DIR, pw->pw_uid, pw->pw_gid) < 0)
+			fprintf(stderr, "intspect: %s: chown to %s: %s\n", ISP_RUN_DIR, user,
+				strerror(errno));
 	}
 	return s;
 }

@@ -104,6 +104,19 @@ CONF
 	[ -f "$tmp/z.pid" ] && [ ! -s "$tmp/z.pid" ] &&
 		ok "-Z nobody: a pid file nobody may not remove is emptied at exit" ||
 		bad "-Z nobody: pid file $( [ -f "$tmp/z.pid" ] && echo "holds '$(cat "$tmp/z.pid")'" || echo gone)" "$tmp/z.err"
+	# the default control socket (/run/intspect, here a tmpfs of a mount
+	# namespace): removed at exit by the user it runs as
+	if command -v unshare >/dev/null 2>&1 && unshare -m true 2>/dev/null; then
+		unshare -m sh -c 'mount -t tmpfs none /run && {
+			"$1" -Z nobody -u "127.0.0.1:$2" -q 2>"$3" & p=$!
+			sleep 0.7; ls -ld /run/intspect /run/intspect/control.sock >"$4" 2>&1
+			kill -TERM $p; wait $p; echo "exit $?" >>"$4"
+			ls /run/intspect >>"$4" 2>&1; }' sh "$bin" "$port" "$tmp/zd.err" "$tmp/zd.out"
+		grep -q "control.sock" "$tmp/zd.out" && grep -q "^exit 0" "$tmp/zd.out" &&
+			[ "$(sed -n '/^exit/,$p' "$tmp/zd.out" | grep -c control.sock)" = 0 ] &&
+			ok "-Z nobody: the default control socket removed at exit" ||
+			bad "-Z nobody: default control socket" "$tmp/zd.out"
+	fi
 	"$bin" -Z no-such-user-here -r "$pcap" -q 2>"$tmp/e"
 	rc=$?
 	[ "$rc" -eq 2 ] && grep -q "^intspect: -Z no-such-user-here: no such user" "$tmp/e" &&
