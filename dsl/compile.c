@@ -338,6 +338,16 @@ void free_erule(struct erule *r)
 	free(r->reads.slot);
 }
 
+/* enable = false (as get_bool reads it), without a diagnostic */
+bool section_disabled(const struct cfg_section *s)
+{
+	const struct cfg_kv *kv = find_kv(s, "enable");
+	const char *t = kv && kv->value->kind != CV_LIST ? kv->value->text : NULL;
+
+	return t && (!strcasecmp(t, "false") || !strcasecmp(t, "no") || !strcasecmp(t, "off") ||
+		     !strcmp(t, "0"));
+}
+
 bool section_enabled(struct compiler *c, const struct cfg_section *s, bool *enabled)
 {
 	const struct cfg_kv *kv = find_kv(s, "enable");
@@ -659,14 +669,19 @@ static struct isp_program *compile_tree(struct dsl_diags *d, const struct isp_re
 	for (size_t i = 0; i < f->nsections; i++) {
 		const struct cfg_section *s = f->sections[i];
 		char type[64];
-		if (strcmp(s->type, "event-report") == 0) {
-			ok &= compile_event(&c, s);
-		} else if (strcmp(s->type, "metrics") == 0) {
-			ok &= compile_metrics(&c, s);
-		} else if (strcmp(s->type, "query-report") == 0) {
-			ok &= compile_query(&c, s);
-		} else if (strcmp(s->type, "flow-monitor") == 0) {
-			ok &= compile_monitor(&c, s);
+		bool (*rule)(struct compiler *, const struct cfg_section *) =
+			!strcmp(s->type, "event-report") ? compile_event :
+			!strcmp(s->type, "metrics") ? compile_metrics :
+			!strcmp(s->type, "query-report") ? compile_query :
+			!strcmp(s->type, "flow-monitor") ? compile_monitor : NULL;
+		if (rule) {
+			/* a rule with enable = false is checked, and what is wrong
+			 * in it said as warnings: it never runs */
+			bool off = section_disabled(s);
+			d->demote += off;
+			bool rok = rule(&c, s);
+			d->demote -= off;
+			ok &= rok || off;
 		} else if (strcmp(s->type, "dta-store") == 0) {
 			ok &= compile_dta_store(&c, s);
 		} else if (strcmp(s->type, "global") && strcmp(s->type, "input") &&

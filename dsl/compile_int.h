@@ -90,6 +90,7 @@ bool channel_list(struct compiler *c, const struct cfg_kv *kv, int **out, unsign
 size_t list_items(const struct cfg_value *v, const struct cfg_value *const **items);
 /* compile.c, for metrics.c: an erule's memory; enable */
 void free_erule(struct erule *r);
+bool section_disabled(const struct cfg_section *s);
 bool section_enabled(struct compiler *c, const struct cfg_section *s, bool *enabled);
 void event_flow_slots(struct compiler *c, struct erule *r, const struct dsl_loc *loc);
 bool compile_timestamp(struct compiler *c, const struct cfg_kv *kv, struct erule *r);

@@ -44,9 +44,13 @@ static void add_diag(struct dsl_diags *d, const struct dsl_loc *loc, bool warnin
 		e->loc = *loc;
 	else
 		memset(&e->loc, 0, sizeof(e->loc));
-	e->warning = warning;
-	d->errors += !warning;
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	/* a disabled rule is never run: what is wrong in it (an MMT-Probe
+	 * rule on a protocol intspect does not decode) is said, not fatal */
+	bool demoted = !warning && d->demote;
+	e->warning = warning || demoted;
+	d->errors += !e->warning;
+	size_t k = demoted ? (size_t)snprintf(e->msg, sizeof(e->msg), "in a disabled rule: ") : 0;
+	vsnprintf(e->msg + k, sizeof(e->msg) - k, fmt, ap);
 }
 
 void dsl_verror(struct dsl_diags *d, const struct dsl_loc *loc, const char *fmt, va_list ap)

@@ -38,6 +38,7 @@ struct dsl_diags {
 	struct dsl_diag *v;
 	size_t n, cap;
 	size_t errors;          /* records that are errors, not warnings */
+	unsigned demote;        /* > 0: errors are warnings (a disabled rule) */
 	struct dsl_source *sources;     /* owned list of loaded files */
 };
 

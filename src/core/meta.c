@@ -69,6 +69,8 @@ static bool meta_malformed(const struct isp_packet *p, const struct isp_layer *l
 static const struct isp_attr_desc meta_attrs[] = {
 	{ "timestamp", ISP_T_TIMESTAMP, 0, meta_get, M_TS,
 	  "capture time (JSON: seconds with microseconds)" },
+	{ "utime", ISP_T_TIMESTAMP, 0, meta_get, M_TS,
+	  ISP_ALIAS_OF("meta.timestamp") ", MMT-DPI's name (microseconds in expressions too)" },
 	{ "packet_len", ISP_T_U32, 0, meta_get, M_LEN, "length on the wire" },
 	{ "caplen", ISP_T_U32, 0, meta_get, M_CAPLEN, "bytes captured" },
 	{ "packet_index", ISP_T_U64, 0, meta_get, M_INDEX,

@@ -40,7 +40,10 @@ check "-T: ignored global settings named" grep -q \
 	"$tmp/t.err"
 check "-T: the mongodb channel named" grep -q "warning: channel 'mongodb' ignored" "$tmp/t.err"
 check "-T: no error" sh -c "! grep -q 'error:' '$tmp/t.err'"
-check "-T: warnings are one line each" test "$(grep -c . "$tmp/t.err")" -eq 16
+check "-T: a disabled rule's unknown protocol is a warning" grep -q \
+	"warning: in a disabled rule: unknown protocol 'arp' in 'arp.ar_hln'" "$tmp/t.err"
+check "-T: meta.utime, MMT-DPI's packet time, is known" sh -c "! grep -q utime '$tmp/t.err'"
+check "-T: warnings are one line each" test "$(grep -c . "$tmp/t.err")" -eq 18
 check "-T creates no file" test -z "$(ls "$tmp/out")"
 
 # ---- the run
@@ -87,6 +90,12 @@ print("ok")
 PY
 	check "CSV head cells: source of ${#src_name} characters" grep -q '^ok$' "$tmp/head.check"
 done
+
+# meta.utime is meta.timestamp (microseconds in expressions, as diff of
+# MMT-DPI's timeval)
+printf 'query-report u { select = {"avg(diff(meta.utime))", "avg(diff(meta.timestamp))", "last(meta.utime)", "last(meta.timestamp)"}; output-format = csv }\n' >"$tmp/ut.conf"
+"$bin" -C "$tmp/ut.conf" -r "$pcap" 2>/dev/null | awk -F, '$7 != $8 || $9 != $10 || $7 != "250000.000" { bad = 1 } END { exit bad || NR != 2 }'
+check "meta.utime: the same values as meta.timestamp (250 ms apart: 250000 us)" test $? -eq 0
 
 echo "mmt: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
