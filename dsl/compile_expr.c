@@ -619,6 +619,8 @@ bool compile_select_item(struct compiler *c, const struct cfg_value *v, struct q
 			goto bad;
 		out->arg = t.cx;
 		out->per_hop = t.per_hop;
+		/* first, last, min, max of an address or a string give one */
+		out->text_result = t.ty != TY_NUM && (!fn || fn->any_type) && !out->diff;
 		out->hop_slot = (int16_t)t.hop_slot;
 		out->hop_slot_valid = t.hop_slot >= 0;
 		bool any_type = !fn || fn->any_type;

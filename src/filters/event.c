@@ -298,6 +298,10 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 		}
 		rec_fields(rec, f, n);
 	}
+	/* MMT-Probe puts a comma after the event's value, then the
+	 * attributes: with none, the row ends with an empty cell */
+	if (rec->mmt && !r->nattr && r->event_slot >= 0)
+		jsonw_raw(&rec->w, ",", 1);
 }
 
 /* Does a channel of the rule route by the record's key? Its text (the

@@ -45,6 +45,7 @@ struct qitem {
 	 * previous value, and partial windows merge in any split (agg.h) */
 	uint8_t diff_ends;
 	uint8_t per_hop;        /* aggregated element by element over hops */
+	uint8_t text_result;    /* an address or a string (MMT CSV: "" when absent) */
 	uint8_t hop_slot_valid;
 	int16_t hop_slot;       /* per-hop slot that gives the hop count */
 	double quantile;        /* AGG_PCT */

@@ -11,6 +11,17 @@
 #include "engine_int.h"
 #include "query_int.h"
 
+/* A result without a value in MMT-Probe's CSV, as its operators give it:
+ * "" for an address or a string, 0.000 for avg (a real with no values),
+ * 0 otherwise. */
+static void mmt_absent(struct rec *rec, const struct qitem *it)
+{
+	if (it->agg == AGG_AVG && !it->text_result)
+		jsonw_raw(&rec->w, "0.000", 5);
+	else
+		rec_mmt_absent(rec, it->text_result);
+}
+
 static void write_result(struct rec *rec, const struct qitem *it, const uint8_t *kept,
 			 size_t size, double window_s)
 {
@@ -18,8 +29,14 @@ static void write_result(struct rec *rec, const struct qitem *it, const uint8_t 
 	struct xval v;
 
 	agg_load(&s, kept, size);
-	if (agg_result(&s, it, window_s, &v))
+	if (agg_result(&s, it, window_s, &v)) {
+		/* MMT-Probe's var of integers is an integer (truncated) */
+		if (rec->mmt && it->agg == AGG_VAR && !s.is_float && v.k == XK_FLOAT &&
+		    v.u.f >= 0 && v.u.f < 9.2e18)
+			v = (struct xval){ .k = XK_INT, .u.i = (int64_t)v.u.f };
 		rec_xval(rec, &v, v.k == XK_STR ? agg_result_str(&s) : NULL);
+	} else if (rec->mmt)
+		mmt_absent(rec, it);
 	else
 		rec_null(rec);
 }
@@ -105,7 +122,9 @@ static void encode_group(struct isp_engine *e, unsigned i, struct qgroup *g,
 		 * no packet of the group had the attribute */
 		const struct qhops *c = (const struct qhops *)cell;
 		if (c->nh == 0) {
-			rec_null(rec);
+			/* MMT-Probe: an array of no element, an empty cell */
+			if (!rec->mmt)
+				rec_null(rec);
 			continue;
 		}
 		if (rec->mmt) {
