@@ -184,6 +184,17 @@ static void undefined_channel(struct compiler *c, const struct cfg_value *item)
 			  name, name);
 }
 
+/* The channel names of MMT-Probe's output sections that intspect has. */
+static bool mmt_channel_type(const char *name)
+{
+	static const char *const types[] = { "file", "redis", "kafka", "socket", NULL };
+
+	for (const char *const *t = types; *t; t++)
+		if (strcmp(*t, name) == 0)
+			return true;
+	return false;
+}
+
 /* output-channel = {redis, file}: names of output sections, or a type
  * whose section has no name; stdout needs no section. */
 bool channel_list(struct compiler *c, const struct cfg_kv *kv, int **out, unsigned *n)
@@ -215,6 +226,14 @@ bool channel_list(struct compiler *c, const struct cfg_kv *kv, int **out, unsign
 			dsl_warning(c->d, &items[i]->loc, "channel '%s' ignored: MMT-Probe's %s "
 				    "output is not part of intspect", name,
 				    strcmp(name, "mqtt") == 0 ? "MQTT" : "MongoDB");
+			continue;
+		}
+		if (found < 0 && name && mmt_channel_type(name)) {
+			/* MMT-Probe has every output section, disabled unless
+			 * written: a rule's channel without one gets nothing */
+			dsl_warning(c->d, &items[i]->loc, "channel '%s' ignored: no %s-output section "
+				    "(MMT-Probe: a channel not enabled); add one for its records",
+				    name, name);
 			continue;
 		}
 		if (found < 0) {
