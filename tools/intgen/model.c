@@ -323,6 +323,9 @@ void model_report(struct ig_model *m, struct ig_item *it,
 			it->seq &= 0x3FFFFF;
 	}
 
+	/* the header the reported packet starts with: a tunnel's outer IPv4
+	 * header, or the flow's own */
+	bool starts_v6 = it->flow.v6 && (cfg->transport == TR_UDP || cfg->transport == TR_TCP);
 	switch (cfg->report_ver) {
 	case 0:
 		if (cfg->report_nproto >= 0) {
@@ -334,11 +337,11 @@ void model_report(struct ig_model *m, struct ig_item *it,
 		it->dropped = it->inner_kind == 1;
 		break;
 	case 1:
-		it->inner_kind = rng_one_in(r, 4) ? (it->flow.v6 ? 2 : 1) : 0;
+		it->inner_kind = rng_one_in(r, 4) ? (starts_v6 ? 2 : 1) : 0;
 		it->dropped = (cfg->rep_md_bits & 0x02) != 0;
 		break;
 	default:
-		it->inner_kind = rng_one_in(r, 4) ? (it->flow.v6 ? 5 : 4) : 3;
+		it->inner_kind = rng_one_in(r, 4) ? (starts_v6 ? 5 : 4) : 3;
 		it->dropped = (cfg->rep_md_bits & 0x0001) != 0;
 		break;
 	}
