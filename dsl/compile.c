@@ -117,7 +117,9 @@ bool get_whole(struct compiler *c, const struct cfg_kv *kv, uint64_t min, uint64
 	if (v->kind == CV_LIST || !v->text || !isdigit((unsigned char)v->text[0]))
 		goto bad;
 	errno = 0;
-	unsigned long long x = strtoull(v->text, &end, 0);
+	/* 010 is ten, not octal eight: 0x for hexadecimal only */
+	bool hex = v->text[0] == '0' && (v->text[1] == 'x' || v->text[1] == 'X');
+	unsigned long long x = strtoull(v->text, &end, hex ? 16 : 10);
 	if (errno == ERANGE || end == v->text || *end)
 		goto bad;
 	if (x < min || x > max) {

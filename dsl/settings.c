@@ -253,14 +253,15 @@ bool compile_input(struct compiler *c, const struct cfg_section *s)
 	char why[256];
 	if (ok && p->input_mode && strcmp(p->input_mode, "udp") == 0 && p->input_source &&
 	    udp_src_check_spec(p->input_source, why, sizeof(why)) < 0) {
+		/* (an earlier input section may have set it) */
 		kv = find_kv(s, "source") ? find_kv(s, "source") : find_kv(s, "port");
-		dsl_error(c->d, &kv->value->loc, "%s", why);
+		dsl_error(c->d, kv ? &kv->value->loc : &s->loc, "%s", why);
 		ok = false;
 	}
 	if (ok && p->input_mode && p->input_filter && *p->input_filter &&
 	    (strcmp(p->input_mode, "udp") == 0 || strncmp(p->input_mode, "kafka", 5) == 0)) {
 		kv = find_kv(s, "filter") ? find_kv(s, "filter") : find_kv(s, "pcap-filter");
-		dsl_error(c->d, &kv->value->loc, "a BPF filter does not apply to a%s input",
+		dsl_error(c->d, kv ? &kv->value->loc : &s->loc, "a BPF filter does not apply to a%s input",
 			  p->input_mode[0] == 'u' ? " UDP" : " Kafka");
 		ok = false;
 	}

@@ -26,7 +26,7 @@ struct prom_series {
 	uint32_t at_family;     /* its place in the family's list */
 	uint32_t group;
 	uint32_t at_group;      /* its place in the group's list */
-	uint32_t record;        /* the table's record that set it last */
+	uint64_t record;        /* the table's record that set it last (0: none yet) */
 	bool is_int;
 	int64_t iv;
 	double fv;
@@ -76,7 +76,8 @@ struct prom_table {
 	uint64_t removed;       /* series removed by an expiry record */
 	uint64_t superseded;    /* series a later record of their key had no value for */
 	uint64_t collided;      /* fields whose series another field of the record set */
-	uint32_t records;       /* records taken (their number stamps the series) */
+	uint64_t records;       /* records taken (their number stamps the series;
+				 * 64 bits: never wraps back to a stamp in use) */
 	uint64_t not_numeric;   /* string fields, which have no sample */
 	uint64_t unparsable;    /* records that were not line protocol */
 };

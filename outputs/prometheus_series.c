@@ -567,7 +567,7 @@ static void remove_group(struct prom_table *t, uint32_t gi)
 }
 
 /* The series of group gi that record `record` did not set: gone. */
-static void remove_unset(struct prom_table *t, uint32_t gi, uint32_t record)
+static void remove_unset(struct prom_table *t, uint32_t gi, uint64_t record)
 {
 	for (uint32_t k = t->g[gi].series.n; k-- > 0;) {
 		uint32_t si = t->g[gi].series.v[k];
@@ -681,7 +681,7 @@ int prom_table_record(struct prom_table *t, const char *line, size_t len)
 	}
 	if (gi == PROM_NONE && (gi = add_group(t, b->p, b->len, ghash)) == PROM_NONE)
 		return -1;
-	uint32_t record = ++t->records;
+	uint64_t record = ++t->records;
 	for (unsigned i = 0; i < l.nfields; i++) {
 		const struct lp_field *f = &l.field[i];
 		bool is_int;

@@ -136,7 +136,7 @@ int isp_source_check(const struct isp_source_opts *o, unsigned workers, char *er
 		return -1;
 	}
 #ifdef HAVE_RDKAFKA
-	char b[256], t[256], g[256];
+	char b[512], t[256], g[256];    /* kafka_src_open's sizes */
 	if (o->kafka && (kafka_in_parse(o->kafka, b, sizeof(b), t, sizeof(t), g, sizeof(g), err,
 					errlen) < 0 ||
 			 kafka_in_check_props(o->kafka_props, o->nkafka_props, err, errlen) < 0))

@@ -226,6 +226,7 @@ if "$bin" -V | grep -q kafka; then
 -k foo|'foo': expected BROKERS/TOPIC[@GROUP]
 -k b/t@|'b/t@': expected BROKERS/TOPIC[@GROUP]
 -k 127.0.0.1:1/t --kafka-property foo=bar|No such configuration property: "foo"
+-k $(printf 'kafka-broker-%02d.prod.datacenter-east.example.com:9092,' 1 2 3 4 5 6)k:9092/t --kafka-property foo=bar|No such configuration property: "foo"
 -k 127.0.0.1:1/t -w 2 -C $tmp/one-rule.conf|a Kafka input is read by one worker
 EOF
 fi

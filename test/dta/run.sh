@@ -381,6 +381,7 @@ terr "is dta-store a's" 'dta-store a { type = append; file = "/tmp/y" }
 dta-store b { type = key-increment; file = "/tmp/y" }'
 terr "'seed' expects a whole number" 'dta-store s { type = sketch-merge; sketch-id = 1; seed = 1.5 }'
 terr "'list' expects a whole number" 'dta-store a { type = append; list = 1.5; value = {"int.latency"} }'
+terr "list 10 is not one of the store's 9 lists" 'dta-store a { type = append; lists = 9; list = 010; value = {"int.latency"} }'
 # a 64-bit seed is kept to its last bit (not through a double), in the header
 printf 'dta-store s { type = sketch-merge; sketch-id = 1; seed = 12345678901234567891; file = "%s/seed.sk" }\n' \
 	"$tmp" >"$tmp/seed.conf"
