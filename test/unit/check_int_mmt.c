@@ -507,7 +507,7 @@ START_TEST(aliases)
 			n++;
 		}
 	}
-	ck_assert_uint_eq(n, 3);    /* switch_id, sink_time, cg_sum_ptk_size_up */
+	ck_assert_uint_eq(n, 4);    /* switch_id, sink_time, cg_sum_ptk_size_up, meta.utime */
 
 	struct tl_buf t;
 	struct isp_packet p;
