@@ -240,6 +240,15 @@ bool unique_report_name(struct compiler *c, const char *name, const struct dsl_l
 {
 	const struct isp_program *p = c->prog;
 
+	/* a name is a line-protocol measurement too: one that starts with #
+	 * is a comment to InfluxDB, and no escape carries a backslash before
+	 * the space that ends it (InfluxDB 1.x) */
+	if (name[0] == '#' || strchr(name, '\\')) {
+		dsl_error(c->d, at, "a report's name may not start with '#' nor hold a "
+			  "backslash: '%s'", name);
+		return false;
+	}
+
 	for (unsigned i = 0; i < p->nevents; i++)
 		if (strcmp(p->events[i].name, name) == 0)
 			goto dup;
