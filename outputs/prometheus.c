@@ -133,8 +133,11 @@ void isp_prom_set_self(isp_prom_self_fn fn, void *ctx)
 
 void prom_scrape(struct prom_out *o, struct isp_prom_text *t)
 {
+	/* intspect's own families first, apart: a record's family of the
+	 * same name (a flow monitor named "monitor" gives entries) is then
+	 * written as NAME_record, never as a second block of one name */
+	struct isp_prom_text mine = { 0 };
 	pthread_mutex_lock(&o->mu);
-	prom_table_text(&o->table, t);
 	uint64_t series = o->table.live, refused = o->table.refused;
 	uint64_t removed = o->table.removed, strings = o->table.not_numeric;
 	uint64_t superseded = o->table.superseded, collided = o->table.collided;
@@ -143,7 +146,7 @@ void prom_scrape(struct prom_out *o, struct isp_prom_text *t)
 	if (o->self) {
 		pthread_mutex_lock(&self_mu);
 		if (self_fn)
-			self_fn(self_ctx, t);
+			self_fn(self_ctx, &mine);
 		pthread_mutex_unlock(&self_mu);
 	}
 	/* the channel's own, by its name */
@@ -168,9 +171,19 @@ void prom_scrape(struct prom_out *o, struct isp_prom_text *t)
 		  atomic_load_explicit(&o->scrapes, memory_order_relaxed) + 1 },
 	};
 	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++) {
-		isp_prom_family(t, own[i].name, own[i].type, own[i].help);
-		isp_prom_sample(t, own[i].name, own[i].v, 1, "channel", o->name);
+		isp_prom_family(&mine, own[i].name, own[i].type, own[i].help);
+		isp_prom_sample(&mine, own[i].name, own[i].v, 1, "channel", o->name);
 	}
+	pthread_mutex_lock(&o->mu);
+	prom_table_text(&o->table, t, &mine);
+	pthread_mutex_unlock(&o->mu);
+	if (mine.oom || isp_bytes_room(&t->b, mine.b.len) != 0) {
+		t->oom = true;
+	} else if (mine.b.len) {
+		memcpy(t->b.p + t->b.len, mine.b.p, mine.b.len);
+		t->b.len += mine.b.len;
+	}
+	free(mine.b.p);
 }
 
 /* ---- the channel ---- */

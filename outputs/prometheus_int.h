@@ -89,8 +89,11 @@ void prom_table_free(struct prom_table *t);
  * the path no longer has); or an `expired` field removes them all.
  * -1: out of memory (the record is then lost, counted by the caller). */
 int prom_table_record(struct prom_table *t, const char *line, size_t len);
-/* Every family with at least one series, in exposition format. */
-void prom_table_text(const struct prom_table *t, struct isp_prom_text *out);
+/* Every family with at least one series, in exposition format; one whose
+ * name is a family of `reserved` (intspect's own, NULL: none) is written
+ * as NAME_record. */
+void prom_table_text(const struct prom_table *t, struct isp_prom_text *out,
+		     const struct isp_prom_text *reserved);
 
 /* ---- the channel ---- */
 

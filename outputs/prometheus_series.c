@@ -734,19 +734,49 @@ int prom_table_record(struct prom_table *t, const char *line, size_t len)
 	return 0;
 }
 
-void prom_table_text(const struct prom_table *t, struct isp_prom_text *out)
+/* Does `text` (exposition text) have a family named `name`? */
+static bool has_family(const struct isp_prom_text *text, const char *name)
 {
+	size_t n = strlen(name);
+	const char *p = text->b.p, *end = p ? p + text->b.len : NULL;
+
+	for (; p && p < end; p++) {
+		p = memmem(p, (size_t)(end - p), "# TYPE ", 7);
+		if (!p)
+			return false;
+		if ((p == text->b.p || p[-1] == '\n') && (size_t)(end - p) > 7 + n &&
+		    !memcmp(p + 7, name, n) && p[7 + n] == ' ')
+			return true;
+	}
+	return false;
+}
+
+void prom_table_text(const struct prom_table *t, struct isp_prom_text *out,
+		     const struct isp_prom_text *reserved)
+{
+	char name[512];
+
 	for (uint32_t fi = 0; fi < t->nf; fi++) {
 		const struct prom_family *f = &t->f[fi];
 		if (!f->series.n)
 			continue;
-		isp_prom_family(out, f->name, "gauge", f->help);
+		size_t flen = strlen(f->name);
+		bool renamed = reserved && has_family(reserved, f->name) &&
+			       flen + 8 < sizeof(name);
+		if (renamed)
+			snprintf(name, sizeof(name), "%s_record", f->name);
+		isp_prom_family(out, renamed ? name : f->name, "gauge", f->help);
 		for (uint32_t k = 0; k < f->series.n; k++) {
 			const struct prom_series *x = &t->s[f->series.v[k]];
 			char num[40];
 			int n = x->is_int ? snprintf(num, sizeof(num), " %" PRId64 "\n", x->iv)
 					  : snprintf(num, sizeof(num), " %.17g\n", x->fv);
-			put_raw(&out->b, x->text, strlen(x->text), &out->oom);
+			if (renamed) {  /* the series' text starts with its family's name */
+				put_raw(&out->b, name, flen + 7, &out->oom);
+				put_raw(&out->b, x->text + flen, strlen(x->text + flen), &out->oom);
+			} else {
+				put_raw(&out->b, x->text, strlen(x->text), &out->oom);
+			}
 			put_raw(&out->b, num, (size_t)n, &out->oom);
 		}
 	}

@@ -288,6 +288,21 @@ START_TEST(program_counters)
 	a = scrape(port2);
 	ck_assert_str_eq(lines_of(a, "test_"), "");
 	free(a);
+	/* a record's family named as one of intspect's own: NAME_record, so
+	 * that no name has two blocks (promtool: "second HELP line") */
+	unsigned port3 = free_port();
+	struct isp_channel *same = open_at(port3, "prefix=test_", NULL);
+	put(same, "self,k=1 total=7i,other=1i 1");
+	settle(same);
+	a = scrape(port3);
+	ck_assert_str_eq(lines_of(a, "# TYPE test_"), "# TYPE test_self_total_record gauge\n"
+						     "# TYPE test_self_other gauge\n"
+						     "# TYPE test_self_total counter\n"
+						     "# TYPE test_real gauge\n");
+	ck_assert_str_eq(lines_of(a, "test_self_total"), "test_self_total_record{k=\"1\"} 7\n"
+							"test_self_total{who=\"a\\\"b\"} 42\n");
+	free(a);
+	isp_channel_close(same);
 	isp_prom_set_self(NULL, NULL);
 	a = scrape(port);
 	ck_assert_str_eq(lines_of(a, "test_"), "");
