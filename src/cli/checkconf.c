@@ -3,10 +3,14 @@
  */
 #include "checkconf.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "../filters/bloom.h"
+#include "../filters/engine.h"
 #include "../../dsl/compile.h"
 
 /* What -T says of a flow monitor: its sampling and the false-positive
@@ -82,6 +86,34 @@ static void print_dta_store(const struct dta_def *d)
 	}
 }
 
+int cli_check_program(const struct isp_program *prog, const struct isp_registry *reg,
+		      const char *who)
+{
+	char err[512];
+
+	if (isp_rules_check(prog, reg, err, sizeof(err)) < 0) {
+		fprintf(stderr, "%s: %s\n", who, err);
+		return -1;
+	}
+	for (unsigned i = 0; i < prog->ndta; i++) {
+		const struct dta_def *d = &prog->dta_stores[i];
+		char dir[4096];
+		const char *slash = strrchr(d->path, '/');
+		size_t n = slash ? (size_t)(slash - d->path) : 1;
+		if (n >= sizeof(dir))
+			continue;
+		memcpy(dir, slash ? d->path : ".", n);
+		dir[n ? n : 1] = 0;
+		if (slash == d->path)
+			strcpy(dir, "/");
+		if (access(dir, W_OK | X_OK) != 0) {
+			fprintf(stderr, "%s: dta-store %s: %s: %s\n", who, d->name, dir, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* -T FILE: the compiler checks what a run checks (output sections too)
  * and opens nothing; report, exit status. */
 int cli_check_config(const struct isp_registry *reg, const char *path)
@@ -91,6 +123,10 @@ int cli_check_config(const struct isp_registry *reg, const char *path)
 	dsl_diags_init(&diags);
 	struct isp_program *prog = isp_compile_file(&diags, reg, path);
 	dsl_print_diags(&diags, stderr);
+	if (prog && cli_check_program(prog, reg, path) < 0) {
+		isp_program_free(prog);
+		prog = NULL;
+	}
 	if (prog) {
 		printf("%s: %u event reports, %u query reports, %u flow monitors, %u attributes, "
 		       "%u channels: ok\n", path, prog->nevents, prog->nqueries, prog->nmonitors,

@@ -608,6 +608,8 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 		fprintf(stderr, "%s\n", err);
 		return 2;
 	}
+	if (prog && cli_check_program(prog, reg, "intspect") < 0)
+		return 2;
 	if (prog) {
 		if (!(r.channels = cli_open_channels(prog)))
 			return 2;

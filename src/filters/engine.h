@@ -28,6 +28,11 @@ struct isp_rules;
  * output-format take their first channel's `format`. */
 void isp_program_bind_channels(struct isp_program *prog, struct isp_channel *const *channels);
 
+/* Whether one worker's state for prog can be made (a rule's table within
+ * what a table reaches): 0, or -1 with a message. Made and freed. */
+int isp_rules_check(const struct isp_program *prog, const struct isp_registry *reg, char *err,
+		    size_t errlen);
+
 /* The rules of prog writing to channels (opened, by program channel index,
  * not owned); NULL with a message. */
 struct isp_rules *isp_rules_new(const struct isp_program *prog, const struct isp_registry *reg,

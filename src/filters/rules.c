@@ -10,6 +10,17 @@
 #include "rules_int.h"
 
 
+int isp_rules_check(const struct isp_program *prog, const struct isp_registry *reg, char *err,
+		    size_t errlen)
+{
+	struct isp_engine *e = isp_engine_new(prog, reg, NULL, false, err, errlen);
+
+	if (!e)
+		return -1;
+	isp_engine_free(e);
+	return 0;
+}
+
 struct isp_rules *isp_rules_new(const struct isp_program *prog, const struct isp_registry *reg,
 				struct isp_channel **channels, char *err, size_t errlen)
 {

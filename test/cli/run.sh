@@ -324,15 +324,24 @@ for p in $demo_pk; do
 	check "setup.sh test installs $p too" sh -c "echo ' $test_pk ' | grep -q ' $p '"
 done
 
-# a table that would pass the 32 GiB its 4-byte references reach: refused
-# at start, naming the rule and the setting to lower
+# a table that would pass the 32 GiB its 4-byte references reach: a bad
+# config (exit 2), refused at start and by -T, naming the rule and the
+# setting to lower
 printf '%s\n' 'query-report huge {' ' select = {"count()"}' \
 	' group-by = {"int.hop_switch_ids", "int.hop_latencies", "int.hop_queue_occups",' \
 	'  "int.hop_ingress_times", "int.hop_egress_times"}' ' max-groups = 67108864' '}' >"$tmp/huge.conf"
 "$bin" -C "$tmp/huge.conf" -r "$src/test/data/report-v0.5-int-v0.5-tcp.pcap" >/dev/null 2>"$tmp/huge.err"
-check "a table past 32 GiB is refused" test $? -eq 1
+check "a table past 32 GiB is refused (exit 2)" test $? -eq 2
 check "a table past 32 GiB: the rule and the setting" \
 	grep -q '^intspect: query-report huge: max-groups times .* 32 GiB .*: lower max-groups$' "$tmp/huge.err"
+"$bin" -T "$tmp/huge.conf" >/dev/null 2>"$tmp/huge.err"
+check "a table past 32 GiB is refused by -T (exit 2)" test $? -eq 2
+check "-T: the rule and the setting" \
+	grep -q "^$tmp/huge.conf: query-report huge: max-groups times .* 32 GiB .*: lower max-groups$" "$tmp/huge.err"
+# a DTA store's directory that is not there: -T says it, as a run does
+printf 'dta-store kv { type = key-write; file = "/nonexistent/dir/x.dta" }\n' >"$tmp/dtadir.conf"
+"$bin" -T "$tmp/dtadir.conf" >/dev/null 2>"$tmp/dtadir.err"
+check "-T: a DTA store's missing directory (exit 2)" sh -c "[ $? = 2 ] && grep -q 'dta-store kv: /nonexistent/dir: No such file or directory' '$tmp/dtadir.err'"
 
 # --list-protocols: every option with its default
 "$bin" --list-protocols >"$tmp/lp"
