@@ -98,8 +98,19 @@ struct udp_src *udp_src_open(const char *spec, int rcvbuf_mb, bool reuseport, in
 		setsockopt(u->fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
 	int bytes = (rcvbuf_mb > 0 ? rcvbuf_mb : 32) << 20;
 	/* FORCE needs CAP_NET_ADMIN; without it the kernel caps at rmem_max */
-	if (setsockopt(u->fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof(bytes)) != 0)
+	if (setsockopt(u->fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof(bytes)) != 0) {
 		setsockopt(u->fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof(bytes));
+		/* the kernel took what it allows (it reports twice the size
+		 * asked, for its bookkeeping): said once, not per worker */
+		static atomic_flag said = ATOMIC_FLAG_INIT;
+		int got = 0;
+		socklen_t gl = sizeof(got);
+		if (getsockopt(u->fd, SOL_SOCKET, SO_RCVBUF, &got, &gl) == 0 && got / 2 < bytes &&
+		    !atomic_flag_test_and_set(&said))
+			fprintf(stderr, "intspect: note: UDP receive buffer %d KiB, not the %d MiB asked: "
+				"the kernel's net.core.rmem_max (raise it, or run as root or with "
+				"CAP_NET_ADMIN)\n", got / 2 / 1024, bytes >> 20);
+	}
 	setsockopt(u->fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
 	setsockopt(u->fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one));
 	/* wake up to close windows and stop */

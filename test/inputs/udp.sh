@@ -30,6 +30,23 @@ grep -q "400 packets received by the kernel, 0 dropped" "$tmp/live.err" && ok "k
 same_as_offline "$tmp/live.raw"
 grep -q '"meta.report_index":2' "$tmp/live.raw" && ok "coalesced reports handed out one by one" \
 	|| bad "coalesced reports"
+# the receive buffer: 32 MiB as root; capped by net.core.rmem_max without
+# the privilege, and said once
+grep -q "note: UDP receive buffer" "$tmp/live.err" && bad "root: the buffer said capped" ||
+	ok "root: 32 MiB receive buffer, nothing to say"
+if [ "$(id -u)" = 0 ] && command -v runuser >/dev/null 2>&1 && id nobody >/dev/null 2>&1 &&
+   [ "$(cat /proc/sys/net/core/rmem_max)" -lt 33554432 ]; then
+	chmod 755 "$tmp"
+	runuser -u nobody -- "$bld/intspect" -u "127.0.0.1:$port" -q --control none -w 2 \
+		2>"$tmp/nobody.err" &
+	npid=$!
+	sleep 0.5
+	kill -INT "$npid" 2>/dev/null; pkill -INT -u nobody -x intspect 2>/dev/null
+	wait "$npid"
+	[ "$(grep -c 'note: UDP receive buffer [0-9]* KiB, not the 32 MiB asked: the kernel.s net.core.rmem_max' "$tmp/nobody.err")" = 1 ] &&
+		ok "without privilege: the capped buffer said once (2 workers)" ||
+		{ bad "capped buffer note"; cat "$tmp/nobody.err"; }
+fi
 # drops with no datagram after them (a burst into a stopped listener):
 # the kernel's counter is read at exit, so received + dropped = sent
 printf 'input { buffer-size = 1 }\n' >"$tmp/small.conf"
