@@ -179,6 +179,16 @@ check "rule counters at exit" grep -q 'query-report flow-telemetry: 12 matched' 
 "$bin" -C "$src/conf/examples/readme.conf" -r "$src/test/data/gen-rules-8.pcap" >"$tmp/readme.out" 2>/dev/null
 grep '^{"report":' "$src/README.md" >"$tmp/readme.want"
 check "README records are real" sh -c "grep -v -x -F -f '$tmp/readme.out' '$tmp/readme.want' | grep -q . && exit 1 || exit 0"
+# and in the order written (the README's lines a subsequence of the run's)
+check "README records in their order" python3 -c "
+import sys
+out = open(sys.argv[1]).read().splitlines(); want = open(sys.argv[2]).read().splitlines()
+i = 0
+for w in want:
+    while i < len(out) and out[i] != w:
+        i += 1
+    assert i < len(out), w[:80]
+    i += 1" "$tmp/readme.out" "$tmp/readme.want"
 # every rule block of the README (a ``` block with a -report or -output
 # section) is a configuration intspect -T accepts
 awk -v dir="$tmp" '
