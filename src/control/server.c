@@ -225,6 +225,11 @@ static void drop_client(struct client *c)
 	c->fd = -1;
 }
 
+static char *too_long(void)
+{
+	return isp_ctl_text(isp_ctl_error("request longer than %d bytes: ignored", LINE_MAX_BYTES));
+}
+
 /* Read what came; answer every whole line. false: the peer closed. */
 static bool read_client(struct isp_ctl_server *s, struct client *c)
 {
@@ -247,16 +252,18 @@ static bool read_client(struct isp_ctl_server *s, struct client *c)
 		size_t end = (size_t)(nl - c->buf);
 		if (c->skipping)
 			c->skipping = false;
-		else if (end > start && !send_line(c, serve_line(s, c, c->buf + start, end - start)))
+		else if (end - start > LINE_MAX_BYTES) {
+			/* whole in one read, too long all the same */
+			if (!send_line(c, too_long()))
+				return false;
+		} else if (end > start && !send_line(c, serve_line(s, c, c->buf + start, end - start)))
 			return false;   /* dropped, its other requests with it */
 		start = end + 1;
 	}
 	memmove(c->buf, c->buf + start, c->len - start);
 	c->len -= start;
 	if (c->len > LINE_MAX_BYTES) {
-		if (!c->skipping &&
-		    !send_line(c, isp_ctl_text(isp_ctl_error("request longer than %d bytes: "
-							     "ignored", LINE_MAX_BYTES))))
+		if (!c->skipping && !send_line(c, too_long()))
 			return false;
 		c->skipping = true;
 		c->len = 0;

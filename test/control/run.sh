@@ -232,6 +232,29 @@ then
 else
 	bad "errors" "$tmp/e.out"
 fi
+# a request line past 1 MiB, whole in one send: refused, the connection
+# goes on; 32 connections at once, and the 33rd told why
+python3 - "$tmp/c.sock" >"$tmp/big.out" 2>&1 <<'PY'
+import json, socket, sys, time
+def conn():
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM); s.connect(sys.argv[1])
+    s.settimeout(10); time.sleep(0.01)     # (a blocking connect: the backlog is short)
+    return s, s.makefile("rwb")
+s, f = conn()
+for size in (1100000, 1900000):
+    s.sendall(b'{"cmd":"stats","pad":"' + b"x" * size + b'"}\n')
+    r = json.loads(f.readline())
+    assert r["ok"] is False and "request longer than 1048576 bytes" in r["error"], r
+s.sendall(b'{"cmd":"stats"}\n')
+assert json.loads(f.readline())["ok"] is True
+held = [conn() for _ in range(31)]      # 32 with s
+extra, ef = conn()
+r = json.loads(ef.readline())
+assert r["ok"] is False and "too many control connections (32)" in r["error"], r
+print("ok")
+PY
+grep -q '^ok$' "$tmp/big.out" && ok "a line past 1 MiB refused however it comes, the connection kept; a 33rd connection told why" ||
+	bad "control limits" "$tmp/big.out"
 ctl nope 2>"$tmp/e"; rc=$?
 [ $rc = 1 ] && grep -q "unknown command 'nope'" "$tmp/e" && ok "intspect-ctl: a refused request exits 1 with the message" ||
 	bad "intspect-ctl exit on a refused request: $rc" "$tmp/e"
