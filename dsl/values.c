@@ -92,7 +92,8 @@ bool get_number(struct compiler *c, const struct cfg_kv *kv, double min, double 
 	if (errno || end == v->text || *end)
 		goto bad;
 	if (d < min || d > max) {
-		dsl_error(c->d, &v->loc, "'%s' must be between %g and %g", kv->key, min, max);
+		/* whole bounds written whole (4294967295, not 4.29497e+09) */
+		dsl_error(c->d, &v->loc, "'%s' must be between %.15g and %.15g", kv->key, min, max);
 		return false;
 	}
 	*out = d;

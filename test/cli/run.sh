@@ -248,6 +248,24 @@ printf 'input {\n  mode = udp\n  source = "32766"\n  filter = "udp"\n}\n' >"$tmp
 "$bin" -T "$tmp/in2.conf" 2>"$tmp/in.err"; rc=$?
 check "input filter on UDP -T: exit 2 at its place" sh -c "[ $rc = 2 ] && grep -q 'in2.conf:4:12: error: a BPF filter does not apply to a UDP input' '$tmp/in.err'"
 
+# a closed reader of standard output: its records dropped, counted, exit 3
+"$bin" -C "$src/conf/examples/readme.conf" -r "$src/test/data/gen-rules-8.pcap" 2>"$tmp/pipe.err" | true
+rc=$(sed -n 's/^intspect: [0-9]* channel(s) lost records.*exit status \([0-9]*\).*/\1/p' "$tmp/pipe.err")
+check "a closed stdout reader: records counted dropped, exit status 3" sh -c \
+	"grep -q 'channel stdout: [0-9]* records queued, 0 delivered, [1-9][0-9]* dropped' '$tmp/pipe.err' && [ '$rc' = 3 ]"
+# -w past 64, -f with trailing filter words
+"$bin" -w 65 -r "$tmp/g.pcap" -q 2>"$tmp/w.err"; rc=$?
+check "-w 65 is refused (exit 2)" sh -c "[ $rc = 2 ] && grep -q '(1-64)' '$tmp/w.err'"
+"$bin" -r "$tmp/g.pcap" -q -f udp udp 2>"$tmp/f.err"; rc=$?
+check "-f and trailing filter words: refused (exit 2)" sh -c "[ $rc = 2 ] && grep -q 'not both' '$tmp/f.err'"
+# a key given twice in a section: the last one wins (500 ms windows)
+printf 'query-report q {\n  ms-period = 1000\n  select = {"count()"}\n  ms-period = 500\n}\n' >"$tmp/twice.conf"
+"$bin" -C "$tmp/twice.conf" -r "$src/test/data/gen-rules-8.pcap" 2>/dev/null >"$tmp/twice.out"
+check "a key given twice: the last one wins" python3 -c "
+import json, sys
+w = [json.loads(l) for l in open(sys.argv[1])]
+assert w and all(round(r['window_end'] - r['window_start'], 6) == 0.5 for r in w), w" "$tmp/twice.out"
+
 # numbers that strtoul would bend: refused
 "$bin" -w +3 -r "$tmp/g.pcap" -q 2>"$tmp/w.err"; rc=$?
 check "-w '+3' is refused (exit 2)" sh -c "[ $rc = 2 ] && grep -q 'is not a number of workers' '$tmp/w.err'"
