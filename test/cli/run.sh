@@ -157,7 +157,7 @@ for a in sll.pkttype sll.addr sll.protocol sll2.ifindex sll2.protocol raw.versio
 	check "--list-attributes lists $a" grep -q "^$a " "$tmp/attrs"
 done
 "$bin" -r /nonexistent.pcap 2>"$tmp/e1"; rc=$?
-check "missing file is an error" test "$rc" -ne 0
+check "missing file is an input error (exit 1)" test "$rc" -eq 1
 check "missing file message" grep -q 'nonexistent.pcap' "$tmp/e1"
 "$bin" -o int.dscp=banana -r "$tmp/g.pcap" 2>"$tmp/e2"; rc=$?
 check "bad option exits 2" test "$rc" -eq 2

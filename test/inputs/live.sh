@@ -73,5 +73,17 @@ grep -q "^intspect: 2000 packets" "$tmp/fanout.err" && grep -q "2000 packets rec
 	|| { bad "fanout: packet counts"; cat "$tmp/fanout.err"; }
 shares_read "$tmp/fanout.err" 2
 same_set_as "$tmp/fanout.raw" "$tmp/inline.offline"
+# the interface goes away under a run: an input failure, exit 1, said
+ip netns exec "$ns" "$bld/intspect" -i "$b" -q --control none >/dev/null 2>"$tmp/gone.err" &
+pid=$!
+sleep 1
+ip link del "$a" 2>/dev/null       # its peer, in the namespace, goes with it
+i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+kill -INT "$pid" 2>/dev/null
+wait "$pid"
+rc=$?
+pid=""
+[ "$rc" -eq 1 ] && ok "the interface gone: exit 1 ($(grep -v '^intspect: [0-9]' "$tmp/gone.err" | head -1))" ||
+	{ bad "the interface gone: exit $rc"; cat "$tmp/gone.err"; }
 echo "live: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
