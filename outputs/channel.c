@@ -640,6 +640,11 @@ bool isp_channel_never_connected(const struct isp_channel *ch)
 	       !atomic_load_explicit(&ch->up, memory_order_relaxed);
 }
 
+bool isp_channel_says_never_connected(const struct isp_channel *ch)
+{
+	return ch->ops->says_never_connected;
+}
+
 void isp_channel_add_lost(struct isp_channel *ch, uint64_t n)
 {
 	atomic_fetch_add_explicit(&ch->lost, n, memory_order_release);

@@ -127,6 +127,9 @@ struct isp_channel_ops {
 	/* The type reaches a service and says so with isp_channel_note_up:
 	 * a channel that never did is reported (isp_channel_never_connected). */
 	bool connects;
+	/* ... and at close it says itself why it never did (with the last
+	 * error): the caller does not say it again. */
+	bool says_never_connected;
 	/* Nonzero: the only record format the type takes (ISP_REC_INFLUX for
 	 * InfluxDB); its channels have it without a format key, and another
 	 * format key is an error. */
@@ -167,6 +170,8 @@ int isp_channel_check_at(const struct isp_channel_cfg *cfg, int pos[2],
 /* A type that connects (ops->connects) and never reached its service
  * since open (a dead Redis, a reader never listening). */
 bool isp_channel_never_connected(const struct isp_channel *ch);
+/* Whether its close says why (ops->says_never_connected). */
+bool isp_channel_says_never_connected(const struct isp_channel *ch);
 
 const char *isp_channel_name(const struct isp_channel *ch);
 /* The channel's record format (enum isp_record_format): its format key,

@@ -497,5 +497,6 @@ const struct isp_channel_ops isp_influxdb_ops = {
 	.flush = ifx_flush,
 	.close = ifx_close,
 	.connects = true,
+	.says_never_connected = true,
 	.format = ISP_REC_INFLUX,
 };

@@ -59,8 +59,8 @@ void ifx_close(void *state)
 	if (o->udp_refused)
 		ifx_say(o, "%llu send(s) refused by an ICMP port unreachable in all",
 			(unsigned long long)o->udp_refused);
-	if (!o->reached && o->last_err[0])
-		ifx_say(o, "never connected: %s", o->last_err);
+	if (!o->reached)
+		ifx_say(o, "never connected%s%s", o->last_err[0] ? ": " : "", o->last_err);
 	if (o->gzip && o->raw_bytes)
 		ifx_say(o, "gzip: %llu bytes of line protocol sent as %llu (%.1f%%)",
 			(unsigned long long)o->raw_bytes, (unsigned long long)o->gz_bytes,

@@ -443,4 +443,5 @@ const struct isp_channel_ops isp_socket_ops = {
 	.flush = sock_flush,
 	.close = isp_sock_close,
 	.connects = true,
+	.says_never_connected = true,
 };

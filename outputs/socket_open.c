@@ -57,9 +57,9 @@ void isp_sock_close(void *state)
 
 			(void)w;
 		}
-		if (!c->connected_once && c->last_err[0])
-			fprintf(stderr, "intspect: channel %s: never connected: %s\n",
-				o->name, c->last_err);
+		if (!c->connected_once)
+			fprintf(stderr, "intspect: channel %s: never connected%s%s\n", o->name,
+				c->last_err[0] ? ": " : "", c->last_err);
 	}
 	if (o->oversize)
 		fprintf(stderr, "intspect: channel %s: %llu records too large for a "

@@ -83,8 +83,10 @@ unsigned cli_close_channels(const struct isp_program *prog, struct isp_channel *
 			continue;       /* enable = false drops by request */
 		isp_channel_get_stats(channels[i], &st);
 		if (isp_channel_never_connected(channels[i])) {
-			fprintf(stderr, "intspect: channel %s: never connected\n",
-				isp_channel_name(channels[i]));
+			/* (a socket or InfluxDB channel says why at its close) */
+			if (!isp_channel_says_never_connected(channels[i]))
+				fprintf(stderr, "intspect: channel %s: never connected\n",
+					isp_channel_name(channels[i]));
 			lossy++;
 		} else if (st.dropped) {
 			lossy++;

@@ -301,7 +301,7 @@ dead=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 "$bin" -C "$tmp/dead.conf" -r "$cap" >/dev/null 2>"$tmp/dead.err"
 st=$?
 counters dead tsdb
-if [ "$st" -eq 3 ] && grep -q "^intspect: channel tsdb: never connected$" "$tmp/dead.err" &&
+if [ "$st" -eq 3 ] && [ "$(grep -c "channel tsdb: .*never connected" "$tmp/dead.err")" = 1 ] &&
    grep -q "influxdb 127.0.0.1:$dead: never connected: connect: Connection refused" "$tmp/dead.err" &&
    [ "$d" = 0 ] && [ "$x" = "$q" ] && sanitized "$tmp/dead.err"; then
 	ok "nothing listening: exit status 3, never connected, all $x records dropped"
