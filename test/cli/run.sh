@@ -266,6 +266,16 @@ import json, sys
 w = [json.loads(l) for l in open(sys.argv[1])]
 assert w and all(round(r['window_end'] - r['window_start'], 6) == 0.5 for r in w), w" "$tmp/twice.out"
 
+# -o int.in-reports: INT in a report's packet by its shim (structural, the
+# default) or only as outside reports (detect: this sink's DSCP is not
+# INT's)
+"$bin" -r "$src/test/data/report-v0.5-int-v0.5-tcp.pcap" --dump 2>/dev/null | head -1 >"$tmp/ir1"
+"$bin" -r "$src/test/data/report-v0.5-int-v0.5-tcp.pcap" --dump -o int.in-reports=detect 2>/dev/null |
+	head -1 >"$tmp/ir2"
+check "int.in-reports: structural finds the report's INT, detect does not" sh -c \
+	"grep -q '\"meta.proto_hierarchy\":\"eth.ip.udp.int_report.eth.ip.tcp.int\"' '$tmp/ir1' &&
+	 grep -q '\"meta.proto_hierarchy\":\"eth.ip.udp.int_report.eth.ip.tcp\"' '$tmp/ir2'"
+
 # numbers that strtoul would bend: refused
 "$bin" -w +3 -r "$tmp/g.pcap" -q 2>"$tmp/w.err"; rc=$?
 check "-w '+3' is refused (exit 2)" sh -c "[ $rc = 2 ] && grep -q 'is not a number of workers' '$tmp/w.err'"

@@ -681,12 +681,52 @@ START_TEST(dscp_option)
 }
 END_TEST
 
+/* A probe marker before the shim (v1.0's option): no DSCP needed, the
+ * shim read after it; and int.in-reports=detect asks a report's inner
+ * packet for its DSCP too. */
+START_TEST(probe_marker_and_in_reports)
+{
+	struct tl_buf t = { .n = 0 };
+	struct isp_packet p;
+	struct isp_stats st = { 0 };
+	char err[256];
+
+	tl_eth_ipv4_udp(&t, 0, 1, 2);
+	tl_be64(&t, 0x1122334455667788ull);
+	tl_be32(&t, 0x01000400u);
+	tl_be32(&t, 0x10000100u);
+	tl_be32(&t, 0x80000000u);
+	tl_be32(&t, 5);
+	tl_fix_lengths(&t, IP_OFF);
+	tl_dissect(&p, &st, t.b, t.n, NULL);
+	ck_assert(!tl_has(&p, "int.num_hop"));
+	ck_assert_int_eq(isp_registry_option(tl_registry(), "int.probe-marker=0x1122334455667788",
+					     err, sizeof(err)), 0);
+	tl_dissect(&p, &st, t.b, t.n, NULL);
+	ck_assert_uint_eq(tl_u64(&p, "int.num_hop"), 1);
+	ck_assert_uint_eq(tl_u64(&p, "int.version"), 1);
+	ck_assert_int_eq(isp_registry_option(tl_registry(), "int.probe-marker=0x1122", err,
+					     sizeof(err)), 0);
+	tl_dissect(&p, &st, t.b, t.n, NULL);
+	ck_assert(!tl_has(&p, "int.num_hop"));  /* another marker */
+	ck_assert_int_eq(isp_registry_option(tl_registry(), "int.probe-marker=zz", err, sizeof(err)),
+			 -1);
+	ck_assert_int_eq(isp_registry_option(tl_registry(), "int.probe-marker=none", err,
+					     sizeof(err)), 0);
+	tl_dissect(&p, &st, t.b, t.n, NULL);
+	ck_assert(!tl_has(&p, "int.num_hop"));
+	ck_assert_int_eq(isp_registry_option(tl_registry(), "int.in-reports=maybe", err, sizeof(err)),
+			 -1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("int");
 	TCase *tc = tcase_create("decoders");
 
 	tcase_add_test(tc, v10_udp_three_hops);
+	tcase_add_test(tc, probe_marker_and_in_reports);
 	tcase_add_test(tc, v2_udp_eight_byte_fields);
 	tcase_add_test(tc, v05_tcp_tail);
 	tcase_add_test(tc, mx_header_only);
