@@ -124,6 +124,47 @@ CONF
 	chmod 700 "$tmp"
 fi
 
+# ---- where the control socket goes by default (a live input) ----
+check() { name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+ctlbin=$(dirname "$bin")/intspect-ctl
+udpport() { python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+# waitsock PATH: until a socket is there (5 s at most)
+waitsock() { i=0; while [ ! -S "$1" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done; [ -S "$1" ]; }
+# systemd's RuntimeDirectory=
+mkdir -p "$tmp/rd"
+RUNTIME_DIRECTORY=$tmp/rd "$bin" -u "127.0.0.1:$(udpport)" -q 2>"$tmp/rd.err" &
+spid=$!
+# a second one with the same default: its own socket, said
+RUNTIME_DIRECTORY=$tmp/rd "$bin" -u "127.0.0.1:$(udpport)" -q 2>"$tmp/rd2.err" &
+spid2=$!
+waitsock "$tmp/rd/control.sock" && waitsock "$tmp/rd/control.$spid2.sock" &&
+	"$ctlbin" -s "$tmp/rd/control.sock" stats >/dev/null 2>&1 &&
+	INTSPECT_CONTROL=$tmp/rd/control.$spid2.sock "$ctlbin" stats >/dev/null 2>&1 &&
+	grep -q "note: the default control socket is in use; this one listens on $tmp/rd/control.$spid2.sock" "$tmp/rd2.err"
+check "\$RUNTIME_DIRECTORY/control.sock; a second instance takes control.PID.sock and says so; \$INTSPECT_CONTROL" \
+	test $? -eq 0
+kill -TERM "$spid" "$spid2"; wait "$spid"; wait "$spid2"
+check "both sockets removed at exit" test -z "$(ls "$tmp/rd")"
+if [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
+	chmod 755 "$tmp"
+	mkdir -p "$tmp/xdg" && chown nobody "$tmp/xdg"
+	runuser -u nobody -- env XDG_RUNTIME_DIR="$tmp/xdg" "$bin" -u "127.0.0.1:$(udpport)" -q \
+		2>/dev/null &
+	spid=$!
+	waitsock "$tmp/xdg/intspect.sock" &&
+		runuser -u nobody -- env XDG_RUNTIME_DIR="$tmp/xdg" "$ctlbin" stats >/dev/null 2>&1
+	check "a user's \$XDG_RUNTIME_DIR/intspect.sock, found by intspect-ctl's default" test $? -eq 0
+	pkill -TERM -u nobody -x intspect; wait "$spid"
+	nuid=$(id -u nobody)
+	runuser -u nobody -- env -u XDG_RUNTIME_DIR "$bin" -u "127.0.0.1:$(udpport)" -q 2>/dev/null &
+	spid=$!
+	waitsock "/tmp/intspect-$nuid.sock" &&
+		runuser -u nobody -- env -u XDG_RUNTIME_DIR "$ctlbin" stats >/dev/null 2>&1
+	check "without it, /tmp/intspect-UID.sock, found by intspect-ctl's default" test $? -eq 0
+	pkill -TERM -u nobody -x intspect; wait "$spid"
+	check "/tmp/intspect-UID.sock removed at exit" test ! -e "/tmp/intspect-$nuid.sock"
+fi
+
 # ---- --syslog ----
 skip=
 [ "$(id -u)" -eq 0 ] || skip="needs root"
