@@ -276,6 +276,27 @@ check "int.in-reports: structural finds the report's INT, detect does not" sh -c
 	"grep -q '\"meta.proto_hierarchy\":\"eth.ip.udp.int_report.eth.ip.tcp.int\"' '$tmp/ir1' &&
 	 grep -q '\"meta.proto_hierarchy\":\"eth.ip.udp.int_report.eth.ip.tcp\"' '$tmp/ir2'"
 
+# intgen(1): the same seed, the same bytes; its exit statuses; combinations
+# the specs do not have refused with the reason
+gen="$bld/intgen"
+"$gen" -o "$tmp/s1.pcap" -n 50 --seed 9 2>/dev/null && "$gen" -o "$tmp/s2.pcap" -n 50 --seed 9 2>/dev/null
+check "intgen: one seed, one capture" cmp -s "$tmp/s1.pcap" "$tmp/s2.pcap"
+"$gen" -o "$tmp/s3.pcap" -n 50 --seed 10 2>/dev/null
+check "intgen: another seed, another capture" sh -c "! cmp -s '$tmp/s1.pcap' '$tmp/s3.pcap'"
+"$gen" -o /nonexistent/dir/x.pcap -n 1 2>/dev/null; rc=$?
+check "intgen: an output it cannot write, exit 1" test "$rc" -eq 1
+"$gen" -o "$tmp/x.pcap" --no-such-option 2>/dev/null; rc=$?
+check "intgen: a bad option, exit 2" test "$rc" -eq 2
+while IFS='|' read -r args msg; do
+	# shellcheck disable=SC2086
+	"$gen" -o "$tmp/x.pcap" -n 1 $args 2>"$tmp/g.err"; rc=$?
+	check "intgen $args: refused (exit 2)" sh -c "[ $rc = 2 ] && grep -q -F -e '$msg' '$tmp/g.err'"
+done <<EOF
+--int-version 1.0 --transport gre|INT over GRE and Geneve exists from --int-version 2.0 on
+--coalesce 2 --format report --report-version 1.0|--coalesce needs --report-version 2.0
+--format report --report-version 2.0 --rep-md-bits 0x8000|bit 0 (0x8000) is reserved
+EOF
+
 # numbers that strtoul would bend: refused
 "$bin" -w +3 -r "$tmp/g.pcap" -q 2>"$tmp/w.err"; rc=$?
 check "-w '+3' is refused (exit 2)" sh -c "[ $rc = 2 ] && grep -q 'is not a number of workers' '$tmp/w.err'"
