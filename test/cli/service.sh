@@ -134,7 +134,8 @@ waitsock() { i=0; while [ ! -S "$1" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1
 mkdir -p "$tmp/rd"
 RUNTIME_DIRECTORY=$tmp/rd "$bin" -u "127.0.0.1:$(udpport)" -q 2>"$tmp/rd.err" &
 spid=$!
-# a second one with the same default: its own socket, said
+waitsock "$tmp/rd/control.sock"
+# a second one with the same default, once the first has it: its own, said
 RUNTIME_DIRECTORY=$tmp/rd "$bin" -u "127.0.0.1:$(udpport)" -q 2>"$tmp/rd2.err" &
 spid2=$!
 waitsock "$tmp/rd/control.sock" && waitsock "$tmp/rd/control.$spid2.sock" &&
@@ -146,20 +147,23 @@ check "\$RUNTIME_DIRECTORY/control.sock; a second instance takes control.PID.soc
 kill -TERM "$spid" "$spid2"; wait "$spid"; wait "$spid2"
 check "both sockets removed at exit" test -z "$(ls "$tmp/rd")"
 if [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
+	# copies nobody may run (the build may sit in a directory only root enters)
 	chmod 755 "$tmp"
-	mkdir -p "$tmp/xdg" && chown nobody "$tmp/xdg"
-	runuser -u nobody -- env XDG_RUNTIME_DIR="$tmp/xdg" "$bin" -u "127.0.0.1:$(udpport)" -q \
+	mkdir -p "$tmp/bin" "$tmp/xdg" && chown nobody "$tmp/xdg"
+	cp "$bin" "$ctlbin" "$tmp/bin/" && chmod 755 "$tmp/bin"
+	nbin=$tmp/bin/intspect nctl=$tmp/bin/intspect-ctl
+	runuser -u nobody -- env XDG_RUNTIME_DIR="$tmp/xdg" "$nbin" -u "127.0.0.1:$(udpport)" -q \
 		2>/dev/null &
 	spid=$!
 	waitsock "$tmp/xdg/intspect.sock" &&
-		runuser -u nobody -- env XDG_RUNTIME_DIR="$tmp/xdg" "$ctlbin" stats >/dev/null 2>&1
+		runuser -u nobody -- env XDG_RUNTIME_DIR="$tmp/xdg" "$nctl" stats >/dev/null 2>&1
 	check "a user's \$XDG_RUNTIME_DIR/intspect.sock, found by intspect-ctl's default" test $? -eq 0
 	pkill -TERM -u nobody -x intspect; wait "$spid"
 	nuid=$(id -u nobody)
-	runuser -u nobody -- env -u XDG_RUNTIME_DIR "$bin" -u "127.0.0.1:$(udpport)" -q 2>/dev/null &
+	runuser -u nobody -- env -u XDG_RUNTIME_DIR "$nbin" -u "127.0.0.1:$(udpport)" -q 2>/dev/null &
 	spid=$!
 	waitsock "/tmp/intspect-$nuid.sock" &&
-		runuser -u nobody -- env -u XDG_RUNTIME_DIR "$ctlbin" stats >/dev/null 2>&1
+		runuser -u nobody -- env -u XDG_RUNTIME_DIR "$nctl" stats >/dev/null 2>&1
 	check "without it, /tmp/intspect-UID.sock, found by intspect-ctl's default" test $? -eq 0
 	pkill -TERM -u nobody -x intspect; wait "$spid"
 	check "/tmp/intspect-UID.sock removed at exit" test ! -e "/tmp/intspect-$nuid.sock"
