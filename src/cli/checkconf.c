@@ -4,6 +4,7 @@
 #include "checkconf.h"
 
 #include <errno.h>
+#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -97,15 +98,10 @@ int cli_check_program(const struct isp_program *prog, const struct isp_registry 
 	}
 	for (unsigned i = 0; i < prog->ndta; i++) {
 		const struct dta_def *d = &prog->dta_stores[i];
-		char dir[4096];
-		const char *slash = strrchr(d->path, '/');
-		size_t n = slash ? (size_t)(slash - d->path) : 1;
-		if (n >= sizeof(dir))
-			continue;
-		memcpy(dir, slash ? d->path : ".", n);
-		dir[n ? n : 1] = 0;
-		if (slash == d->path)
-			strcpy(dir, "/");
+		char buf[4096];
+		if (snprintf(buf, sizeof(buf), "%s", d->path) >= (int)sizeof(buf))
+			continue;       /* (the run says it) */
+		const char *dir = dirname(buf);
 		if (access(dir, W_OK | X_OK) != 0) {
 			fprintf(stderr, "%s: dta-store %s: %s: %s\n", who, d->name, dir, strerror(errno));
 			return -1;

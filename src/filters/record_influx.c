@@ -114,10 +114,8 @@ static void field_key(struct rec *r, const char *name, int hop)
 	jsonw_raw(&r->w, "=", 1);
 }
 
-/* InfluxDB's integers are signed 64-bit, and a field keeps its first
- * type: an unsigned value past 2^63 - 1 is left out, as a float would
- * make the field's later points (integers) refused. */
-static bool fits_field(const struct isp_value *v, uint64_t u)
+/* A value InfluxDB takes as an integer (the `i` suffix). */
+static bool is_integer(const struct isp_value *v)
 {
 	switch (v->type) {
 	case ISP_T_U8:
@@ -125,10 +123,18 @@ static bool fits_field(const struct isp_value *v, uint64_t u)
 	case ISP_T_U32:
 	case ISP_T_U64:
 	case ISP_T_TIMESTAMP:
-		return u <= INT64_MAX;
-	default:
 		return true;
+	default:
+		return false;
 	}
+}
+
+/* InfluxDB's integers are signed 64-bit, and a field keeps its first
+ * type: an unsigned value past 2^63 - 1 is left out, as a float would
+ * make the field's later points (integers) refused. */
+static bool fits_field(const struct isp_value *v, uint64_t u)
+{
+	return !is_integer(v) || u <= INT64_MAX;
 }
 
 /* One element of v as a field value. */
@@ -137,19 +143,12 @@ static void put_elem(struct rec *r, const struct isp_value *v, uint64_t u)
 	char b[64];
 	size_t n;
 
-	switch (v->type) {
-	case ISP_T_U8:
-	case ISP_T_U16:
-	case ISP_T_U32:
-	case ISP_T_U64:
-	case ISP_T_TIMESTAMP:
+	if (is_integer(v)) {
 		put_int(r, u);  /* below 2^63 (fits_field) */
 		return;
-	default:
-		n = isp_value_text(v, u, b, sizeof(b));
-		put_quoted(r, b, n);
-		return;
 	}
+	n = isp_value_text(v, u, b, sizeof(b));
+	put_quoted(r, b, n);
 }
 
 void rec_influx_field(struct rec *r, const char *name, const struct isp_value *v)

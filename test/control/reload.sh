@@ -170,26 +170,25 @@ pid=""
 # reload; with --dump: said why not
 conf_a >"$tmp/r.conf"
 port=$(python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$bld/intspect" -C "$tmp/r.conf" -u "127.0.0.1:$port" -q --control "$tmp/no/dir/c.sock" \
-	>/dev/null 2>"$tmp/nosock.err" &
-pid=$!
-sleep 0.5
-kill -HUP "$pid"
-sleep 0.5
-kill -INT "$pid"
-wait "$pid"
-pid=""
+# hup_run ERR ARGS...: intspect -u with ARGS, a SIGHUP half a second in,
+# stopped half a second later; its stderr in ERR
+hup_run() {
+	err=$1
+	shift
+	"$bld/intspect" -C "$tmp/r.conf" -u "127.0.0.1:$port" "$@" >/dev/null 2>"$err" &
+	pid=$!
+	sleep 0.5
+	kill -HUP "$pid"
+	sleep 0.5
+	kill -INT "$pid"
+	wait "$pid"
+	pid=""
+}
+hup_run "$tmp/nosock.err" -q --control "$tmp/no/dir/c.sock"
 grep -q "running without a control socket" "$tmp/nosock.err" &&
 	grep -q "reload of .*r.conf: 3 rules (3 unchanged" "$tmp/nosock.err" &&
 	ok "no control socket: SIGHUP reloads" || bad "no control socket: SIGHUP" "$tmp/nosock.err"
-"$bld/intspect" -C "$tmp/r.conf" -u "127.0.0.1:$port" --dump --control none >/dev/null 2>"$tmp/dump.err" &
-pid=$!
-sleep 0.5
-kill -HUP "$pid"
-sleep 0.5
-kill -INT "$pid"
-wait "$pid"
-pid=""
+hup_run "$tmp/dump.err" --dump --control none
 grep -q "^intspect: SIGHUP: reload: not with --dump" "$tmp/dump.err" &&
 	ok "--dump: SIGHUP says why it does not reload" || bad "--dump: SIGHUP" "$tmp/dump.err"
 summary reload

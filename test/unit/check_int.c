@@ -639,6 +639,17 @@ START_TEST(malformed_reasons)
 }
 END_TEST
 
+/* INT v1.0 of one hop (its switch ID, 5) after what t holds, and the
+ * lengths fixed. */
+static void put_v10_one_hop(struct tl_buf *t)
+{
+	tl_be32(t, 0x01000400u);
+	tl_be32(t, 0x10000100u);
+	tl_be32(t, 0x80000000u);
+	tl_be32(t, 5);
+	tl_fix_lengths(t, IP_OFF);
+}
+
 /* DSCP detection is configurable; without a match the payload is not INT. */
 START_TEST(dscp_option)
 {
@@ -648,11 +659,7 @@ START_TEST(dscp_option)
 	char err[256];
 
 	tl_eth_ipv4_udp(&t, 0x17 << 2, 1, 2);
-	tl_be32(&t, 0x01000400u);
-	tl_be32(&t, 0x10000100u);
-	tl_be32(&t, 0x80000000u);
-	tl_be32(&t, 5);
-	tl_fix_lengths(&t, IP_OFF);
+	put_v10_one_hop(&t);
 	tl_dissect(&p, &st, t.b, t.n, NULL);
 	ck_assert(!tl_has(&p, "int.num_hop"));
 	ck_assert_int_eq(isp_registry_option(tl_registry(), "int.dscp=0x17", err, sizeof(err)), 0);
@@ -693,11 +700,7 @@ START_TEST(probe_marker_and_in_reports)
 
 	tl_eth_ipv4_udp(&t, 0, 1, 2);
 	tl_be64(&t, 0x1122334455667788ull);
-	tl_be32(&t, 0x01000400u);
-	tl_be32(&t, 0x10000100u);
-	tl_be32(&t, 0x80000000u);
-	tl_be32(&t, 5);
-	tl_fix_lengths(&t, IP_OFF);
+	put_v10_one_hop(&t);
 	tl_dissect(&p, &st, t.b, t.n, NULL);
 	ck_assert(!tl_has(&p, "int.num_hop"));
 	ck_assert_int_eq(isp_registry_option(tl_registry(), "int.probe-marker=0x1122334455667788",
