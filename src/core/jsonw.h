@@ -77,12 +77,6 @@ static inline void jsonw_put4(char *o, uint32_t v)  /* v < 10000, 4 digits */
 	jsonw_put2(o + 2, v % 100);
 }
 
-static inline void jsonw_put8(char *o, uint32_t v)  /* v < 10^8, 8 digits */
-{
-	jsonw_put4(o, v / 10000);
-	jsonw_put4(o + 4, v % 10000);
-}
-
 static inline size_t jsonw_utoa4(char *o, uint32_t v)  /* v < 10000 */
 {
 	if (v < 10) {
@@ -102,15 +96,6 @@ static inline size_t jsonw_utoa4(char *o, uint32_t v)  /* v < 10000 */
 	return 4;
 }
 
-static inline size_t jsonw_utoa8(char *o, uint32_t v)  /* v < 10^8 */
-{
-	if (v < 10000)
-		return jsonw_utoa4(o, v);
-	size_t n = jsonw_utoa4(o, v / 10000);
-	jsonw_put4(o + n, v % 10000);
-	return n + 4;
-}
-
 /*
  * Digits from the front by fixed-point fraction: t holds v / 10^N as a
  * 32.32 number, whose integer part is the leading one or two digits; each
@@ -118,7 +103,7 @@ static inline size_t jsonw_utoa8(char *o, uint32_t v)  /* v < 10^8 */
  * multiply and one table load per pair, no division chain (jeaiii's
  * method and constants; checked once against a digit-by-digit writer for
  * every 32-bit value). Most record numbers are per-hop values and 32-bit
- * timestamps; larger ones keep the 8-digit chunks below.
+ * timestamps; larger ones are 8-digit chunks of the same (jsonw_put8).
  */
 static inline uint32_t jsonw_next2_(uint64_t *t)
 {
@@ -173,18 +158,39 @@ static inline __attribute__((always_inline)) size_t jsonw_utoa32(char *o, uint32
 	return jsonw_frac_(o, ((uint64_t)v * UINT64_C(2882303762) >> 26) + 4, 4);
 }
 
+/* v < 10^8 as exactly 8 digits, leading zeros kept: the part of a
+ * 64-bit number below its top. v / 10^6 as a 32.32 number (the constant
+ * of jsonw_utoa32's 8-digit case, exact for every v < 10^8, which
+ * check_jsonw tests one by one): four pairs, no division. */
+static inline __attribute__((always_inline)) void jsonw_put8(char *o, uint32_t v)
+{
+	uint64_t t = ((uint64_t)v * UINT64_C(2251799815) >> 19) + 4;
+
+	jsonw_put2(o, (uint32_t)(t >> 32));
+	jsonw_put2(o + 2, jsonw_next2_(&t));
+	jsonw_put2(o + 4, jsonw_next2_(&t));
+	jsonw_put2(o + 6, jsonw_next2_(&t));
+}
+
+/* Past 2^32 (device and epoch nanosecond timestamps): the top part, below
+ * 2^32 up to 4.3 * 10^17, by jsonw_utoa32, then 8 digits at a time. */
 static inline __attribute__((always_inline)) size_t jsonw_utoa(uint64_t v, char *out)
 {
 	if (v <= UINT32_MAX)
 		return jsonw_utoa32(out, (uint32_t)v);
 	uint64_t hi = v / 100000000u;
-	size_t n = hi < 100000000u ? jsonw_utoa8(out, (uint32_t)hi)
-				   : jsonw_utoa8(out, (uint32_t)(hi / 100000000u));
-	if (hi >= 100000000u) {
-		jsonw_put8(out + n, (uint32_t)(hi % 100000000u));
+	uint32_t lo = (uint32_t)(v - hi * 100000000u);
+	size_t n;
+
+	if (hi <= UINT32_MAX) {
+		n = jsonw_utoa32(out, (uint32_t)hi);
+	} else {
+		uint32_t top = (uint32_t)(hi / 100000000u);    /* below 1845 */
+		n = jsonw_utoa32(out, top);
+		jsonw_put8(out + n, (uint32_t)(hi - (uint64_t)top * 100000000u));
 		n += 8;
 	}
-	jsonw_put8(out + n, (uint32_t)(v % 100000000u));
+	jsonw_put8(out + n, lo);
 	return n + 8;
 }
 

@@ -1,0 +1,127 @@
+/*
+ * check_jsonw.c - the record writers' decimal numbers (jsonw_utoa and its
+ * pieces) against a digit-by-digit reference: every value of the fixed
+ * 8-digit chunk, every power of ten and of two and their neighbours up to
+ * UINT64_MAX, and pseudo-random values of every length.
+ */
+#include <check.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../../src/core/jsonw.h"
+#include "testlib.h"
+
+/* The reference: digits from the back, one division each. */
+static size_t ref_utoa(uint64_t v, char *out)
+{
+	char tmp[JSONW_U64_MAX];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		out[i] = tmp[n - 1 - i];
+	return n;
+}
+
+static void same_as_ref(uint64_t v)
+{
+	char want[JSONW_U64_MAX + 1], got[JSONW_U64_MAX + 8];
+	size_t wn = ref_utoa(v, want);
+
+	memset(got, '#', sizeof(got));
+	size_t gn = jsonw_utoa(v, got);
+	want[wn] = 0;
+	if (gn != wn || memcmp(got, want, wn) != 0) {
+		got[gn < sizeof(got) ? gn : sizeof(got) - 1] = 0;
+		ck_abort_msg("%llu written as \"%s\" (%zu characters)",
+			     (unsigned long long)v, got, gn);
+	}
+}
+
+/* The 8 digits below a 64-bit number's top part, leading zeros kept. */
+START_TEST(fixed_eight_digits_every_value)
+{
+	char got[8], want[9];
+
+	for (uint32_t v = 0; v < 100000000u; v++) {
+		jsonw_put8(got, v);
+		/* the reference's digits, zero-padded, compared only where a
+		 * digit could differ from the previous value's */
+		if (v % 100 == 0 || v < 100) {
+			uint32_t x = v;
+			for (int i = 7; i >= 0; i--, x /= 10)
+				want[i] = (char)('0' + x % 10);
+		} else {
+			want[6] = (char)('0' + v % 100 / 10);
+			want[7] = (char)('0' + v % 10);
+		}
+		if (memcmp(got, want, 8) != 0) {
+			want[8] = 0;
+			ck_abort_msg("%u written as %.8s, not %s", v, got, want);
+		}
+	}
+}
+END_TEST
+
+START_TEST(powers_and_neighbours)
+{
+	uint64_t p = 1;
+
+	for (int k = 0; k < 20; k++, p *= 10) {
+		same_as_ref(p);
+		same_as_ref(p - 1);
+		same_as_ref(p + 1);
+		same_as_ref(p * 2 - 1);
+		same_as_ref(p * 5);
+		same_as_ref(p * 9 + (p - 1));        /* all nines */
+	}
+	for (int k = 0; k < 64; k++) {
+		uint64_t b = UINT64_C(1) << k;
+		same_as_ref(b);
+		same_as_ref(b - 1);
+		same_as_ref(b + 1);
+	}
+	same_as_ref(UINT64_MAX);
+	same_as_ref(UINT64_MAX - 1);
+	same_as_ref(UINT32_MAX);
+	same_as_ref((uint64_t)UINT32_MAX + 1);
+	/* where the top part's own writer changes: 10^8 · 2^32 and past */
+	same_as_ref(UINT64_C(429496729600000000) - 1);
+	same_as_ref(UINT64_C(429496729600000000));
+	same_as_ref(UINT64_C(429496729599999999) + 100000000u);
+}
+END_TEST
+
+START_TEST(every_length_random)
+{
+	uint64_t x = UINT64_C(0x9e3779b97f4a7c15);
+
+	for (int i = 0; i < 2000000; i++) {
+		/* xorshift64*, then cut to a random number of bits so that
+		 * every length of number is as common as another */
+		x ^= x >> 12;
+		x ^= x << 25;
+		x ^= x >> 27;
+		uint64_t r = x * UINT64_C(2685821657736338717);
+		unsigned bits = (unsigned)(r >> 58);     /* 0..63 */
+		same_as_ref(bits ? r >> (64 - bits) : r & 1);
+		same_as_ref(r);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("jsonw");
+	TCase *tc = tcase_create("numbers");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, fixed_eight_digits_every_value);
+	tcase_add_test(tc, powers_and_neighbours);
+	tcase_add_test(tc, every_length_random);
+	suite_add_tcase(s, tc);
+	return tl_run_suite(s);
+}
