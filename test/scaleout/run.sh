@@ -32,6 +32,9 @@
 #                   rows, report counter included
 #   7 errors        partial on an event report and with diff(): file:line:col;
 #                   --merge without -C; -k with -w 2; --forward with -C
+#     forward-drops a live forwarder (-u) whose broker is away, 200,000
+#                   reports: every datagram read acknowledged or counted
+#                   dropped, the queue's bound applied while running, exit 3
 # Against a real Kafka broker (test/services/kafka.sh; skipped without java):
 #   8 kafka-2       --forward of a reports capture into a 4-partition topic,
 #                   then 2 consumers (-k) of one group (started together: the
@@ -343,6 +346,52 @@ if [ $r1 = 2 ] && grep -q "e1.conf:4:19: error: 'output-format' expects json, cs
 	ok errors
 else
 	bad errors "exits $r1 $r2 $r3 $r4 $r5"; cat "$tmp"/e[1-5].err | sed 's/^/# /'
+fi
+
+# a live forwarder whose broker is away (README, "Scaling out": from a
+# live input it drops what its queue cannot hold, counted): 200,000
+# reports in bursts; every datagram read is acknowledged or counted
+# dropped (those still queued at exit included), fewer were queued than
+# read (the queue's bound refused some while running), exit 3
+"$gen" -o "$tmp/fw.pcap" -n 1000 --seed 4 --format report --report-version 2.0 --hops 3 \
+	--bitmap 0xFF80 >/dev/null
+port=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$bin" -u "127.0.0.1:$port" --forward kafka:127.0.0.1:1/t --control none 2>"$tmp/fw.err" &
+fwp=$!
+pids="$pids $fwp"
+sleep 1
+python3 - "$tmp/fw.pcap" "$port" <<'EOF' >"$tmp/fw.sent"
+import socket, struct, sys, time
+data = open(sys.argv[1], "rb").read()
+off, reports = 24, []
+while off + 16 <= len(data):
+    incl = struct.unpack("<I", data[off + 8:off + 12])[0]
+    reports.append(data[off + 16 + 42:off + 16 + incl])   # behind Ethernet, IPv4, UDP
+    off += 16 + incl
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for burst in range(200):
+    for r in reports:
+        s.sendto(r, ("127.0.0.1", int(sys.argv[2])))
+    time.sleep(0.002)    # the listener keeps up: the kernel drops none
+print(200 * len(reports))
+EOF
+sleep 1
+kill -INT $fwp
+wait $fwp
+rfw=$?
+if fw=$(python3 - "$tmp/fw.err" "$(cat "$tmp/fw.sent")" <<'EOF'
+import re, sys
+t = open(sys.argv[1]).read()
+recv, kdrop = map(int, re.search(r"(\d+) packets received by the kernel, (\d+) dropped", t).groups())
+queued, acked, dropped = map(int, re.search(
+    r"forward: (\d+) datagrams queued, (\d+) acknowledged by the broker, (\d+) dropped", t).groups())
+print(f"sent {sys.argv[2]}, read {recv} (kernel drops {kdrop}), queued {queued}, acked {acked}, dropped {dropped}")
+assert recv + kdrop == int(sys.argv[2]) and acked + dropped == recv and 0 < queued < recv
+EOF
+) && [ $rfw = 3 ] && ! sanitized "$tmp/fw.err"; then
+	ok "forward-drops ($fw)"
+else
+	bad forward-drops "exit $rfw: $fw"; sed 's/^/# /' "$tmp/fw.err"
 fi
 
 # ---- Kafka
