@@ -502,10 +502,12 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 	qs->st.matched++;
 	size_t klen = pl->key_fixed ? group_key(e, p, r, pl) :
 		      engine_key(e, p, r->group_slots, r->ngroup, e->keybuf, qs->groups.key_max);
-	bool created;
+	bool created = false;
 	uint64_t h = group_hash(e->keybuf, klen);
-	struct tentry *te = table_get_hashed(&qs->groups, e->keybuf, klen, h, p->ts_ns, false,
-					     &created);
+	/* most packets find their group: the insertion path only for the rest */
+	struct tentry *te = table_find_hashed(&qs->groups, e->keybuf, klen, h);
+	if (!te)
+		te = table_get_hashed(&qs->groups, e->keybuf, klen, h, p->ts_ns, false, &created);
 	if (!te)
 		return;         /* max-groups reached: counted in overflows */
 	struct qgroup *g = tentry_state(te);
