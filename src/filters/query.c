@@ -34,7 +34,7 @@ enum qsrc {
 	/* QS_INPUT into a function with an in-place path and no diff(): one
 	 * case each, its update compiled for it (no dispatch by function) */
 	QS_IN_COUNT, QS_IN_SUM, QS_IN_AVG, QS_IN_VAR, QS_IN_MIN, QS_IN_MAX, QS_IN_FIRST,
-	QS_IN_LAST,
+	QS_IN_LAST, QS_IN_ENDS,
 };
 
 struct qstep {
@@ -117,6 +117,7 @@ static int plan_init(const struct isp_engine *e, const struct qrule *r, struct q
 					[AGF_AVG] = QS_IN_AVG, [AGF_VAR] = QS_IN_VAR,
 					[AGF_MIN] = QS_IN_MIN, [AGF_MAX] = QS_IN_MAX,
 					[AGF_FIRST] = QS_IN_FIRST, [AGF_LAST] = QS_IN_LAST,
+					[AGF_ENDS] = QS_IN_ENDS,
 				};
 				if (st->op < sizeof(fast) && fast[st->op])
 					st->src = fast[st->op];
@@ -554,7 +555,11 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		IN_FAST(QS_IN_MAX, AGF_MAX);
 		IN_FAST(QS_IN_FIRST, AGF_FIRST);
 		IN_FAST(QS_IN_LAST, AGF_LAST);
+		IN_FAST(QS_IN_ENDS, AGF_ENDS);
 #undef IN_FAST
+		default:
+			/* plan_init sets no other: no range check before the jump */
+			__builtin_unreachable();
 		}
 	}
 }
