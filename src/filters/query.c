@@ -564,14 +564,6 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 	}
 }
 
-void query_advance(struct isp_engine *e, unsigned i, uint64_t now)
-{
-	struct query_state *qs = &e->q[i];
-
-	if (qs->win_end && now >= qs->win_end)
-		query_flush(e, i);
-}
-
 
 void query_drain(struct isp_engine *e, unsigned i, bool final)
 {
