@@ -369,8 +369,9 @@ static void update_hops(struct isp_engine *e, struct query_state *qs, const stru
 	HOPS_CASE(AGF_LAST);
 	HOPS_CASE(AGF_ENDS);
 #undef HOPS_CASE
-	case AGF_NONE:
-		break;
+	default:
+		/* (AGF_NONE went the general way above) */
+		__builtin_unreachable();
 	}
 }
 
@@ -390,30 +391,31 @@ static inline bool input_value(const struct isp_value *v, int index, struct xval
 
 /* Any other argument: cx_eval, per hop when it holds per-hop attributes. */
 static void update_expr(struct isp_engine *e, struct query_state *qs, const struct qitem *it,
-			const struct qstep *st, uint8_t *cell, struct cx_ctx *ctx, uint64_t order)
+			const struct qstep *st, uint8_t *cell, const struct isp_packet *p, uint64_t order)
 {
+	/* (built here: most rules have no such argument) */
+	struct cx_ctx ctx = { &e->sc, p, -1 };
 	struct xval v;
 
 	if (!it->per_hop) {
-		if (cx_eval(it->arg, ctx, &v))
+		if (cx_eval(it->arg, &ctx, &v))
 			update_value(qs, it, st, cell, &v, order);
 		return;
 	}
 	struct qhops *c = (struct qhops *)cell;
-	const struct isp_value *hv = slot_get(&e->sc, ctx->pkt, (unsigned)it->hop_slot);
+	const struct isp_value *hv = slot_get(&e->sc, p, (unsigned)it->hop_slot);
 	if (!hv || !hv->is_array)
 		return;
 	if (hv->count && !hop_state(qs, c, hv->count - 1u, st->size))
 		return;
 	for (unsigned h = 0; h < hv->count; h++) {
-		ctx->hop = (int)h;
-		if (!cx_eval(it->arg, ctx, &v))
+		ctx.hop = (int)h;
+		if (!cx_eval(it->arg, &ctx, &v))
 			continue;
 		uint8_t *s = hop_state(qs, c, h, st->size);
 		if (s)
 			update_value(qs, it, st, s, &v, order);
 	}
-	ctx->hop = -1;
 }
 
 /*
@@ -470,13 +472,12 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 	const struct qrule *r = &e->prog->queries[i];
 	struct query_state *qs = &e->q[i];
 	struct qplan *pl = qs->plan;
-	struct cx_ctx ctx = { &e->sc, p, -1 };
 
 	/* one of several workers closes windows only at ticks, which every
 	 * worker reaches at the same point (and then the merger takes them) */
 	if (!e->partial)
 		query_advance(e, i, p->ts_ns);
-	if (r->where && !cx_true(r->where, &ctx))
+	if (r->where && !cx_true(r->where, &(struct cx_ctx){ &e->sc, p, -1 }))
 		return;
 	if (qs->ts_order && qs->win_end && p->ts_ns < qs->win_start) {
 		/* partial windows from an input that went back in time (a
@@ -541,7 +542,7 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 			update_hops(e, qs, &r->items[k], &steps[k], cell, p, order);
 			break;
 		case QS_EXPR:
-			update_expr(e, qs, &r->items[k], &steps[k], cell, &ctx, order);
+			update_expr(e, qs, &r->items[k], &steps[k], cell, p, order);
 			break;
 #define IN_FAST(SRC, OP) case SRC:                                                      \
 			if (in[st.in].ok)                                                       \
