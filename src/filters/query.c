@@ -51,6 +51,7 @@ struct qstep {
 struct qinput {
 	int16_t slot, index;    /* as in the CX_ATTR */
 	bool ok;                /* this packet: present */
+	bool isint;             /* ok, and an integer: the in-place paths */
 	struct xval v;          /* this packet: the value */
 };
 
@@ -266,18 +267,6 @@ update_value(struct query_state *qs, const struct qitem *it, const struct qstep 
 		}
 	}
 	update_int(qs, it, st, kept, x, order, st->op);
-}
-
-/* update_value for a function with an in-place path, no diff() (op a
- * constant at each use). */
-static inline __attribute__((always_inline)) void
-update_fast(struct query_state *qs, const struct qitem *it, const struct qstep *st, uint8_t *kept,
-	    const struct xval *v, uint64_t order, unsigned op)
-{
-	if (v->k != XK_INT)
-		update_slow(qs, it, st, kept, v, order, false);
-	else
-		update_int(qs, it, st, kept, v->u.i, order, op);
 }
 
 /* An attribute type whose values are integers in expressions (the
@@ -522,6 +511,7 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 	for (unsigned j = 0, n = pl->nin; j < n; j++) {
 		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)in[j].slot);
 		in[j].ok = v && input_value(v, in[j].index, &in[j].v);
+		in[j].isint = in[j].ok && in[j].v.k == XK_INT;
 	}
 	const struct qstep *steps = pl->step;
 	for (unsigned k = 0, n = r->nitems; k < n; k++) {
@@ -545,8 +535,10 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 			update_expr(e, qs, &r->items[k], &steps[k], cell, p, order);
 			break;
 #define IN_FAST(SRC, OP) case SRC:                                                      \
-			if (in[st.in].ok)                                                       \
-				update_fast(qs, &r->items[k], &steps[k], cell, &in[st.in].v, order, OP); \
+			if (in[st.in].isint)                                                    \
+				update_int(qs, &r->items[k], &steps[k], cell, in[st.in].v.u.i, order, OP); \
+			else if (in[st.in].ok)                                                  \
+				update_slow(qs, &r->items[k], &steps[k], cell, &in[st.in].v, order, false); \
 			break
 		IN_FAST(QS_IN_COUNT, AGF_COUNT);
 		IN_FAST(QS_IN_SUM, AGF_SUM);
