@@ -43,12 +43,13 @@ struct qstep {
 	uint8_t diff;           /* diff() in front of a fast op */
 	uint8_t gdiff;          /* the general way takes a difference (agg_diff) */
 	uint16_t in;            /* QS_INPUT: index in plan->in */
-	int16_t slot;           /* QS_HOPS: the attribute */
 	uint16_t size;          /* kept bytes of the state (per hop) */
 	uint32_t off;           /* the cell in the group */
+	struct slot *sl;        /* QS_HOPS: the attribute's slot */
 };
 
 struct qinput {
+	struct slot *sl;        /* its slot */
 	int16_t slot, index;    /* as in the CX_ATTR */
 	bool ok;                /* this packet: present */
 	bool isint;             /* ok, and an integer: the in-place paths */
@@ -59,6 +60,7 @@ struct qplan {
 	unsigned nin;
 	bool key_fixed;         /* every group-by value is a fixed-size scalar */
 	bool key16[MAX_GROUP_BY];       /* key_fixed: the value takes 16 bytes (IPv6, MAC) */
+	struct slot *key_slot[MAX_GROUP_BY];    /* key_fixed: the values' slots */
 	struct qinput *in;      /* in the same block, after the steps */
 	struct qstep step[];    /* one per item */
 };
@@ -106,6 +108,7 @@ static int plan_init(const struct isp_engine *e, const struct qrule *r, struct q
 			       (pl->in[j].slot != a->slot || pl->in[j].index != a->index))
 				j++;
 			if (j == pl->nin) {
+				pl->in[j].sl = &e->sc.s[a->slot];
 				pl->in[j].slot = a->slot;
 				pl->in[j].index = a->index;
 				pl->nin++;
@@ -126,7 +129,7 @@ static int plan_init(const struct isp_engine *e, const struct qrule *r, struct q
 		} else if (a->op == CX_ATTR && it->per_hop && a->index == CX_HOP_CURRENT &&
 			   it->hop_slot_valid && it->hop_slot == a->slot) {
 			st->src = QS_HOPS;
-			st->slot = a->slot;
+			st->sl = &e->sc.s[a->slot];
 		} else {
 			st->src = QS_EXPR;
 		}
@@ -137,8 +140,10 @@ static int plan_init(const struct isp_engine *e, const struct qrule *r, struct q
 			isp_attr_desc_of(e->sc.reg, &e->prog->slots[r->group_slots[k]]);
 		if (a->per_hop || a->type == ISP_T_STRING || k >= MAX_GROUP_BY)
 			pl->key_fixed = false;
-		else
+		else {
 			pl->key16[k] = a->type == ISP_T_IPV6 || a->type == ISP_T_MAC;
+			pl->key_slot[k] = &e->sc.s[r->group_slots[k]];
+		}
 	}
 	return 0;
 }
@@ -317,7 +322,7 @@ static void update_hops(struct isp_engine *e, struct query_state *qs, const stru
 			uint64_t order)
 {
 	struct qhops *c = (struct qhops *)cell;
-	const struct isp_value *hv = slot_get(&e->sc, p, (unsigned)st->slot);
+	const struct isp_value *hv = slot_value(&e->sc, p, st->sl);
 
 	/* the result is as long as the longest path seen, even when its last
 	 * hops had no value (they come out as null) */
@@ -422,7 +427,7 @@ static size_t group_key(struct isp_engine *e, const struct isp_packet *p, const 
 	size_t len = 0;
 
 	for (unsigned i = 0; i < r->ngroup; i++)
-		len += engine_key_scalar(buf + len, slot_get(&e->sc, p, (unsigned)r->group_slots[i]),
+		len += engine_key_scalar(buf + len, slot_value(&e->sc, p, pl->key_slot[i]),
 					 pl->key16[i]);
 	return len;
 }
@@ -511,7 +516,7 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 	/* each distinct input once: several functions often share one */
 	struct qinput *in = pl->in;
 	for (unsigned j = 0, n = pl->nin; j < n; j++) {
-		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)in[j].slot);
+		const struct isp_value *v = slot_value(&e->sc, p, in[j].sl);
 		in[j].ok = v && input_value(v, in[j].index, &in[j].v);
 		in[j].isint = in[j].ok && in[j].v.k == XK_INT;
 	}
