@@ -521,6 +521,7 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		in[j].isint = in[j].ok && in[j].v.k == XK_INT;
 	}
 	const struct qstep *steps = pl->step;
+	const struct qitem *items = r->items;   /* (in a local: r is not reloaded per step) */
 	for (unsigned k = 0, n = r->nitems; k < n; k++) {
 		const struct qstep st = steps[k];       /* a copy: the stores below could alias */
 		uint8_t *cell = (uint8_t *)g + st.off;
@@ -532,20 +533,20 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 			const struct qinput *x = &in[st.in];
 			if (!x->ok)
 				break;
-			update_value(qs, &r->items[k], &steps[k], cell, &x->v, order);
+			update_value(qs, &items[k], &steps[k], cell, &x->v, order);
 			break;
 		}
 		case QS_HOPS:
-			update_hops(e, qs, &r->items[k], &steps[k], cell, p, order);
+			update_hops(e, qs, &items[k], &steps[k], cell, p, order);
 			break;
 		case QS_EXPR:
-			update_expr(e, qs, &r->items[k], &steps[k], cell, p, order);
+			update_expr(e, qs, &items[k], &steps[k], cell, p, order);
 			break;
 #define IN_FAST(SRC, OP) case SRC:                                                      \
 			if (in[st.in].isint)                                                    \
-				update_int(qs, &r->items[k], &steps[k], cell, in[st.in].v.u.i, order, OP); \
+				update_int(qs, &items[k], &steps[k], cell, in[st.in].v.u.i, order, OP); \
 			else if (in[st.in].ok)                                                  \
-				update_slow(qs, &r->items[k], &steps[k], cell, &in[st.in].v, order, false); \
+				update_slow(qs, &items[k], &steps[k], cell, &in[st.in].v, order, false); \
 			break
 		IN_FAST(QS_IN_COUNT, AGF_COUNT);
 		IN_FAST(QS_IN_SUM, AGF_SUM);
