@@ -42,10 +42,12 @@ struct qstep {
 	uint8_t op;             /* enum agg_fast: the in-place update of integers */
 	uint8_t diff;           /* diff() in front of a fast op */
 	uint8_t gdiff;          /* the general way takes a difference (agg_diff) */
-	uint16_t in;            /* QS_INPUT: index in plan->in */
 	uint16_t size;          /* kept bytes of the state (per hop) */
 	uint32_t off;           /* the cell in the group */
-	struct slot *sl;        /* QS_HOPS: the attribute's slot */
+	union {
+		const struct qinput *in;        /* QS_INPUT, QS_IN_*: in plan->in */
+		struct slot *sl;                /* QS_HOPS: the attribute's slot */
+	} u;
 };
 
 struct qinput {
@@ -114,7 +116,7 @@ static int plan_init(const struct isp_engine *e, const struct qrule *r, struct q
 				pl->nin++;
 			}
 			st->src = QS_INPUT;
-			st->in = (uint16_t)j;
+			st->u.in = &pl->in[j];
 			if (!st->diff && !st->gdiff) {
 				static const uint8_t fast[] = {
 					[AGF_COUNT] = QS_IN_COUNT, [AGF_SUM] = QS_IN_SUM,
@@ -129,7 +131,7 @@ static int plan_init(const struct isp_engine *e, const struct qrule *r, struct q
 		} else if (a->op == CX_ATTR && it->per_hop && a->index == CX_HOP_CURRENT &&
 			   it->hop_slot_valid && it->hop_slot == a->slot) {
 			st->src = QS_HOPS;
-			st->sl = &e->sc.s[a->slot];
+			st->u.sl = &e->sc.s[a->slot];
 		} else {
 			st->src = QS_EXPR;
 		}
@@ -322,7 +324,7 @@ static void update_hops(struct isp_engine *e, struct query_state *qs, const stru
 			uint64_t order)
 {
 	struct qhops *c = (struct qhops *)cell;
-	const struct isp_value *hv = slot_value(&e->sc, p, st->sl);
+	const struct isp_value *hv = slot_value(&e->sc, p, st->u.sl);
 
 	/* the result is as long as the longest path seen, even when its last
 	 * hops had no value (they come out as null) */
@@ -530,7 +532,7 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 			agg_kept_count(cell);
 			break;
 		case QS_INPUT: {
-			const struct qinput *x = &in[st.in];
+			const struct qinput *x = st.u.in;
 			if (!x->ok)
 				break;
 			update_value(qs, &items[k], &steps[k], cell, &x->v, order);
@@ -543,10 +545,10 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 			update_expr(e, qs, &items[k], &steps[k], cell, p, order);
 			break;
 #define IN_FAST(SRC, OP) case SRC:                                                      \
-			if (in[st.in].isint)                                                    \
-				update_int(qs, &items[k], &steps[k], cell, in[st.in].v.u.i, order, OP); \
-			else if (in[st.in].ok)                                                  \
-				update_slow(qs, &items[k], &steps[k], cell, &in[st.in].v, order, false); \
+			if (st.u.in->isint)                                                     \
+				update_int(qs, &items[k], &steps[k], cell, st.u.in->v.u.i, order, OP); \
+			else if (st.u.in->ok)                                                   \
+				update_slow(qs, &items[k], &steps[k], cell, &st.u.in->v, order, false); \
 			break
 		IN_FAST(QS_IN_COUNT, AGF_COUNT);
 		IN_FAST(QS_IN_SUM, AGF_SUM);
