@@ -202,17 +202,24 @@ static __attribute__((noinline)) uint8_t *hop_grow(struct query_state *qs, struc
 	return n;
 }
 
+/* The states of the first n hops (size bytes each) in a per-hop cell, made
+ * on first use; false when there is no room. */
+static inline bool hops_reserve(struct query_state *qs, struct qhops *c, unsigned n, size_t size)
+{
+	if (n > ISP_MAX_HOPS)
+		return false;
+	if (n > c->cap && !hop_grow(qs, c, n - 1, size))
+		return false;
+	if (n > c->nh)
+		c->nh = (uint8_t)n;
+	return true;
+}
+
 /* The state of hop `hop` (size bytes) in a per-hop cell, made on first use. */
 static inline uint8_t *hop_state(struct query_state *qs, struct qhops *c, unsigned hop,
 				 size_t size)
 {
-	if (hop >= ISP_MAX_HOPS)
-		return NULL;
-	if (hop >= c->cap && !hop_grow(qs, c, hop, size))
-		return NULL;
-	if (hop >= c->nh)
-		c->nh = (uint8_t)(hop + 1);
-	return c->hops + hop * size;
+	return hops_reserve(qs, c, hop + 1, size) ? c->hops + hop * size : NULL;
 }
 
 /* One value into a kept state the general way: a copy of the whole state
@@ -328,7 +335,7 @@ static void update_hops(struct isp_engine *e, struct query_state *qs, const stru
 
 	/* the result is as long as the longest path seen, even when its last
 	 * hops had no value (they come out as null) */
-	if (!hv || !hv->is_array || !hv->count || !hop_state(qs, c, hv->count - 1u, st->size))
+	if (!hv || !hv->is_array || !hv->count || !hops_reserve(qs, c, hv->count, st->size))
 		return;
 	/* in locals: the stores into the states could alias them */
 	unsigned n = hv->count, size = st->size;
@@ -404,7 +411,7 @@ static void update_expr(struct isp_engine *e, struct query_state *qs, const stru
 	const struct isp_value *hv = slot_get(&e->sc, p, (unsigned)it->hop_slot);
 	if (!hv || !hv->is_array)
 		return;
-	if (hv->count && !hop_state(qs, c, hv->count - 1u, st->size))
+	if (!hops_reserve(qs, c, hv->count, st->size))
 		return;
 	for (unsigned h = 0; h < hv->count; h++) {
 		ctx.hop = (int)h;
