@@ -162,9 +162,10 @@ static inline void agg_kept_count(uint8_t *k)
 static inline void agg_kept_add128(uint8_t *k, size_t off, int64_t y)
 {
 	uint64_t lo = agg_kept_u64(k, off), sum = lo + (uint64_t)y;
+	uint64_t high = y < 0 ? UINT64_MAX : 0;         /* y's high word */
 
 	agg_kept_set_u64(k, off, sum);
-	agg_kept_set_u64(k, off + 8, agg_kept_u64(k, off + 8) + (uint64_t)(y >> 63) + (sum < lo));
+	agg_kept_set_u64(k, off + 8, agg_kept_u64(k, off + 8) + high + (sum < lo));
 }
 
 /* Add the integer x at packet order `order`; false when the state needs
