@@ -44,6 +44,7 @@ struct qstep {
 	uint8_t gdiff;          /* the general way takes a difference (agg_diff) */
 	uint16_t size;          /* kept bytes of the state (per hop) */
 	uint32_t off;           /* the cell in the group */
+	const struct qitem *it; /* the item (the general ways) */
 	union {
 		const struct qinput *in;        /* QS_INPUT, QS_IN_*: in plan->in */
 		struct slot *sl;                /* QS_HOPS: the attribute's slot */
@@ -96,6 +97,7 @@ static int plan_init(const struct isp_engine *e, const struct qrule *r, struct q
 		const struct qitem *it = &r->items[k];
 		const struct cx *a = it->arg;
 		struct qstep *st = &pl->step[k];
+		st->it = it;
 		st->off = qs->cell_off[k];
 		st->size = qs->cell_size[k];
 		st->op = agg_fast_op(it);
@@ -529,10 +531,8 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		in[j].ok = v && input_value(v, in[j].index, &in[j].v);
 		in[j].isint = in[j].ok && in[j].v.k == XK_INT;
 	}
-	const struct qstep *steps = pl->step;
-	const struct qitem *items = r->items;   /* (in a local: r is not reloaded per step) */
-	for (unsigned k = 0, n = r->nitems; k < n; k++) {
-		const struct qstep st = steps[k];       /* a copy: the stores below could alias */
+	for (const struct qstep *sp = pl->step, *end = sp + r->nitems; sp < end; sp++) {
+		const struct qstep st = *sp;    /* a copy: the stores below could alias */
 		uint8_t *cell = (uint8_t *)g + st.off;
 		switch ((enum qsrc)st.src) {
 		case QS_PACKET:         /* count(), rate(): agg_update without a value */
@@ -542,20 +542,20 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 			const struct qinput *x = st.u.in;
 			if (!x->ok)
 				break;
-			update_value(qs, &items[k], &steps[k], cell, &x->v, order);
+			update_value(qs, st.it, sp, cell, &x->v, order);
 			break;
 		}
 		case QS_HOPS:
-			update_hops(e, qs, &items[k], &steps[k], cell, p, order);
+			update_hops(e, qs, st.it, sp, cell, p, order);
 			break;
 		case QS_EXPR:
-			update_expr(e, qs, &items[k], &steps[k], cell, p, order);
+			update_expr(e, qs, st.it, sp, cell, p, order);
 			break;
 #define IN_FAST(SRC, OP) case SRC:                                                      \
 			if (st.u.in->isint)                                                     \
-				update_int(qs, &items[k], &steps[k], cell, st.u.in->v.u.i, order, OP); \
+				update_int(qs, st.it, sp, cell, st.u.in->v.u.i, order, OP); \
 			else if (st.u.in->ok)                                                   \
-				update_slow(qs, &items[k], &steps[k], cell, &st.u.in->v, order, false); \
+				update_slow(qs, st.it, sp, cell, &st.u.in->v, order, false); \
 			break
 		IN_FAST(QS_IN_COUNT, AGF_COUNT);
 		IN_FAST(QS_IN_SUM, AGF_SUM);
