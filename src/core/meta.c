@@ -16,21 +16,22 @@ void isp_meta_bind(const struct isp_registry *reg)
 	names_reg = reg;
 }
 
-enum { M_TS, M_LEN, M_CAPLEN, M_INDEX, M_REPORT_INDEX };
-
-static bool meta_get(const struct isp_packet *p, const struct isp_layer *l,
-		     uintptr_t arg, struct isp_value *o)
-{
-	(void)l;
-	switch (arg) {
-	case M_TS: return isp_val_scalar(o, ISP_T_TIMESTAMP, p->ts_ns);
-	case M_LEN: return isp_val_scalar(o, ISP_T_U32, p->wirelen);
-	case M_CAPLEN: return isp_val_scalar(o, ISP_T_U32, p->caplen);
-	case M_INDEX: return isp_val_scalar(o, ISP_T_U64, p->index);
-	case M_REPORT_INDEX: return isp_val_scalar(o, ISP_T_U8, p->report_index);
+/* One getter per attribute: a switch on arg cost as much as the fetch,
+ * and rules fetch meta.timestamp and meta.packet_len on every packet. */
+#define META_GETTER(name, type, field)                                                  \
+	static bool name(const struct isp_packet *p, const struct isp_layer *l,         \
+			 uintptr_t arg, struct isp_value *o)                            \
+	{                                                                               \
+		(void)l;                                                                \
+		(void)arg;                                                              \
+		return isp_val_scalar(o, type, p->field);                               \
 	}
-	return false;
-}
+META_GETTER(meta_ts, ISP_T_TIMESTAMP, ts_ns)
+META_GETTER(meta_len, ISP_T_U32, wirelen)
+META_GETTER(meta_caplen, ISP_T_U32, caplen)
+META_GETTER(meta_index, ISP_T_U64, index)
+META_GETTER(meta_report_index, ISP_T_U8, report_index)
+#undef META_GETTER
 
 static bool meta_hierarchy(const struct isp_packet *p, const struct isp_layer *l,
 			   uintptr_t arg, struct isp_value *o)
@@ -67,15 +68,15 @@ static bool meta_malformed(const struct isp_packet *p, const struct isp_layer *l
 }
 
 static const struct isp_attr_desc meta_attrs[] = {
-	{ "timestamp", ISP_T_TIMESTAMP, 0, meta_get, M_TS,
+	{ "timestamp", ISP_T_TIMESTAMP, 0, meta_ts, 0,
 	  "capture time (JSON: seconds with microseconds)" },
-	{ "utime", ISP_T_TIMESTAMP, 0, meta_get, M_TS,
+	{ "utime", ISP_T_TIMESTAMP, 0, meta_ts, 0,
 	  ISP_ALIAS_OF("meta.timestamp") ", MMT-DPI's name (microseconds in expressions too)" },
-	{ "packet_len", ISP_T_U32, 0, meta_get, M_LEN, "length on the wire" },
-	{ "caplen", ISP_T_U32, 0, meta_get, M_CAPLEN, "bytes captured" },
-	{ "packet_index", ISP_T_U64, 0, meta_get, M_INDEX,
+	{ "packet_len", ISP_T_U32, 0, meta_len, 0, "length on the wire" },
+	{ "caplen", ISP_T_U32, 0, meta_caplen, 0, "bytes captured" },
+	{ "packet_index", ISP_T_U64, 0, meta_index, 0,
 	  "1-based position of the packet in the input" },
-	{ "report_index", ISP_T_U8, 0, meta_get, M_REPORT_INDEX,
+	{ "report_index", ISP_T_U8, 0, meta_report_index, 0,
 	  "0-based individual report within a coalesced telemetry report" },
 	{ "malformed", ISP_T_STRING, 0, meta_malformed, 0,
 	  "protocol.reason of a header that failed to decode, e.g. int.truncated" },

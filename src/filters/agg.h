@@ -157,14 +157,15 @@ static inline void agg_kept_count(uint8_t *k)
 	agg_kept_set_u64(k, 0, agg_kept_u64(k, 0) + 1);
 }
 
-/* A 128-bit sum kept as two words, plus y. */
-static inline void agg_kept_add128(uint8_t *k, size_t off, __int128 y)
+/* A 128-bit sum kept as two words (low first), plus y. Word by word:
+ * GCC takes a 64-bit value widened to 128 bits through the stack. */
+static inline void agg_kept_add128(uint8_t *k, size_t off, int64_t y)
 {
-	__int128 v;
+	uint64_t lo = agg_kept_u64(k, off), sum = lo + (uint64_t)y;
+	uint64_t high = y < 0 ? UINT64_MAX : 0;         /* y's high word */
 
-	memcpy(&v, k + off, sizeof(v));
-	v += y;
-	memcpy(k + off, &v, sizeof(v));
+	agg_kept_set_u64(k, off, sum);
+	agg_kept_set_u64(k, off + 8, agg_kept_u64(k, off + 8) + high + (sum < lo));
 }
 
 /* Add the integer x at packet order `order`; false when the state needs
@@ -196,19 +197,17 @@ static inline bool agg_update_int(uint8_t *k, unsigned op, int64_t x, uint64_t o
 			return false;
 		if (!n)
 			agg_kept_set_u64(k, AGG_AT(a.m.shift), (uint64_t)x);
-		__int128 d = (__int128)x - (int64_t)agg_kept_u64(k, AGG_AT(a.m.shift)), s1, s2;
-		int64_t d64 = (int64_t)d;
-		if (d64 != d)
+		int64_t d64;
+		if (__builtin_sub_overflow(x, (int64_t)agg_kept_u64(k, AGG_AT(a.m.shift)), &d64))
 			return false;   /* the general path */
-		memcpy(&s1, k + AGG_AT(a.m.s1), sizeof(s1));
+		__int128 s2;
 		memcpy(&s2, k + AGG_AT(a.m.s2), sizeof(s2));
 		/* |d| <= 2^63: d² <= 2^126, and Σd stays below 2^127 for
 		 * any count; Σd² is the one that may pass 128 bits */
-		s1 += d64;
 		if (__builtin_add_overflow(s2, (__int128)d64 * d64, &s2))
 			return false;   /* past 128 bits: the general path goes to doubles */
-		memcpy(k + AGG_AT(a.m.s1), &s1, sizeof(s1));
 		memcpy(k + AGG_AT(a.m.s2), &s2, sizeof(s2));
+		agg_kept_add128(k, AGG_AT(a.m.s1), d64);
 		break;
 	}
 	case AGF_MIN:

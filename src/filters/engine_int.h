@@ -360,7 +360,15 @@ void query_flush(struct isp_engine *e, unsigned i);
  * watermark (its partitions may go on elsewhere); others close at the
  * end as always. */
 void query_drain(struct isp_engine *e, unsigned i, bool final);
-void query_advance(struct isp_engine *e, unsigned i, uint64_t now);
+/* Close rule i's window when `now` passed its end. Inline: every packet
+ * asks, a window's worth of them before the answer changes. */
+static inline void query_advance(struct isp_engine *e, unsigned i, uint64_t now)
+{
+	const struct query_state *qs = &e->q[i];
+
+	if (qs->win_end && now >= qs->win_end)
+		query_flush(e, i);
+}
 void query_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w, unsigned n);
 int monitor_init(struct isp_engine *e, unsigned i);
 void monitor_free(struct isp_engine *e, unsigned i);

@@ -34,7 +34,7 @@ enum qsrc {
 	/* QS_INPUT into a function with an in-place path and no diff(): one
 	 * case each, its update compiled for it (no dispatch by function) */
 	QS_IN_COUNT, QS_IN_SUM, QS_IN_AVG, QS_IN_VAR, QS_IN_MIN, QS_IN_MAX, QS_IN_FIRST,
-	QS_IN_LAST,
+	QS_IN_LAST, QS_IN_ENDS,
 };
 
 struct qstep {
@@ -42,15 +42,20 @@ struct qstep {
 	uint8_t op;             /* enum agg_fast: the in-place update of integers */
 	uint8_t diff;           /* diff() in front of a fast op */
 	uint8_t gdiff;          /* the general way takes a difference (agg_diff) */
-	uint16_t in;            /* QS_INPUT: index in plan->in */
-	int16_t slot;           /* QS_HOPS: the attribute */
 	uint16_t size;          /* kept bytes of the state (per hop) */
 	uint32_t off;           /* the cell in the group */
+	const struct qitem *it; /* the item (the general ways) */
+	union {
+		const struct qinput *in;        /* QS_INPUT, QS_IN_*: in plan->in */
+		struct slot *sl;                /* QS_HOPS: the attribute's slot */
+	} u;
 };
 
 struct qinput {
+	struct slot *sl;        /* its slot */
 	int16_t slot, index;    /* as in the CX_ATTR */
 	bool ok;                /* this packet: present */
+	bool isint;             /* ok, and an integer: the in-place paths */
 	struct xval v;          /* this packet: the value */
 };
 
@@ -58,6 +63,7 @@ struct qplan {
 	unsigned nin;
 	bool key_fixed;         /* every group-by value is a fixed-size scalar */
 	bool key16[MAX_GROUP_BY];       /* key_fixed: the value takes 16 bytes (IPv6, MAC) */
+	struct slot *key_slot[MAX_GROUP_BY];    /* key_fixed: the values' slots */
 	struct qinput *in;      /* in the same block, after the steps */
 	struct qstep step[];    /* one per item */
 };
@@ -91,6 +97,7 @@ static int plan_init(const struct isp_engine *e, const struct qrule *r, struct q
 		const struct qitem *it = &r->items[k];
 		const struct cx *a = it->arg;
 		struct qstep *st = &pl->step[k];
+		st->it = it;
 		st->off = qs->cell_off[k];
 		st->size = qs->cell_size[k];
 		st->op = agg_fast_op(it);
@@ -105,18 +112,20 @@ static int plan_init(const struct isp_engine *e, const struct qrule *r, struct q
 			       (pl->in[j].slot != a->slot || pl->in[j].index != a->index))
 				j++;
 			if (j == pl->nin) {
+				pl->in[j].sl = &e->sc.s[a->slot];
 				pl->in[j].slot = a->slot;
 				pl->in[j].index = a->index;
 				pl->nin++;
 			}
 			st->src = QS_INPUT;
-			st->in = (uint16_t)j;
+			st->u.in = &pl->in[j];
 			if (!st->diff && !st->gdiff) {
 				static const uint8_t fast[] = {
 					[AGF_COUNT] = QS_IN_COUNT, [AGF_SUM] = QS_IN_SUM,
 					[AGF_AVG] = QS_IN_AVG, [AGF_VAR] = QS_IN_VAR,
 					[AGF_MIN] = QS_IN_MIN, [AGF_MAX] = QS_IN_MAX,
 					[AGF_FIRST] = QS_IN_FIRST, [AGF_LAST] = QS_IN_LAST,
+					[AGF_ENDS] = QS_IN_ENDS,
 				};
 				if (st->op < sizeof(fast) && fast[st->op])
 					st->src = fast[st->op];
@@ -124,7 +133,7 @@ static int plan_init(const struct isp_engine *e, const struct qrule *r, struct q
 		} else if (a->op == CX_ATTR && it->per_hop && a->index == CX_HOP_CURRENT &&
 			   it->hop_slot_valid && it->hop_slot == a->slot) {
 			st->src = QS_HOPS;
-			st->slot = a->slot;
+			st->u.sl = &e->sc.s[a->slot];
 		} else {
 			st->src = QS_EXPR;
 		}
@@ -135,8 +144,10 @@ static int plan_init(const struct isp_engine *e, const struct qrule *r, struct q
 			isp_attr_desc_of(e->sc.reg, &e->prog->slots[r->group_slots[k]]);
 		if (a->per_hop || a->type == ISP_T_STRING || k >= MAX_GROUP_BY)
 			pl->key_fixed = false;
-		else
+		else {
 			pl->key16[k] = a->type == ISP_T_IPV6 || a->type == ISP_T_MAC;
+			pl->key_slot[k] = &e->sc.s[r->group_slots[k]];
+		}
 	}
 	return 0;
 }
@@ -193,17 +204,24 @@ static __attribute__((noinline)) uint8_t *hop_grow(struct query_state *qs, struc
 	return n;
 }
 
+/* The states of the first n hops (size bytes each) in a per-hop cell, made
+ * on first use; false when there is no room. */
+static inline bool hops_reserve(struct query_state *qs, struct qhops *c, unsigned n, size_t size)
+{
+	if (n > ISP_MAX_HOPS)
+		return false;
+	if (n > c->cap && !hop_grow(qs, c, n - 1, size))
+		return false;
+	if (n > c->nh)
+		c->nh = (uint8_t)n;
+	return true;
+}
+
 /* The state of hop `hop` (size bytes) in a per-hop cell, made on first use. */
 static inline uint8_t *hop_state(struct query_state *qs, struct qhops *c, unsigned hop,
 				 size_t size)
 {
-	if (hop >= ISP_MAX_HOPS)
-		return NULL;
-	if (hop >= c->cap && !hop_grow(qs, c, hop, size))
-		return NULL;
-	if (hop >= c->nh)
-		c->nh = (uint8_t)(hop + 1);
-	return c->hops + hop * size;
+	return hops_reserve(qs, c, hop + 1, size) ? c->hops + hop * size : NULL;
 }
 
 /* One value into a kept state the general way: a copy of the whole state
@@ -267,18 +285,6 @@ update_value(struct query_state *qs, const struct qitem *it, const struct qstep 
 	update_int(qs, it, st, kept, x, order, st->op);
 }
 
-/* update_value for a function with an in-place path, no diff() (op a
- * constant at each use). */
-static inline __attribute__((always_inline)) void
-update_fast(struct query_state *qs, const struct qitem *it, const struct qstep *st, uint8_t *kept,
-	    const struct xval *v, uint64_t order, unsigned op)
-{
-	if (v->k != XK_INT)
-		update_slow(qs, it, st, kept, v, order, false);
-	else
-		update_int(qs, it, st, kept, v->u.i, order, op);
-}
-
 /* An attribute type whose values are integers in expressions (the
  * XK_INT cases of xval_from_value). */
 static inline bool int_type(uint8_t type)
@@ -300,9 +306,11 @@ hops_loop(struct query_state *qs, const struct qitem *it, const struct qstep *st
 	  unsigned n, unsigned size, uint32_t missing, uint8_t type, const uint64_t *arr,
 	  uint64_t order, unsigned op)
 {
-	for (unsigned h = 0; h < n; h++) {
-		if (missing >> h & 1)
-			continue;
+	/* the hops with a value, as set bits: no test and branch per hop */
+	uint32_t have = ~missing & (uint32_t)((UINT64_C(1) << n) - 1);
+
+	for (; have; have &= have - 1) {
+		unsigned h = (unsigned)__builtin_ctz(have);
 		update_int(qs, it, st, hops + h * size, int_of(type, arr[h]), order, op);
 	}
 }
@@ -325,11 +333,11 @@ static void update_hops(struct isp_engine *e, struct query_state *qs, const stru
 			uint64_t order)
 {
 	struct qhops *c = (struct qhops *)cell;
-	const struct isp_value *hv = slot_get(&e->sc, p, (unsigned)st->slot);
+	const struct isp_value *hv = slot_value(&e->sc, p, st->u.sl);
 
 	/* the result is as long as the longest path seen, even when its last
 	 * hops had no value (they come out as null) */
-	if (!hv || !hv->is_array || !hv->count || !hop_state(qs, c, hv->count - 1u, st->size))
+	if (!hv || !hv->is_array || !hv->count || !hops_reserve(qs, c, hv->count, st->size))
 		return;
 	/* in locals: the stores into the states could alias them */
 	unsigned n = hv->count, size = st->size;
@@ -368,8 +376,9 @@ static void update_hops(struct isp_engine *e, struct query_state *qs, const stru
 	HOPS_CASE(AGF_LAST);
 	HOPS_CASE(AGF_ENDS);
 #undef HOPS_CASE
-	case AGF_NONE:
-		break;
+	default:
+		/* (AGF_NONE went the general way above) */
+		__builtin_unreachable();
 	}
 }
 
@@ -389,30 +398,31 @@ static inline bool input_value(const struct isp_value *v, int index, struct xval
 
 /* Any other argument: cx_eval, per hop when it holds per-hop attributes. */
 static void update_expr(struct isp_engine *e, struct query_state *qs, const struct qitem *it,
-			const struct qstep *st, uint8_t *cell, struct cx_ctx *ctx, uint64_t order)
+			const struct qstep *st, uint8_t *cell, const struct isp_packet *p, uint64_t order)
 {
+	/* (built here: most rules have no such argument) */
+	struct cx_ctx ctx = { &e->sc, p, -1 };
 	struct xval v;
 
 	if (!it->per_hop) {
-		if (cx_eval(it->arg, ctx, &v))
+		if (cx_eval(it->arg, &ctx, &v))
 			update_value(qs, it, st, cell, &v, order);
 		return;
 	}
 	struct qhops *c = (struct qhops *)cell;
-	const struct isp_value *hv = slot_get(&e->sc, ctx->pkt, (unsigned)it->hop_slot);
+	const struct isp_value *hv = slot_get(&e->sc, p, (unsigned)it->hop_slot);
 	if (!hv || !hv->is_array)
 		return;
-	if (hv->count && !hop_state(qs, c, hv->count - 1u, st->size))
+	if (!hops_reserve(qs, c, hv->count, st->size))
 		return;
 	for (unsigned h = 0; h < hv->count; h++) {
-		ctx->hop = (int)h;
-		if (!cx_eval(it->arg, ctx, &v))
+		ctx.hop = (int)h;
+		if (!cx_eval(it->arg, &ctx, &v))
 			continue;
 		uint8_t *s = hop_state(qs, c, h, st->size);
 		if (s)
 			update_value(qs, it, st, s, &v, order);
 	}
-	ctx->hop = -1;
 }
 
 /*
@@ -428,7 +438,7 @@ static size_t group_key(struct isp_engine *e, const struct isp_packet *p, const 
 	size_t len = 0;
 
 	for (unsigned i = 0; i < r->ngroup; i++)
-		len += engine_key_scalar(buf + len, slot_get(&e->sc, p, (unsigned)r->group_slots[i]),
+		len += engine_key_scalar(buf + len, slot_value(&e->sc, p, pl->key_slot[i]),
 					 pl->key16[i]);
 	return len;
 }
@@ -469,13 +479,12 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 	const struct qrule *r = &e->prog->queries[i];
 	struct query_state *qs = &e->q[i];
 	struct qplan *pl = qs->plan;
-	struct cx_ctx ctx = { &e->sc, p, -1 };
 
 	/* one of several workers closes windows only at ticks, which every
 	 * worker reaches at the same point (and then the merger takes them) */
 	if (!e->partial)
 		query_advance(e, i, p->ts_ns);
-	if (r->where && !cx_true(r->where, &ctx))
+	if (r->where && !cx_true(r->where, &(struct cx_ctx){ &e->sc, p, -1 }))
 		return;
 	if (qs->ts_order && qs->win_end && p->ts_ns < qs->win_start) {
 		/* partial windows from an input that went back in time (a
@@ -502,10 +511,12 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 	qs->st.matched++;
 	size_t klen = pl->key_fixed ? group_key(e, p, r, pl) :
 		      engine_key(e, p, r->group_slots, r->ngroup, e->keybuf, qs->groups.key_max);
-	bool created;
+	bool created = false;
 	uint64_t h = group_hash(e->keybuf, klen);
-	struct tentry *te = table_get_hashed(&qs->groups, e->keybuf, klen, h, p->ts_ns, false,
-					     &created);
+	/* most packets find their group: the insertion path only for the rest */
+	struct tentry *te = table_find_hashed(&qs->groups, e->keybuf, klen, h);
+	if (!te)
+		te = table_get_hashed(&qs->groups, e->keybuf, klen, h, p->ts_ns, false, &created);
 	if (!te)
 		return;         /* max-groups reached: counted in overflows */
 	struct qgroup *g = tentry_state(te);
@@ -516,33 +527,35 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 	/* each distinct input once: several functions often share one */
 	struct qinput *in = pl->in;
 	for (unsigned j = 0, n = pl->nin; j < n; j++) {
-		const struct isp_value *v = slot_get(&e->sc, p, (unsigned)in[j].slot);
+		const struct isp_value *v = slot_value(&e->sc, p, in[j].sl);
 		in[j].ok = v && input_value(v, in[j].index, &in[j].v);
+		in[j].isint = in[j].ok && in[j].v.k == XK_INT;
 	}
-	const struct qstep *steps = pl->step;
-	for (unsigned k = 0, n = r->nitems; k < n; k++) {
-		const struct qstep st = steps[k];       /* a copy: the stores below could alias */
+	for (const struct qstep *sp = pl->step, *end = sp + r->nitems; sp < end; sp++) {
+		const struct qstep st = *sp;    /* a copy: the stores below could alias */
 		uint8_t *cell = (uint8_t *)g + st.off;
 		switch ((enum qsrc)st.src) {
 		case QS_PACKET:         /* count(), rate(): agg_update without a value */
 			agg_kept_count(cell);
 			break;
 		case QS_INPUT: {
-			const struct qinput *x = &in[st.in];
+			const struct qinput *x = st.u.in;
 			if (!x->ok)
 				break;
-			update_value(qs, &r->items[k], &steps[k], cell, &x->v, order);
+			update_value(qs, st.it, sp, cell, &x->v, order);
 			break;
 		}
 		case QS_HOPS:
-			update_hops(e, qs, &r->items[k], &steps[k], cell, p, order);
+			update_hops(e, qs, st.it, sp, cell, p, order);
 			break;
 		case QS_EXPR:
-			update_expr(e, qs, &r->items[k], &steps[k], cell, &ctx, order);
+			update_expr(e, qs, st.it, sp, cell, p, order);
 			break;
 #define IN_FAST(SRC, OP) case SRC:                                                      \
-			if (in[st.in].ok)                                                       \
-				update_fast(qs, &r->items[k], &steps[k], cell, &in[st.in].v, order, OP); \
+			if (st.u.in->isint)                                                     \
+				update_int(qs, st.it, sp, cell, st.u.in->v.u.i, order, OP); \
+			else if (st.u.in->ok)                                                   \
+				update_slow(qs, st.it, sp, cell, &st.u.in->v, order, false); \
 			break
 		IN_FAST(QS_IN_COUNT, AGF_COUNT);
 		IN_FAST(QS_IN_SUM, AGF_SUM);
@@ -552,17 +565,13 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		IN_FAST(QS_IN_MAX, AGF_MAX);
 		IN_FAST(QS_IN_FIRST, AGF_FIRST);
 		IN_FAST(QS_IN_LAST, AGF_LAST);
+		IN_FAST(QS_IN_ENDS, AGF_ENDS);
 #undef IN_FAST
+		default:
+			/* plan_init sets no other: no range check before the jump */
+			__builtin_unreachable();
 		}
 	}
-}
-
-void query_advance(struct isp_engine *e, unsigned i, uint64_t now)
-{
-	struct query_state *qs = &e->q[i];
-
-	if (qs->win_end && now >= qs->win_end)
-		query_flush(e, i);
 }
 
 

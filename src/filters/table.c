@@ -329,7 +329,7 @@ get(struct table *t, const void *key, size_t len, uint64_t h, uint64_t now, bool
 	uint64_t tag = h << 16 | len;
 	for (uint32_t r; (r = t->slot[i]) != 0; i = (i + 1) & t->mask) {
 		struct tentry *e = table_entry(t, r);
-		if (e->tag == tag && memcmp(tentry_key(t, e), key, len) == 0) {
+		if (e->tag == tag && table_key_eq(tentry_key(t, e), key, len)) {
 			if (t->evicts)
 				*tentry_seen(e) = now;
 			return e;
@@ -392,17 +392,4 @@ struct tentry *table_get_hashed(struct table *t, const void *key, size_t len, ui
 				uint64_t now, bool evict_lru, bool *created)
 {
 	return get(t, key, len, h, now, evict_lru, created);
-}
-
-struct tentry *table_find_hashed(const struct table *t, const void *key, size_t len, uint64_t h)
-{
-	if (len > t->key_max)
-		len = t->key_max;
-	uint64_t tag = h << 16 | len;
-	for (uint32_t i = (uint32_t)h & t->mask, r; (r = t->slot[i]) != 0; i = (i + 1) & t->mask) {
-		struct tentry *e = table_entry(t, r);
-		if (e->tag == tag && memcmp(tentry_key(t, e), key, len) == 0)
-			return e;
-	}
-	return NULL;
 }
