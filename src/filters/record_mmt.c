@@ -122,12 +122,20 @@ static inline __attribute__((always_inline)) char *put_cells_at(struct rec *r, c
 		return o;
 	}
 	/* the wire's order: the last hop first */
-	for (unsigned i = v->count; i-- > 0;) {
-		if (v->missing & (UINT32_C(1) << i))
-			*o++ = '0';
-		else
+	if (!v->missing) {
+		/* every hop present, the usual case: no test per hop */
+		for (unsigned i = v->count; i-- > 0;) {
 			o += jsonw_utoa_top(v->v.arr[i], o, &r->top);
-		*o++ = ',';
+			*o++ = ',';
+		}
+	} else {
+		for (unsigned i = v->count; i-- > 0;) {
+			if (v->missing & (UINT32_C(1) << i))
+				*o++ = '0';
+			else
+				o += jsonw_utoa_top(v->v.arr[i], o, &r->top);
+			*o++ = ',';
+		}
 	}
 	return v->count ? o - 1 : o;    /* the last comma */
 }
