@@ -289,12 +289,16 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 	struct rec_field f[REC_BATCH];
 	for (unsigned left = wf->n, n; left; left -= n, key += n, slot += n) {
 		n = left < REC_BATCH ? left : REC_BATCH;
+		/* the keys apart: stored with each value, they were packed
+		 * with it in a register kept across the getter's call */
+		for (unsigned i = 0; i < n; i++)
+			f[i].key = key[i];
 		if (e->hop < 0) {
 			for (unsigned i = 0; i < n; i++)
-				f[i] = (struct rec_field){ key[i], slot_get(sc, p, (unsigned)slot[i]) };
+				f[i].v = slot_get(sc, p, (unsigned)slot[i]);
 		} else {
 			for (unsigned i = 0; i < n; i++)
-				f[i] = (struct rec_field){ key[i], engine_get_in(e, p, slot[i], true) };
+				f[i].v = engine_get_in(e, p, slot[i], true);
 		}
 		rec_fields(rec, f, n);
 	}
