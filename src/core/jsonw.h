@@ -222,10 +222,13 @@ static inline __attribute__((always_inline)) size_t jsonw_utoa_top(uint64_t v, c
 		top->n = jsonw_utoa(hi, top->text);
 		lo = v - top->base;
 	}
+	/* n read once: the digits' stores could be to top itself */
+	size_t n = top->n;
+
 	_Static_assert(sizeof(top->text) >= 16, "the top part in one fixed-size copy");
 	__builtin_memcpy(out, top->text, 16);
-	jsonw_put8(out + top->n, (uint32_t)lo);
-	return top->n + 8;
+	jsonw_put8(out + n, (uint32_t)lo);
+	return n + 8;
 }
 
 void jsonw_object_begin(struct jsonw *w);
