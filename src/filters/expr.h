@@ -102,9 +102,8 @@ static inline void slot_cache_next(struct slot_cache *sc)
  * fetches a dozen attributes a packet, and the call cost a tenth of each. */
 static inline __attribute__((always_inline)) void slot_fill(struct slot_cache *sc,
 								 const struct isp_packet *p,
-								 unsigned slot)
+								 struct slot *s)
 {
-	struct slot *s = &sc->s[slot];
 	const struct isp_layer *l = NULL;
 
 	s->gen = sc->gen;
@@ -115,7 +114,7 @@ static inline __attribute__((always_inline)) void slot_fill(struct slot_cache *s
 			return;
 		}
 		l = s->instance == 0 ? &p->layer[p->last[s->proto]]
-				     : isp_attr_layer(p, &sc->refs[slot]);
+				     : isp_attr_layer(p, &sc->refs[s - sc->s]);
 		if (!l) {
 			s->present = false;
 			return;
@@ -127,14 +126,21 @@ static inline __attribute__((always_inline)) void slot_fill(struct slot_cache *s
 /* The slot's value for the current packet, or NULL when absent. Inline:
  * rules ask for their slots several times a packet and, but for the
  * first time, the answer is two loads and a compare. */
+static inline const struct isp_value *slot_get_at(struct slot_cache *sc,
+						  const struct isp_packet *p, struct slot *s)
+{
+	if (s->gen != sc->gen)
+		slot_fill(sc, p, s);
+	return s->present ? &s->v : NULL;
+}
+
+/* slot_get_at for a slot's number (a caller that fetches the same slots
+ * every packet keeps their addresses instead: sc->s stays put from
+ * slot_cache_init to slot_cache_free). */
 static inline const struct isp_value *slot_get(struct slot_cache *sc, const struct isp_packet *p,
 					       unsigned slot)
 {
-	struct slot *s = &sc->s[slot];
-
-	if (s->gen != sc->gen)
-		slot_fill(sc, p, slot);
-	return s->present ? &s->v : NULL;
+	return slot_get_at(sc, p, &sc->s[slot]);
 }
 
 /* false when the slot's value is surely absent from the packet: its
