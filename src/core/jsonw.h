@@ -194,6 +194,43 @@ static inline __attribute__((always_inline)) size_t jsonw_utoa(uint64_t v, char 
 	return n + 8;
 }
 
+/*
+ * The digits above the last 8 of the last number past 2^32 written, kept
+ * for the next: a record's device timestamps (a dozen a packet, nanoseconds
+ * since boot or the epoch) share them, and so do those of the packets
+ * that follow. A number within 10^8 above `base` is then one subtraction,
+ * a 16-byte copy and jsonw_put8. base 0 (zeroed memory) holds nothing: no
+ * number tested against it is that small.
+ */
+struct jsonw_top {
+	uint64_t base;          /* the top part times 10^8 */
+	size_t n;               /* digits in text, at most 12 */
+	char text[JSONW_U64_MAX];
+};
+
+/* jsonw_utoa's text, through top. At most JSONW_U64_MAX bytes written. */
+static inline __attribute__((always_inline)) size_t jsonw_utoa_top(uint64_t v, char *out,
+								    struct jsonw_top *top)
+{
+	if (v <= UINT32_MAX)
+		return jsonw_utoa32(out, (uint32_t)v);
+	uint64_t lo = v - top->base;
+
+	if (__builtin_expect(lo >= 100000000u, 0)) {
+		uint64_t hi = v / 100000000u;
+		top->base = hi * 100000000u;
+		top->n = jsonw_utoa(hi, top->text);
+		lo = v - top->base;
+	}
+	/* n read once: the digits' stores could be to top itself */
+	size_t n = top->n;
+
+	_Static_assert(sizeof(top->text) >= 16, "the top part in one fixed-size copy");
+	__builtin_memcpy(out, top->text, 16);
+	jsonw_put8(out + n, (uint32_t)lo);
+	return n + 8;
+}
+
 void jsonw_object_begin(struct jsonw *w);
 void jsonw_object_end(struct jsonw *w);
 void jsonw_array_begin(struct jsonw *w);

@@ -549,6 +549,7 @@ void isp_engine_free(struct isp_engine *e)
 		for (unsigned w = 0; w < 2; w++) {
 			free(e->ev[i].wf[w].key);
 			free(e->ev[i].wf[w].slot);
+			free(e->ev[i].wf[w].at);
 		}
 		for (unsigned k = 0; e->ev[i].key_keys && k < r->nkey; k++)
 			rec_jkey_free(&e->ev[i].key_keys[k]);

@@ -43,6 +43,7 @@ struct event_state {
 	struct ev_fields {
 		const struct rec_jkey **key;
 		int *slot;
+		struct slot **at;       /* the slots' addresses in e->sc */
 		unsigned n;
 	} wf[2];
 	struct rule_stats st;
@@ -341,6 +342,10 @@ void engine_emit(struct isp_engine *e, const char *report, const char *key, size
 /* The rules' state: 0, -1 out of memory, -2 a table past its reach
  * (table_init). */
 int event_init(struct isp_engine *e, unsigned i);
+/* The fields of rule i's records to the slots of e (event_init; again for
+ * a kept rule's state handed to a new engine, whose slot cache, and maybe
+ * numbering, are its own). */
+void event_bind(struct isp_engine *e, unsigned i);
 void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p);
 /* idle-timeout-ms: how often keys are swept (0: never), and the sweep at
  * packet time now: a record for each key idle since now - idle, removed. */

@@ -49,6 +49,29 @@ static bool slot_is_text(const struct isp_engine *e, int slot)
 		     a->type == ISP_T_STRING);
 }
 
+void event_bind(struct isp_engine *e, unsigned i)
+{
+	const struct erule *r = &e->prog->events[i];
+	struct event_state *es = &e->ev[i];
+
+	for (unsigned w = 0; w < 2; w++) {
+		struct ev_fields *wf = &es->wf[w];
+		wf->n = 0;
+		if (r->event_slot >= 0) {
+			wf->key[wf->n] = es->event_key;
+			wf->slot[wf->n++] = r->event_slot;
+		}
+		for (unsigned k = 0; k < r->nattr; k++) {
+			if (w == 0 && r->attr_slots[k] == r->event_slot)
+				continue;       /* written once */
+			wf->key[wf->n] = &es->attr_keys[k];
+			wf->slot[wf->n++] = r->attr_slots[k];
+		}
+		for (unsigned k = 0; k < wf->n; k++)
+			wf->at[k] = &e->sc.s[wf->slot[k]];
+	}
+}
+
 int event_init(struct isp_engine *e, unsigned i)
 {
 	const struct erule *r = &e->prog->events[i];
@@ -79,19 +102,11 @@ int event_init(struct isp_engine *e, unsigned i)
 		struct ev_fields *wf = &es->wf[w];
 		wf->key = calloc(r->nattr + 1, sizeof(*wf->key));
 		wf->slot = calloc(r->nattr + 1, sizeof(*wf->slot));
-		if (!wf->key || !wf->slot)
+		wf->at = calloc(r->nattr + 1, sizeof(*wf->at));
+		if (!wf->key || !wf->slot || !wf->at)
 			return -1;
-		if (r->event_slot >= 0) {
-			wf->key[wf->n] = es->event_key;
-			wf->slot[wf->n++] = r->event_slot;
-		}
-		for (unsigned k = 0; k < r->nattr; k++) {
-			if (w == 0 && r->attr_slots[k] == r->event_slot)
-				continue;       /* written once */
-			wf->key[wf->n] = &es->attr_keys[k];
-			wf->slot[wf->n++] = r->attr_slots[k];
-		}
 	}
+	event_bind(e, i);
 	if (r->idle_ns) {
 		es->key_keys = calloc(r->nkey ? r->nkey : 1, sizeof(*es->key_keys));
 		if (!es->key_keys)
@@ -285,16 +300,21 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 	const struct ev_fields *wf = &es->wf[rec->mmt];
 	const struct rec_jkey *const *key = wf->key;
 	const int *slot = wf->slot;
+	struct slot *const *at = wf->at;
 	struct slot_cache *const sc = &e->sc;
 	struct rec_field f[REC_BATCH];
-	for (unsigned left = wf->n, n; left; left -= n, key += n, slot += n) {
+	for (unsigned left = wf->n, n; left; left -= n, key += n, slot += n, at += n) {
 		n = left < REC_BATCH ? left : REC_BATCH;
+		/* the keys apart: stored with each value, they were packed
+		 * with it in a register kept across the getter's call */
+		for (unsigned i = 0; i < n; i++)
+			f[i].key = key[i];
 		if (e->hop < 0) {
 			for (unsigned i = 0; i < n; i++)
-				f[i] = (struct rec_field){ key[i], slot_get(sc, p, (unsigned)slot[i]) };
+				f[i].v = slot_value(sc, p, at[i]);
 		} else {
 			for (unsigned i = 0; i < n; i++)
-				f[i] = (struct rec_field){ key[i], engine_get_in(e, p, slot[i], true) };
+				f[i].v = engine_get_in(e, p, slot[i], true);
 		}
 		rec_fields(rec, f, n);
 	}

@@ -500,7 +500,8 @@ static inline __attribute__((always_inline)) size_t value_room(const struct isp_
  * Inline in the field loops: a per-packet record is mostly these.
  * Returns the end. put_array takes the arrays, put_scalar the rest, so
  * that rec_fields tests is_array once a field. */
-static inline __attribute__((always_inline)) char *put_array(char *o, const struct isp_value *v)
+static inline __attribute__((always_inline)) char *put_array(struct rec *r, char *o,
+							     const struct isp_value *v)
 {
 	const uint64_t *a = v->v.arr;
 	unsigned cnt = v->count;
@@ -510,7 +511,7 @@ static inline __attribute__((always_inline)) char *put_array(char *o, const stru
 	if (!missing) {
 		/* every hop present, the usual case: no test per element */
 		for (unsigned i = 0; i < cnt; i++) {
-			o += jsonw_utoa(a[i], o);
+			o += jsonw_utoa_top(a[i], o, &r->top);
 			*o++ = ',';
 		}
 	} else {
@@ -519,7 +520,7 @@ static inline __attribute__((always_inline)) char *put_array(char *o, const stru
 				memcpy(o, "null", 4);
 				o += 4;
 			} else {
-				o += jsonw_utoa(a[i], o);
+				o += jsonw_utoa_top(a[i], o, &r->top);
 			}
 			*o++ = ',';
 		}
@@ -547,7 +548,7 @@ static inline __attribute__((always_inline)) char *put_seconds(const struct rec 
 }
 
 /* A scalar put_value_can accepts (see put_value). */
-static inline __attribute__((always_inline)) char *put_scalar(const struct rec *r, char *o,
+static inline __attribute__((always_inline)) char *put_scalar(struct rec *r, char *o,
 							      const struct isp_value *v)
 {
 	if (v->missing & 1) {
@@ -558,13 +559,13 @@ static inline __attribute__((always_inline)) char *put_scalar(const struct rec *
 		return rec_put_ipv4_quoted(o, (uint32_t)v->v.u);
 	if (v->type == ISP_T_TIMESTAMP)
 		return put_seconds(r, o, v->v.u);
-	return o + jsonw_utoa(v->v.u, o);
+	return o + jsonw_utoa_top(v->v.u, o, &r->top);
 }
 
-static inline __attribute__((always_inline)) char *put_value(const struct rec *r, char *o,
+static inline __attribute__((always_inline)) char *put_value(struct rec *r, char *o,
 							     const struct isp_value *v)
 {
-	return v->is_array ? put_array(o, v) : put_scalar(r, o, v);
+	return v->is_array ? put_array(r, o, v) : put_scalar(r, o, v);
 }
 
 void rec_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *v)
@@ -600,7 +601,7 @@ void rec_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *
 		*o++ = ',';
 		if (v->is_array) {
 			*o++ = '"';
-			o = put_array(o, v);
+			o = put_array(r, o, v);
 			*o++ = '"';
 		} else {
 			o = put_scalar(r, o, v);
@@ -654,7 +655,7 @@ void rec_fields(struct rec *r, const struct rec_field *f, unsigned n)
 					break;
 				memcpy(o, k->text - 1, REC_JKEY_PAD);
 				o += k->len + 1;
-				o = put_array(o, v);
+				o = put_array(r, o, v);
 				continue;
 			}
 			if (!(SCALAR_TYPES >> v->type & 1))

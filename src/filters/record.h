@@ -95,6 +95,7 @@ struct rec {
 	unsigned head_next;             /* the next entry to replace */
 	struct rec_csv_head csv_heads[REC_HEADS];
 	unsigned csv_head_next;
+	struct jsonw_top top;           /* per-hop timestamps' common digits */
 };
 
 /* Write the next records at out (REC_MAX bytes; NULL: the writer's own

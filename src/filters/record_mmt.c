@@ -106,7 +106,7 @@ static inline bool cells_direct(const struct isp_value *v)
 /* The most put_cells_at writes: a comma and the cells of every hop. */
 #define CELLS_MAX (1 + ISP_MAX_HOPS * (JSONW_U64_MAX + 1))
 
-static inline __attribute__((always_inline)) char *put_cells_at(char *o,
+static inline __attribute__((always_inline)) char *put_cells_at(struct rec *r, char *o,
 								 const struct isp_value *v)
 {
 	*o++ = ',';
@@ -118,16 +118,24 @@ static inline __attribute__((always_inline)) char *put_cells_at(char *o,
 		if (v->missing & 1)
 			*o++ = '0';
 		else
-			o += jsonw_utoa(v->v.u, o);
+			o += jsonw_utoa_top(v->v.u, o, &r->top);
 		return o;
 	}
 	/* the wire's order: the last hop first */
-	for (unsigned i = v->count; i-- > 0;) {
-		if (v->missing & (UINT32_C(1) << i))
-			*o++ = '0';
-		else
-			o += jsonw_utoa(v->v.arr[i], o);
-		*o++ = ',';
+	if (!v->missing) {
+		/* every hop present, the usual case: no test per hop */
+		for (unsigned i = v->count; i-- > 0;) {
+			o += jsonw_utoa_top(v->v.arr[i], o, &r->top);
+			*o++ = ',';
+		}
+	} else {
+		for (unsigned i = v->count; i-- > 0;) {
+			if (v->missing & (UINT32_C(1) << i))
+				*o++ = '0';
+			else
+				o += jsonw_utoa_top(v->v.arr[i], o, &r->top);
+			*o++ = ',';
+		}
 	}
 	return v->count ? o - 1 : o;    /* the last comma */
 }
@@ -139,7 +147,7 @@ static bool put_cells(struct rec *r, const struct isp_value *v)
 
 	if (!cells_direct(v) || !(o = jsonw_room(&r->w, CELLS_MAX)))
 		return false;
-	r->w.len = (size_t)(put_cells_at(o, v) - r->w.buf);
+	r->w.len = (size_t)(put_cells_at(r, o, v) - r->w.buf);
 	return true;
 }
 
@@ -153,7 +161,7 @@ void rec_mmt_fields(struct rec *r, const struct rec_field *f, unsigned n)
 		if (!o)
 			break;
 		for (; i < n && f[i].v && cells_direct(f[i].v); i++)
-			o = put_cells_at(o, f[i].v);
+			o = put_cells_at(r, o, f[i].v);
 		r->w.len = (size_t)(o - r->w.buf);
 		if (i < n) {
 			rec_mmt_field(r, f[i].key, f[i].v);

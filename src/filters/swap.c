@@ -78,6 +78,8 @@ static void adopt(struct isp_engine *ne, struct isp_engine *oe)
 			continue;
 		SWAP_STATE(ne->ev[i], oe->ev[j]);
 		ne->ev[i].wants_key = 0;        /* its channels are the new engine's */
+		event_bind(ne, i);
+		event_bind(oe, (unsigned)j);
 		keep_disabled(ne, &ne->ebit[i], i, &oe->ebit[j]);
 	}
 	for (unsigned i = 0; i < np->nqueries; i++) {

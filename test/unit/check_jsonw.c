@@ -2,7 +2,8 @@
  * check_jsonw.c - the record writers' decimal numbers (jsonw_utoa and its
  * pieces) against a digit-by-digit reference: every value of the fixed
  * 8-digit chunk, every power of ten and of two and their neighbours up to
- * UINT64_MAX, and pseudo-random values of every length.
+ * UINT64_MAX, and pseudo-random values of every length; jsonw_utoa_top on
+ * all of them in turn and on timestamp-like runs that cross its top part.
  */
 #include <check.h>
 #include <stdint.h>
@@ -26,19 +27,32 @@ static size_t ref_utoa(uint64_t v, char *out)
 	return n;
 }
 
-static void same_as_ref(uint64_t v)
+/* One top part for every check, kept from number to number as a record
+ * writer keeps it (zeroed, as in a writer's zeroed memory). */
+static struct jsonw_top top;
+
+static void check_text(uint64_t v, const char *want, size_t wn, bool through_top)
 {
-	char want[JSONW_U64_MAX + 1], got[JSONW_U64_MAX + 8];
-	size_t wn = ref_utoa(v, want);
+	char got[JSONW_U64_MAX + 8];
 
 	memset(got, '#', sizeof(got));
-	size_t gn = jsonw_utoa(v, got);
-	want[wn] = 0;
+	size_t gn = through_top ? jsonw_utoa_top(v, got, &top) : jsonw_utoa(v, got);
 	if (gn != wn || memcmp(got, want, wn) != 0) {
 		got[gn < sizeof(got) ? gn : sizeof(got) - 1] = 0;
-		ck_abort_msg("%llu written as \"%s\" (%zu characters)",
-			     (unsigned long long)v, got, gn);
+		ck_abort_msg("%llu written as \"%s\" (%zu characters)%s",
+			     (unsigned long long)v, got, gn, through_top ? " through top" : "");
 	}
+}
+
+static void same_as_ref(uint64_t v)
+{
+	char want[JSONW_U64_MAX + 1];
+	size_t wn = ref_utoa(v, want);
+
+	want[wn] = 0;
+	check_text(v, want, wn, false);
+	check_text(v, want, wn, true);
+	check_text(v, want, wn, true);  /* the top part v left */
 }
 
 /* The 8 digits below a 64-bit number's top part, leading zeros kept. */
@@ -95,6 +109,32 @@ START_TEST(powers_and_neighbours)
 }
 END_TEST
 
+/* Nanosecond timestamps a few microseconds apart, up and down, across
+ * the top parts' boundaries (multiples of 10^8) and back. */
+START_TEST(top_across_boundaries)
+{
+	const uint64_t bases[] = { UINT64_C(172615600000000), (uint64_t)UINT32_MAX + 1,
+				   UINT64_C(1700000000000000000), UINT64_C(429496729600000000),
+				   UINT64_MAX - 200000000u };
+	uint64_t x = 12345;
+
+	for (size_t b = 0; b < sizeof(bases) / sizeof(bases[0]); b++) {
+		uint64_t edge = bases[b] / 100000000u * 100000000u;
+		for (int i = 0; i < 20000; i++) {
+			x = x * UINT64_C(6364136223846793005) + 1442695040888963407u;
+			uint64_t d = (x >> 40) % 20000;
+			uint64_t v = x >> 63 ? edge + d : edge - 1 - d;
+			if (v > (uint64_t)UINT32_MAX)
+				same_as_ref(v);
+		}
+		same_as_ref(edge);
+		same_as_ref(edge - 1);
+		same_as_ref(edge + 99999999u);
+		same_as_ref(edge + 100000000u);
+	}
+}
+END_TEST
+
 START_TEST(every_length_random)
 {
 	uint64_t x = UINT64_C(0x9e3779b97f4a7c15);
@@ -121,6 +161,7 @@ int main(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, fixed_eight_digits_every_value);
 	tcase_add_test(tc, powers_and_neighbours);
+	tcase_add_test(tc, top_across_boundaries);
 	tcase_add_test(tc, every_length_random);
 	suite_add_tcase(s, tc);
 	return tl_run_suite(s);
