@@ -343,9 +343,13 @@ void engine_emit(struct isp_engine *e, const char *report, const char *key, size
  * (table_init). */
 int event_init(struct isp_engine *e, unsigned i);
 /* The fields of rule i's records to the slots of e (event_init; again for
- * a kept rule's state handed to a new engine, whose slot cache, and maybe
- * numbering, are its own). */
+ * a kept rule's state handed to a new engine, whose slot cache is its own:
+ * the numbers are the same, a reload numbering the running program's
+ * attributes first). */
 void event_bind(struct isp_engine *e, unsigned i);
+/* Rule i's query plan to the slots of e and its program's items, again
+ * for a kept rule's state handed to a new engine (query_init made it). */
+void query_bind(struct isp_engine *e, unsigned i);
 void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p);
 /* idle-timeout-ms: how often keys are swept (0: never), and the sweep at
  * packet time now: a record for each key idle since now - idle, removed. */

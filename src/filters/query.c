@@ -84,15 +84,23 @@ static uint64_t order_of(const struct query_state *qs, const struct isp_packet *
 	return p->index << 8 | p->report_index;
 }
 
-static int plan_init(const struct isp_engine *e, const struct qrule *r, struct query_state *qs)
+/* The plan's block: the steps, then the inputs. */
+static size_t plan_steps_size(const struct qrule *r)
 {
-	size_t steps = sizeof(struct qplan) + r->nitems * sizeof(struct qstep);
-	steps = (steps + 7) & ~(size_t)7;
-	struct qplan *pl = calloc(1, steps + (r->nitems ? r->nitems : 1) * sizeof(struct qinput));
-	if (!pl)
-		return -1;
-	qs->plan = pl;
-	pl->in = (struct qinput *)((uint8_t *)pl + steps);
+	return (sizeof(struct qplan) + r->nitems * sizeof(struct qstep) + 7) & ~(size_t)7;
+}
+
+static size_t plan_size(const struct qrule *r)
+{
+	return plan_steps_size(r) + (r->nitems ? r->nitems : 1) * sizeof(struct qinput);
+}
+
+/* Fill a zeroed plan block of plan_size(r) for rule r of engine e: the
+ * steps and inputs point at e's slots and at r's items. */
+static void plan_fill(const struct isp_engine *e, const struct qrule *r,
+		      const struct query_state *qs, struct qplan *pl)
+{
+	pl->in = (struct qinput *)((uint8_t *)pl + plan_steps_size(r));
 	for (unsigned k = 0; k < r->nitems; k++) {
 		const struct qitem *it = &r->items[k];
 		const struct cx *a = it->arg;
@@ -149,7 +157,22 @@ static int plan_init(const struct isp_engine *e, const struct qrule *r, struct q
 			pl->key_slot[k] = &e->sc.s[r->group_slots[k]];
 		}
 	}
+}
+
+static int plan_init(const struct isp_engine *e, const struct qrule *r, struct query_state *qs)
+{
+	if (!(qs->plan = calloc(1, plan_size(r))))
+		return -1;
+	plan_fill(e, r, qs, qs->plan);
 	return 0;
+}
+
+void query_bind(struct isp_engine *e, unsigned i)
+{
+	const struct qrule *r = &e->prog->queries[i];
+
+	memset(e->q[i].plan, 0, plan_size(r));
+	plan_fill(e, r, &e->q[i], e->q[i].plan);
 }
 
 int query_init(struct isp_engine *e, unsigned i)

@@ -87,6 +87,9 @@ static void adopt(struct isp_engine *ne, struct isp_engine *oe)
 		if (j < 0)
 			continue;
 		SWAP_STATE(ne->q[i], oe->q[j]);
+		/* its plan points at the engine's slots and program */
+		query_bind(ne, i);
+		query_bind(oe, (unsigned)j);
 		keep_disabled(ne, &ne->qbit[i], nq0 + i, &oe->qbit[j]);
 	}
 	for (unsigned i = 0; i < np->nmonitors; i++) {

@@ -151,6 +151,93 @@ PY
 	grep -q "runtime error\|AddressSanitizer\|ThreadSanitizer" "$tmp/err" && bad "sanitizer" "$tmp/err"
 done
 
+# rules kept by a reload that puts a new rule, naming other attributes,
+# before them: their state moves to the new engine, whose slot cache is
+# its own. Their records must still be of their own attributes: the
+# event's fields as the capture has them, the query's count, sums, maxima
+# and means those of every packet (an offline run on the capture, times
+# the passes sent), nothing read from the engine that went
+conf_c() {
+	cat <<CONF
+file-output k { path = "$tmp/k.out" }
+event-report ke {
+  event = "int_report.seq_num"
+  attributes = {"ip.src", "udp.dst_port"}
+  output-channel = {k}
+}
+query-report kq {
+  ms-period = 3600000
+  select = {"count()", "sum(udp.dst_port)", "max(int.hop_latencies)", "avg(int.latency)"}
+  group-by = {"ip.src"}
+  output-channel = {k}
+}
+CONF
+}
+conf_d() {
+	cat <<CONF
+file-output n { path = "$tmp/n.out" }
+event-report nw {
+  event = "ip.dst"
+  attributes = {"ip.ttl", "udp.src_port", "int.num_hop", "int.hop_queue_occups"}
+  output-channel = {n}
+}
+CONF
+	conf_c
+}
+conf_c >"$tmp/c.conf"
+"$bld/intspect" -r "$tmp/r.pcap" -C "$tmp/c.conf" -q 2>/dev/null
+mv "$tmp/k.out" "$tmp/offline.out"
+for w in 1 2; do
+	rm -f "$tmp"/k.out "$tmp"/n.out "$tmp/c.sock"
+	conf_c >"$tmp/r.conf"
+	port=$(python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	"$bld/intspect" -C "$tmp/r.conf" -u "127.0.0.1:$port" -w $w --control "$tmp/c.sock" \
+		>/dev/null 2>"$tmp/err" &
+	pid=$!
+	for _ in $(seq 50); do [ -S "$tmp/c.sock" ] && break; sleep 0.1; done
+	python3 "$src/test/inputs/send_reports.py" "$tmp/r.pcap" 127.0.0.1 "$port" 50 0.005 8 >/dev/null
+	sleep 0.3
+	conf_d >"$tmp/r.conf"
+	ctl --json reload >"$tmp/rl.json"
+	for _ in 2 3; do
+		python3 "$src/test/inputs/send_reports.py" "$tmp/r.pcap" 127.0.0.1 "$port" 50 0.005 8 >/dev/null
+	done
+	sleep 0.3
+	kill -INT "$pid"
+	wait "$pid"
+	rc=$?
+	pid=""
+	if python3 - "$tmp" <<'PY' >"$tmp/check.out" 2>&1
+import collections, json, sys
+t = sys.argv[1]
+rl = json.load(open(f"{t}/rl.json"))
+assert rl["ok"] and (rl["unchanged"], rl["new"]) == (2, 1), rl
+load = lambda p: [json.loads(l) for l in open(p)]
+off, live = load(f"{t}/offline.out"), load(f"{t}/k.out")
+fields = ("int_report.seq_num", "ip.src", "udp.dst_port")
+ev = lambda recs: collections.Counter(tuple(r.get(k) for k in fields) for r in recs if r["report"] == "ke")
+want = collections.Counter({k: 3 * n for k, n in ev(off).items()})
+got = ev(live)
+assert got == want, f"event: {sum((got - want).values())} records not of the capture, e.g. {list((got - want))[:2]}"
+q = lambda recs: {r["ip.src"]: r for r in recs if r["report"] == "kq"}
+qo, ql = q(off), q(live)
+assert set(qo) == set(ql), (sorted(qo), sorted(ql))
+for src, o in qo.items():
+    l = ql[src]
+    assert (l["count()"], l["sum(udp.dst_port)"]) == (3 * o["count()"], 3 * o["sum(udp.dst_port)"]), (o, l)
+    assert l["max(int.hop_latencies)"] == o["max(int.hop_latencies)"], (o, l)
+    assert abs(l["avg(int.latency)"] - o["avg(int.latency)"]) < 1e-6 * abs(o["avg(int.latency)"]) + 1e-9, (o, l)
+print(f"{sum(got.values())} event records, {len(ql)} query groups")
+PY
+	then
+		ok "$w worker(s): an event and a query kept by a reload that adds a rule before them: $(cat "$tmp/check.out"), as the capture has them"
+	else
+		bad "$w worker(s): rules kept by a reload that adds a rule before them (exit $rc)" "$tmp/check.out"
+		head -c 3000 "$tmp/err"
+	fi
+	grep -q "runtime error\|AddressSanitizer\|ThreadSanitizer" "$tmp/err" && bad "sanitizer" "$tmp/err"
+done
+
 # several workers on a capture file: refused, said why
 conf_a >"$tmp/r.conf"
 mkfifo "$tmp/fifo"
