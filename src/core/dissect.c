@@ -86,21 +86,26 @@ static void fail(struct chain *c, struct isp_packet *p, uint16_t proto, enum isp
 
 /*
  * Few values live across the decoder's call (the chain, the packet, the
- * layer): the others are read back from the layer, so the loop spills
- * nothing to the stack.
+ * layer and its index): the others are read back from the layer, so the
+ * loop spills nothing to the stack. Inline in both callers: the call and
+ * the registers saved for it are once a packet, not once more.
  */
-static void run_chain(struct chain *c, struct isp_packet *p, uint16_t proto,
-		      uint32_t off, uint32_t end)
+static inline __attribute__((always_inline)) void
+run_chain(struct chain *c, struct isp_packet *p, uint16_t proto, uint32_t off, uint32_t end)
 {
 	struct isp_dissect *d = &c->d;
+	isp_decode_fn const *decode = c->reg->decode;
+	uint64_t *decoded = c->st->decoded;
+	unsigned n = p->nlayers;
+	struct isp_layer *l = &p->layer[n];
 
-	while (proto != ISP_PROTO_NONE) {
-		unsigned n = p->nlayers;
+	for (;; l++) {
+		if (proto == ISP_PROTO_NONE)
+			return;
 		if (n >= ISP_MAX_LAYERS) {
 			fail(c, p, proto, ISP_ERR_DEPTH);
 			return;
 		}
-		struct isp_layer *l = &p->layer[n];
 		l->proto = proto;
 		l->spare = 0;
 		l->version = 0;
@@ -109,7 +114,7 @@ static void run_chain(struct chain *c, struct isp_packet *p, uint16_t proto,
 		l->end = end;
 
 		d->next = ISP_PROTO_NONE;
-		enum isp_verdict v = c->reg->decode[proto](d, l);
+		enum isp_verdict v = decode[proto](d, l);
 		proto = l->proto;
 		if (__builtin_expect(v == ISP_OK, 1)) {
 			off = l->off + l->len;
@@ -124,7 +129,7 @@ static void run_chain(struct chain *c, struct isp_packet *p, uint16_t proto,
 				fail(c, p, proto, v);
 				return;
 			}
-			if (!is_heuristic_child(c->reg, p, p->nlayers, proto)) {
+			if (!is_heuristic_child(c->reg, p, n, proto)) {
 				/* a port match that is not the protocol (a plain
 				 * datagram to a report port): not an error, counted
 				 * apart from malformed */
@@ -134,14 +139,19 @@ static void run_chain(struct chain *c, struct isp_packet *p, uint16_t proto,
 			next_by_ports(d);
 			if (d->next == proto)
 				return;
+			/* the same layer again, where it was: a decoder that
+			 * declines leaves its layer's bounds alone (read back
+			 * rather than kept across the call) */
 			proto = d->next;
+			off = l->off;
+			end = l->end;
+			l--;
 			continue;
 		}
-		n = p->nlayers;
-		c->st->decoded[proto]++;
+		decoded[proto]++;
 		p->protos |= UINT64_C(1) << proto;
 		p->last[proto] = (uint8_t)n;
-		p->nlayers = (uint8_t)(n + 1);
+		p->nlayers = (uint8_t)++n;
 		if (off > end)
 			return;
 		proto = d->next;

@@ -121,7 +121,8 @@ struct isp_packet {
  * the packet keeps the layers decoded before the failing one. */
 enum isp_verdict {
 	ISP_OK = 0,
-	ISP_NOT_MINE,           /* heuristic candidate rejected: try others */
+	ISP_NOT_MINE,           /* heuristic candidate rejected: try others
+				   (the layer's off and end left as given) */
 	ISP_ERR_TRUNCATED,      /* header runs past the captured bytes of a
 				   region that was cut (isp_region_cut) */
 	ISP_ERR_BAD_LENGTH,     /* a length field contradicts the data */
