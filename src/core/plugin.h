@@ -296,6 +296,20 @@ static inline void isp_next_by(struct isp_dissect *d, enum isp_table t, uint32_t
 	d->next = id == ISP_TABLE_NONE ? ISP_PROTO_NONE : id;
 }
 
+/* isp_next_l4's candidates after the first. */
+static __attribute__((noinline, unused)) bool
+isp_next_heuristic_more(struct isp_dissect *d, const struct isp_layer *parent,
+			const struct isp_heuristics *h)
+{
+	for (unsigned i = 1; i < h->n; i++) {
+		if (h->detect[i](d, parent)) {
+			d->next = h->id[i];
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Resolve a TCP/UDP payload: heuristics registered under `parent`, then
  * the destination port only: collectors, tunnels and INT sinks send to a
  * well-known port from any source port, and a reply or an unrelated
@@ -305,11 +319,15 @@ static inline void isp_next_l4(struct isp_dissect *d, const struct isp_layer *pa
 {
 	const struct isp_heuristics *h = &d->heur[parent->proto];
 
-	for (unsigned i = 0; i < h->n; i++) {
-		if (h->detect[i](d, parent)) {
-			d->next = h->id[i];
+	/* the first candidate inline, the others apart: with one (INT
+	 * under UDP and TCP) the decoder saves no register for a loop */
+	if (h->n) {
+		if (h->detect[0](d, parent)) {
+			d->next = h->id[0];
 			return;
 		}
+		if (h->n > 1 && isp_next_heuristic_more(d, parent, h))
+			return;
 	}
 	isp_next_by(d, d->l4_is_tcp ? ISP_TBL_TCP_PORT : ISP_TBL_UDP_PORT, d->l4_dport);
 }
