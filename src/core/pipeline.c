@@ -297,7 +297,7 @@ run_single_from(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ctl,
 			}
 		}
 		p->index = st->packets + 1;
-		isp_dissect(pl->reg, p, pl->first, st);
+		isp_dissect_inline(pl->reg, p, pl->first, st);
 		if (isp_dissect_refused(p))
 			continue;
 		do {
