@@ -236,18 +236,16 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 /* Getters are not given the registry, and the inner packet's layers are
  * decoded after this one: note which protocols the dispatch tables send
  * IPv4, UDP and TCP to, so that a getter can find them among the layers
- * that follow (three table loads, through the one lookup plugins have). */
-static void note_inner_ids(struct isp_dissect *d, struct rep_state *s)
+ * that follow. An entry of a table is a protocol id (below ISP_MAX_PROTOS)
+ * or ISP_TABLE_NONE (0xff), the "none" of the ids noted here: three loads,
+ * d->next untouched. */
+static void note_inner_ids(const struct isp_dissect *d, struct rep_state *s)
 {
-	uint16_t next = d->next;
-
-	isp_next_by(d, ISP_TBL_ETHERTYPE, 0x0800);
-	s->ip_id = d->next < ISP_MAX_PROTOS ? (uint8_t)d->next : 0xff;
-	isp_next_by(d, ISP_TBL_IPPROTO, 17);
-	s->udp_id = d->next < ISP_MAX_PROTOS ? (uint8_t)d->next : 0xff;
-	isp_next_by(d, ISP_TBL_IPPROTO, 6);
-	s->tcp_id = d->next < ISP_MAX_PROTOS ? (uint8_t)d->next : 0xff;
-	d->next = next;
+	_Static_assert(ISP_TABLE_NONE == 0xff && ISP_MAX_PROTOS <= 0xff,
+		       "a table entry is an id or the ids' none");
+	s->ip_id = d->tables[ISP_TBL_ETHERTYPE][0x0800];
+	s->udp_id = d->tables[ISP_TBL_IPPROTO][17];
+	s->tcp_id = d->tables[ISP_TBL_IPPROTO][6];
 }
 
 static enum isp_verdict rep_decode(struct isp_dissect *d, struct isp_layer *l)
