@@ -22,9 +22,9 @@ ipv4_fragment(struct isp_dissect *d, const uint8_t *h)
 }
 
 static inline enum isp_verdict ipv4_rest(struct isp_dissect *d, struct isp_layer *l,
-					const uint8_t *h)
+					const uint8_t *h, unsigned hlen)
 {
-	l->len = (h[0] & 0x0f) * 4u;
+	l->len = hlen;
 	l->version = 4;
 	d->ip_tos = h[1];
 	if ((isp_be16(h + 6) & 0x3fff) != 0)    /* MF, or an offset */
@@ -40,7 +40,9 @@ ipv4_past(struct isp_dissect *d, struct isp_layer *l)
 {
 	if (!isp_region_cut(d, l))
 		return ISP_ERR_BAD_LENGTH;      /* longer than the whole datagram */
-	return ipv4_rest(d, l, d->pkt->data + l->off);
+	const uint8_t *h = d->pkt->data + l->off;
+
+	return ipv4_rest(d, l, h, (h[0] & 0x0f) * 4u);
 }
 
 static enum isp_verdict ipv4_decode(struct isp_dissect *d, struct isp_layer *l)
@@ -64,7 +66,9 @@ static enum isp_verdict ipv4_decode(struct isp_dissect *d, struct isp_layer *l)
 			return ipv4_past(d, l);
 		l->end = l->off + total;
 	}
-	return ipv4_rest(d, l, c.p);
+	/* hlen as read before the store to l->end, which the compiler
+	 * cannot tell from the packet's bytes */
+	return ipv4_rest(d, l, c.p, hlen);
 }
 
 static bool ipv4_options_len(const struct isp_packet *p, const struct isp_layer *l,
