@@ -140,7 +140,6 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 	 * reports one by one; a report nested in an inner packet is decoded
 	 * as a single report. */
 	bool owner = p->report_layer == 0xff || p->report_layer == p->nlayers;
-	bool cut = isp_region_cut(d, l);        /* the snap length, not the sender */
 	unsigned off = 8, n = 0;
 	if (owner && p->report_index > 0) {
 		if (p->report_next_off < l->off + 8 || p->report_next_off - l->off >= avail)
@@ -171,7 +170,8 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 	/* A report the capture cut (snap length) is decoded as far as it
 	 * goes: its inner packet's own layers say what is missing. */
 	unsigned size = ir_declared(b + off, avail - off);
-	bool clamped = cut && size > avail - off;
+	bool clamped = size > avail - off &&
+		       isp_region_cut(d, l);    /* the snap length, not the sender */
 	if (clamped)
 		size = avail - off;
 	if (!size || size > avail - off)
@@ -255,14 +255,16 @@ static enum isp_verdict rep_decode(struct isp_dissect *d, struct isp_layer *l)
 	enum isp_verdict v;
 
 	memset(&s, 0, sizeof(s));
-	d->next_off = UINT32_MAX;       /* v2.0's individual report sets it */
 	/* what the first byte shows is no report version: not a report,
 	 * however much of it the capture kept */
 	if (isp_cur_has(&c, 1) && c.p[0] >> 4 > 2)
 		return ISP_NOT_MINE;
 	if (!isp_cur_has(&c, 12))
 		return ISP_ERR_TRUNCATED;
-	switch (c.p[0] >> 4) {
+	unsigned ver = c.p[0] >> 4;     /* read once: the stores below may be
+					   the packet's bytes, for all the
+					   compiler knows */
+	switch (ver) {
 	case 0: v = decode_v05(d, l, &s, c.p, (unsigned)c.left); break;
 	case 1: v = decode_v10(d, l, &s, c.p, (unsigned)c.left); break;
 	case 2: v = decode_v20(d, l, &s, c.p, (unsigned)c.left); break;
@@ -270,11 +272,12 @@ static enum isp_verdict rep_decode(struct isp_dissect *d, struct isp_layer *l)
 	}
 	if (v != ISP_OK)
 		return v;
-	l->version = (uint8_t)(c.p[0] >> 4);
+	l->version = (uint8_t)ver;
 	/* The reporter may have cut the inner packet (the specifications
 	 * carry a truncated copy): a length in it that runs past the report
-	 * is a cut, not a lie, unless the inner IP length fits. */
-	if (d->next_off == UINT32_MAX) {
+	 * is a cut, not a lie, unless the inner IP length fits. v2.0's
+	 * individual report has set where it is. */
+	if (ver != 2) {
 		d->next_off = l->off + l->len;
 		d->next_end = l->end;
 	}
