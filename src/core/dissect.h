@@ -105,7 +105,7 @@ isp_run_chain(struct isp_dissect *d, struct isp_stats *st, unsigned proto,
 	unsigned n = p->nlayers;
 	struct isp_layer *l = &p->layer[n];
 
-	for (; proto != ISP_PROTO_NONE; l++) {
+	for (; proto < ISP_MAX_PROTOS; l++) {  /* NONE, or a table's none */
 		if (n >= ISP_MAX_LAYERS) {
 			isp_chain_odd(d, decoded, n, (uint16_t)proto, ISP_ERR_DEPTH);
 			return;

@@ -25,8 +25,9 @@
  * 2 = isp_packet.report_inner, isp_short_verdict(d, l);
  * 3 = isp_dissect.tables and .heur (isp_next_by, isp_next_l4 inline);
  * 4 = a payload placed elsewhere is returned as ISP_OK_AT (isp_next_at);
- * 5 = isp_dissect.in_fragment (isp_region_cut). */
-#define ISP_PLUGIN_ABI     5
+ * 5 = isp_dissect.in_fragment (isp_region_cut);
+ * 6 = isp_next_by leaves ISP_TABLE_NONE in isp_dissect.next for "none". */
+#define ISP_PLUGIN_ABI     6
 #define ISP_MAX_LAYERS     16   /* protocol layers kept per packet */
 #define ISP_MAX_PROTOS     64   /* registered protocols */
 #define ISP_MAX_HOPS       32   /* per-hop array capacity */
@@ -188,7 +189,8 @@ struct isp_dissect {
 	/* the registry's dispatch tables: protocol id by key, ISP_TABLE_NONE */
 	const uint8_t (*tables)[65536];
 	const struct isp_heuristics *heur;      /* by parent protocol id */
-	uint16_t next;          /* protocol to decode next (ISP_PROTO_NONE: stop) */
+	uint16_t next;          /* protocol to decode next (ISP_PROTO_NONE, or
+				   any value from ISP_MAX_PROTOS up: stop) */
 	uint32_t next_off;      /* where it starts and its region's end, read */
 	uint32_t next_end;      /*   only on ISP_OK_AT (isp_next_at); after
 	                           ISP_OK: off + len and this layer's end */
@@ -287,13 +289,12 @@ static inline enum isp_verdict isp_next_at(struct isp_dissect *d, uint32_t off, 
 	return ISP_OK_AT;
 }
 
-/* Set the next protocol from a dispatch table (ISP_PROTO_NONE if unknown).
- * Inline: a few loads, in every link of a packet's chain. */
+/* Set the next protocol from a dispatch table: the table's entry, whose
+ * ISP_TABLE_NONE (unknown) stops the chain as ISP_PROTO_NONE does. Inline:
+ * a few loads, in every link of a packet's chain. */
 static inline void isp_next_by(struct isp_dissect *d, enum isp_table t, uint32_t key)
 {
-	uint8_t id = key < 65536 ? d->tables[t][key] : ISP_TABLE_NONE;
-
-	d->next = id == ISP_TABLE_NONE ? ISP_PROTO_NONE : id;
+	d->next = key < 65536 ? d->tables[t][key] : ISP_TABLE_NONE;
 }
 
 /* isp_next_l4's candidates after the first. */
