@@ -71,7 +71,10 @@ uint16_t isp_chain_odd(struct isp_dissect *d, uint64_t *decoded, unsigned n,
 unsigned isp_dissect(const struct isp_registry *reg, struct isp_packet *p,
 		     uint16_t first, struct isp_stats *st)
 {
-	return isp_dissect_inline(reg, p, first, st);
+	struct isp_dissect d;
+
+	isp_dissect_start(&d, reg, p);
+	return isp_dissect_inline(&d, reg, p, first, st);
 }
 
 bool isp_dissect_next_report_slow(const struct isp_registry *reg,
@@ -90,9 +93,10 @@ bool isp_dissect_next_report_slow(const struct isp_registry *reg,
 	p->nlayers = p->report_layer;
 	p->report_index++;
 	p->malformed = 0;
-	isp_chain_init(&d, reg, p);
+	isp_dissect_start(&d, reg, p);
+	isp_chain_init(&d, p);
 	st->items++;
-	isp_run_chain(&d, st, proto, off, end);
+	isp_run_chain(&d, reg, p, st, proto, off, end);
 	return true;
 }
 

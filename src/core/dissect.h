@@ -9,6 +9,7 @@
 #ifndef ISP_DISSECT_H
 #define ISP_DISSECT_H
 
+#include <stddef.h>
 #include <string.h>
 
 #include "registry.h"
@@ -66,16 +67,29 @@ const char *isp_verdict_name(enum isp_verdict v);
 
 /* ---- the chain, inline: isp_dissect, or a read loop that takes it whole ---- */
 
-/* Start a run over the layers the packet keeps (0, or those before a
- * coalescing report): the innermost-layer index of them. */
-static inline __attribute__((always_inline)) void
-isp_chain_init(struct isp_dissect *d, const struct isp_registry *reg, struct isp_packet *p)
+/* The fields of a dissection context that stay from packet to packet
+ * (no decoder writes them): set once by a loop that dissects many packets
+ * into p, which hands the context to isp_dissect_inline. */
+static inline void isp_dissect_start(struct isp_dissect *d, const struct isp_registry *reg,
+				     struct isp_packet *p)
 {
 	memset(d, 0, sizeof(*d));
 	d->pkt = p;
 	d->reg = reg;
 	d->tables = (const uint8_t (*)[65536])reg->table;
 	d->heur = reg->heur;
+}
+
+/* Start a run over the layers the packet keeps (0, or those before a
+ * coalescing report): the context's per-packet fields zeroed, the
+ * innermost-layer index of the layers kept. */
+static inline __attribute__((always_inline)) void
+isp_chain_init(struct isp_dissect *d, struct isp_packet *p)
+{
+	_Static_assert(offsetof(struct isp_dissect, next) == 4 * sizeof(void *),
+		       "the fields before next are isp_dissect_start's");
+	memset((char *)d + offsetof(struct isp_dissect, next), 0,
+	       sizeof(*d) - offsetof(struct isp_dissect, next));
 	p->protos = 0;
 	for (unsigned i = 0; i < p->nlayers; i++) {
 		uint16_t proto = p->layer[i].proto;
@@ -96,11 +110,10 @@ __attribute__((cold)) uint16_t isp_chain_odd(struct isp_dissect *d, uint64_t *de
  * loop spills nothing to the stack.
  */
 static inline __attribute__((always_inline)) void
-isp_run_chain(struct isp_dissect *d, struct isp_stats *st, unsigned proto,
-	      uint32_t off, uint32_t end)
+isp_run_chain(struct isp_dissect *d, const struct isp_registry *reg, struct isp_packet *p,
+	      struct isp_stats *st, unsigned proto, uint32_t off, uint32_t end)
 {
-	struct isp_packet *p = d->pkt;
-	isp_decode_fn const *decode = d->reg->decode;
+	isp_decode_fn const *decode = reg->decode;
 	uint64_t *decoded = st->decoded;
 	unsigned n = p->nlayers;
 	struct isp_layer *l = &p->layer[n];
@@ -146,13 +159,12 @@ isp_run_chain(struct isp_dissect *d, struct isp_stats *st, unsigned proto,
 	}
 }
 
-/* isp_dissect itself, for the loop that reads most packets. */
+/* isp_dissect itself, for the loop that reads most packets: d from
+ * isp_dissect_start(d, reg, p). */
 static inline __attribute__((always_inline)) unsigned
-isp_dissect_inline(const struct isp_registry *reg, struct isp_packet *p, uint16_t first,
-		   struct isp_stats *st)
+isp_dissect_inline(struct isp_dissect *d, const struct isp_registry *reg,
+		   struct isp_packet *p, uint16_t first, struct isp_stats *st)
 {
-	struct isp_dissect d;
-
 	p->nlayers = 0;
 	p->report_index = 0;
 	p->report_count = 1;
@@ -160,7 +172,7 @@ isp_dissect_inline(const struct isp_registry *reg, struct isp_packet *p, uint16_
 	p->report_next_off = 0;
 	p->report_inner = 0;
 	p->malformed = 0;
-	isp_chain_init(&d, reg, p);
+	isp_chain_init(d, p);
 	st->packets++;
 	/* A record that says fewer bytes were on the wire than it holds, or
 	 * more than any link carries, is corrupt: its bytes and its length
@@ -174,7 +186,7 @@ isp_dissect_inline(const struct isp_registry *reg, struct isp_packet *p, uint16_
 	}
 	st->items++;
 	st->bytes += p->wirelen;
-	isp_run_chain(&d, st, first, 0, p->caplen);
+	isp_run_chain(d, reg, p, st, first, 0, p->caplen);
 	return p->nlayers;
 }
 

@@ -237,6 +237,9 @@ run_single_from(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ctl,
 	const _Atomic int *const stop = isp_source_stop_flag(pl->src[0]);
 	enum { RARE = 64 };
 	unsigned rare = 1;
+	struct isp_dissect dis;
+
+	isp_dissect_start(&dis, pl->reg, p);
 
 	while (!pl->count || st->packets < pl->count) {
 		if (!map || --rare == 0) {
@@ -297,7 +300,7 @@ run_single_from(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ctl,
 			}
 		}
 		p->index = st->packets + 1;
-		isp_dissect_inline(pl->reg, p, pl->first, st);
+		isp_dissect_inline(&dis, pl->reg, p, pl->first, st);
 		if (isp_dissect_refused(p))
 			continue;
 		do {
