@@ -36,13 +36,15 @@ static void dscp_set_update(void)
 
 /* ---- detection under TCP/UDP ---- */
 
-static bool int_detect(const struct isp_dissect *d, const struct isp_layer *parent)
+/* int_detect past the DSCP: a probe marker, or INT by structure inside a
+ * report. Apart, so that a datagram neither can apply to (most that are
+ * not INT) costs int_detect no saved register. */
+static __attribute__((noinline)) bool
+int_detect_more(const struct isp_dissect *d, const struct isp_layer *parent)
 {
 	const struct isp_packet *p = d->pkt;
-
-	if (int_cfg.dscp_set >> (d->ip_tos >> 2) & 1)
-		return true;
 	uint32_t payload = parent->off + parent->len;
+
 	if (int_cfg.probe_marker_set && payload + 8 <= parent->end &&
 	    isp_be64(p->data + payload) == int_cfg.probe_marker)
 		return true;
@@ -56,6 +58,15 @@ static bool int_detect(const struct isp_dissect *d, const struct isp_layer *pare
 		return b0 == 1 || b0 == 0x10 || b0 == 0x14 || b0 == 0x18 || b0 == 0x30;
 	}
 	return false;
+}
+
+static bool int_detect(const struct isp_dissect *d, const struct isp_layer *parent)
+{
+	if (int_cfg.dscp_set >> (d->ip_tos >> 2) & 1)
+		return true;
+	if (!int_cfg.probe_marker_set && !d->in_report)
+		return false;
+	return int_detect_more(d, parent);
 }
 
 static enum isp_verdict int_decode_layer(struct isp_dissect *d, struct isp_layer *l)
