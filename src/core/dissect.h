@@ -104,6 +104,42 @@ isp_chain_init(struct isp_dissect *d, struct isp_packet *p)
 __attribute__((cold)) uint16_t isp_chain_odd(struct isp_dissect *d, uint64_t *decoded,
 					     unsigned n, uint16_t proto, enum isp_verdict v);
 
+/* A layer's proto, with its spare and version 0: one store where the host
+ * is little-endian (proto, below 2^16, has the zeros above it). */
+static inline __attribute__((always_inline)) void
+isp_layer_head(struct isp_layer *l, unsigned proto)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	_Static_assert(offsetof(struct isp_layer, proto) == 0 &&
+		       offsetof(struct isp_layer, spare) == 2 &&
+		       offsetof(struct isp_layer, version) == 3, "isp_layer's head");
+	uint32_t head = proto;
+
+	memcpy(l, &head, sizeof(head));
+#else
+	l->proto = (uint16_t)proto;
+	l->spare = 0;
+	l->version = 0;
+#endif
+}
+
+/* d->next = ISP_PROTO_NONE before a decoder: where the host is
+ * little-endian, one 8-byte store of an immediate that also zeroes the
+ * padding and next_off after it (read only after ISP_OK_AT, which sets
+ * it), instead of a 16-bit immediate moved through a register. */
+static inline __attribute__((always_inline)) void isp_next_none(struct isp_dissect *d)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	_Static_assert(offsetof(struct isp_dissect, next_off) ==
+		       offsetof(struct isp_dissect, next) + 4, "next, padding, next_off");
+	uint64_t none = ISP_PROTO_NONE;
+
+	memcpy((char *)d + offsetof(struct isp_dissect, next), &none, sizeof(none));
+#else
+	d->next = ISP_PROTO_NONE;
+#endif
+}
+
 /*
  * Few values live across the decoder's call (the packet, the layer and
  * its index, the tables): the others are read back from the layer, so the
@@ -123,14 +159,12 @@ isp_run_chain(struct isp_dissect *d, const struct isp_registry *reg, struct isp_
 			isp_chain_odd(d, decoded, n, (uint16_t)proto, ISP_ERR_DEPTH);
 			return;
 		}
-		l->proto = (uint16_t)proto;
-		l->spare = 0;
-		l->version = 0;
+		isp_layer_head(l, proto);
 		l->off = off;
 		l->len = 0;
 		l->end = end;
 
-		d->next = ISP_PROTO_NONE;
+		isp_next_none(d);
 		enum isp_verdict v = decode[proto](d, l);
 		proto = l->proto;
 		if (__builtin_expect(v == ISP_OK, 1)) {

@@ -69,11 +69,6 @@ static bool int_detect(const struct isp_dissect *d, const struct isp_layer *pare
 	return int_detect_more(d, parent);
 }
 
-static enum isp_verdict int_decode_layer(struct isp_dissect *d, struct isp_layer *l)
-{
-	return int_decode(d, l);
-}
-
 /* ---- options ---- */
 
 static int parse_u(const char *s, unsigned long max, unsigned long *out)
@@ -502,7 +497,7 @@ static const struct isp_link int_links[] = {
 static const struct isp_proto_desc int_desc = {
 	.name = "int",
 	.help = "In-band Network Telemetry metadata (INT-MD v0.5/v1.0/v2.x, INT-MX)",
-	.decode = int_decode_layer,
+	.decode = int_decode,
 	.links = int_links,
 	.detect_parents = int_parents,
 	.detect = int_detect,
