@@ -140,28 +140,31 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 	 * reports one by one; a report nested in an inner packet is decoded
 	 * as a single report. */
 	bool owner = p->report_layer == 0xff || p->report_layer == p->nlayers;
-	unsigned off = 8, n = 0;
+	unsigned off = 8, n = 1, size;
 	if (owner && p->report_index > 0) {
 		if (p->report_next_off < l->off + 8 || p->report_next_off - l->off >= avail)
 			return ISP_ERR_BAD_LENGTH;
 		off = p->report_next_off - l->off;
+		size = ir_declared(b + off, avail - off);
 	} else {
 		/* count the coalesced reports once, on the first pass. A
 		 * capture cut inside one ends the count with it; so does one
 		 * whose Report Length runs past the payload, or bytes too few
 		 * for a report's first word: that one is counted too, so that
 		 * it is handed out and counted bad_length, not lost unsaid.
-		 * Nothing after a length that lies can be found. */
-		unsigned o = 8;
-		while (o < avail && n < 255) {
-			unsigned sz = ir_declared(b + o, avail - o);
-			n++;
-			if (!sz || sz > avail - o)
-				break;
-			o += sz;
+		 * Nothing after a length that lies can be found. The first
+		 * (avail >= 12: there is one) is the one decoded here. */
+		size = ir_declared(b + 8, avail - 8);
+		if (size && size <= avail - 8) {
+			unsigned o = 8 + size;
+			while (o < avail && n < 255) {
+				unsigned sz = ir_declared(b + o, avail - o);
+				n++;
+				if (!sz || sz > avail - o)
+					break;
+				o += sz;
+			}
 		}
-		if (n == 0)
-			return isp_short_verdict(d, l);
 		if (owner) {
 			p->report_count = (uint8_t)n;
 			p->report_layer = p->nlayers;
@@ -169,7 +172,6 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 	}
 	/* A report the capture cut (snap length) is decoded as far as it
 	 * goes: its inner packet's own layers say what is missing. */
-	unsigned size = ir_declared(b + off, avail - off);
 	bool clamped = size > avail - off &&
 		       isp_region_cut(d, l);    /* the snap length, not the sender */
 	if (clamped)
