@@ -51,12 +51,13 @@ static enum isp_verdict ipv4_decode(struct isp_dissect *d, struct isp_layer *l)
 
 	if (!isp_cur_has(&c, 20))
 		return ISP_ERR_TRUNCATED;
-	if ((c.p[0] >> 4) != 4)
-		return ISP_ERR_BAD_VERSION;
-	unsigned hlen = (c.p[0] & 0x0f) * 4u;
+	/* version 4 and an IHL of 5 or more: the first byte from 0x45 to
+	 * 0x4f, one test; which is wrong, apart */
+	unsigned b0 = c.p[0];
+	if (b0 - 0x45u > 0x0au)
+		return b0 >> 4 != 4 ? ISP_ERR_BAD_VERSION : ISP_ERR_BAD_LENGTH;
+	unsigned hlen = (b0 & 0x0f) * 4u;
 	unsigned total = isp_be16(c.p + 2);
-	if (hlen < 20)
-		return ISP_ERR_BAD_LENGTH;
 	if (!isp_cur_has(&c, hlen))
 		return isp_short_verdict(d, l);    /* IHL past the bytes */
 	if (total != 0) {       /* 0: segmentation offload, trust the capture */
