@@ -240,6 +240,7 @@ run_single_from(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ctl,
 	struct isp_dissect dis;
 
 	isp_dissect_start(&dis, pl->reg, p);
+	p->backlog = 0;
 
 	while (!pl->count || st->packets < pl->count) {
 		if (!map || --rare == 0) {
@@ -267,7 +268,8 @@ run_single_from(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ctl,
 		}
 		if (got == 0)
 			break;
-		p->backlog = backlog ? isp_source_backlog(pl->src[0]) : 0;
+		if (backlog)    /* else 0, as set before the loop */
+			p->backlog = isp_source_backlog(pl->src[0]);
 		if (got == 2) {         /* live and idle: let windows close */
 			if (pl->ops.tick)
 				pl->ops.tick(me->ctx, ckpt ? idle_time(me, last_ts, last_wall) : wall_ns());
