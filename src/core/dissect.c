@@ -1,8 +1,10 @@
 /*
- * dissect.c - the decode loop.
+ * dissect.c - the decode loop's rare outcomes and counters (the loop is
+ * inline in dissect.h).
  */
 #include "dissect.h"
 
+#include <stddef.h>
 #include <string.h>
 
 const char *isp_verdict_name(enum isp_verdict v)
@@ -21,39 +23,7 @@ const char *isp_verdict_name(enum isp_verdict v)
 	return (unsigned)v < ISP_VERDICT__COUNT ? names[v] : "?";
 }
 
-/*
- * The state of one run of the chain: one pointer to all of it keeps the
- * loop's live values few across the decoder calls. Layers are not
- * numbered as they come (isp_layer_instance counts, for the few that ask).
- */
-struct chain {
-	struct isp_dissect d;
-	const struct isp_registry *reg;
-	struct isp_stats *st;
-};
-
 _Static_assert(ISP_MAX_PROTOS <= 64, "isp_packet.protos is a 64-bit set");
-
-/* Start a run over the layers the packet keeps (0, or those before a
- * coalescing report): the innermost-layer index of them. */
-static inline __attribute__((always_inline)) void
-chain_init(struct chain *c, const struct isp_registry *reg, struct isp_packet *p,
-	   struct isp_stats *st)
-{
-	memset(&c->d, 0, sizeof(c->d));
-	c->d.pkt = p;
-	c->d.reg = reg;
-	c->d.tables = (const uint8_t (*)[65536])reg->table;
-	c->d.heur = reg->heur;
-	c->reg = reg;
-	c->st = st;
-	p->protos = 0;
-	for (unsigned i = 0; i < p->nlayers; i++) {
-		uint16_t proto = p->layer[i].proto;
-		p->protos |= UINT64_C(1) << proto;
-		p->last[proto] = (uint8_t)i;
-	}
-}
 
 /* Whether proto was tried below layer n-1 as a heuristic (INT by DSCP). */
 static bool is_heuristic_child(const struct isp_registry *reg, const struct isp_packet *p,
@@ -68,116 +38,43 @@ static bool is_heuristic_child(const struct isp_registry *reg, const struct isp_
 	return false;
 }
 
-/* After a heuristic candidate declined: fall back to the port tables, by
- * destination port only (isp_next_l4 says why). */
-static void next_by_ports(struct isp_dissect *d)
+/* The counters are found from their decoded[]: the chain keeps that
+ * pointer only, one value fewer across the decoders' calls. */
+uint16_t isp_chain_odd(struct isp_dissect *d, uint64_t *decoded, unsigned n,
+		       uint16_t proto, enum isp_verdict v)
 {
-	enum isp_table t = d->l4_is_tcp ? ISP_TBL_TCP_PORT : ISP_TBL_UDP_PORT;
+	struct isp_stats *st = (struct isp_stats *)(void *)((char *)decoded -
+							     offsetof(struct isp_stats, decoded));
+	struct isp_packet *p = d->pkt;
 
-	isp_next_by(d, t, d->l4_dport);
-}
-
-static void fail(struct chain *c, struct isp_packet *p, uint16_t proto, enum isp_verdict v)
-{
-	p->malformed = (uint8_t)v;
-	p->malformed_proto = proto;
-	c->st->malformed[proto][v]++;
-}
-
-/*
- * Few values live across the decoder's call (the chain, the packet, the
- * layer): the others are read back from the layer, so the loop spills
- * nothing to the stack.
- */
-static void run_chain(struct chain *c, struct isp_packet *p, uint16_t proto,
-		      uint32_t off, uint32_t end)
-{
-	struct isp_dissect *d = &c->d;
-
-	while (proto != ISP_PROTO_NONE) {
-		unsigned n = p->nlayers;
-		if (n >= ISP_MAX_LAYERS) {
-			fail(c, p, proto, ISP_ERR_DEPTH);
-			return;
-		}
-		struct isp_layer *l = &p->layer[n];
-		l->proto = proto;
-		l->spare = 0;
-		l->version = 0;
-		l->off = off;
-		l->len = 0;
-		l->end = end;
-
-		d->next = ISP_PROTO_NONE;
-		enum isp_verdict v = c->reg->decode[proto](d, l);
-		proto = l->proto;
-		if (__builtin_expect(v == ISP_OK, 1)) {
-			off = l->off + l->len;
-			end = l->end;
-		} else if (v == ISP_OK_AT) {
-			off = d->next_off;
-			end = d->next_end;
-		} else {
-			/* only a heuristic child may decline; whether this one
-			 * was is asked here, not for every layer */
-			if (v != ISP_NOT_MINE) {
-				fail(c, p, proto, v);
-				return;
-			}
-			if (!is_heuristic_child(c->reg, p, p->nlayers, proto)) {
-				/* a port match that is not the protocol (a plain
-				 * datagram to a report port): not an error, counted
-				 * apart from malformed */
-				c->st->malformed[proto][ISP_NOT_MINE]++;
-				return;
-			}
-			next_by_ports(d);
-			if (d->next == proto)
-				return;
-			proto = d->next;
-			continue;
-		}
-		n = p->nlayers;
-		c->st->decoded[proto]++;
-		p->protos |= UINT64_C(1) << proto;
-		p->last[proto] = (uint8_t)n;
-		p->nlayers = (uint8_t)(n + 1);
-		if (off > end)
-			return;
-		proto = d->next;
+	/* only a heuristic child may decline; whether this one was is asked
+	 * here, not for every layer */
+	if (v != ISP_NOT_MINE) {
+		p->malformed = (uint8_t)v;
+		p->malformed_proto = proto;
+		st->malformed[proto][v]++;
+		st->malformed_packets++;
+		return ISP_PROTO_NONE;
 	}
+	if (!is_heuristic_child(d->reg, p, n, proto)) {
+		/* a port match that is not the protocol (a plain datagram to
+		 * a report port): not an error, counted apart from malformed */
+		st->malformed[proto][ISP_NOT_MINE]++;
+		return ISP_PROTO_NONE;
+	}
+	/* fall back to the port tables, by destination port only
+	 * (isp_next_l4 says why) */
+	isp_next_by(d, d->l4_is_tcp ? ISP_TBL_TCP_PORT : ISP_TBL_UDP_PORT, d->l4_dport);
+	return d->next == proto ? ISP_PROTO_NONE : d->next;
 }
 
 unsigned isp_dissect(const struct isp_registry *reg, struct isp_packet *p,
 		     uint16_t first, struct isp_stats *st)
 {
-	struct chain c;
+	struct isp_dissect d;
 
-	p->nlayers = 0;
-	p->report_index = 0;
-	p->report_count = 1;
-	p->report_layer = 0xff;
-	p->report_next_off = 0;
-	p->report_inner = 0;
-	p->malformed = 0;
-	chain_init(&c, reg, p, st);
-	st->packets++;
-	/* A record that says fewer bytes were on the wire than it holds, or
-	 * more than any link carries, is corrupt: its bytes and its length
-	 * mean nothing, so it is counted and neither decoded nor summed. */
-	if (p->wirelen < p->caplen || p->wirelen > ISP_MAX_WIRE_LEN) {
-		p->malformed = ISP_ERR_BAD_WIRE_LEN;
-		p->malformed_proto = reg->meta;
-		st->malformed[reg->meta][ISP_ERR_BAD_WIRE_LEN]++;
-		st->malformed_packets++;
-		return 0;
-	}
-	st->items++;
-	st->bytes += p->wirelen;
-	run_chain(&c, p, first, 0, p->caplen);
-	if (p->malformed)
-		st->malformed_packets++;
-	return p->nlayers;
+	isp_dissect_start(&d, reg, p);
+	return isp_dissect_inline(&d, reg, p, first, st);
 }
 
 bool isp_dissect_next_report_slow(const struct isp_registry *reg,
@@ -186,7 +83,7 @@ bool isp_dissect_next_report_slow(const struct isp_registry *reg,
 	if (!isp_dissect_has_next_report(p))
 		return false;
 
-	struct chain c;
+	struct isp_dissect d;
 	const struct isp_layer *rl = &p->layer[p->report_layer];
 	uint16_t proto = rl->proto;
 	uint32_t off = rl->off, end = rl->end;
@@ -196,11 +93,10 @@ bool isp_dissect_next_report_slow(const struct isp_registry *reg,
 	p->nlayers = p->report_layer;
 	p->report_index++;
 	p->malformed = 0;
-	chain_init(&c, reg, p, st);
+	isp_dissect_start(&d, reg, p);
+	isp_chain_init(&d, p);
 	st->items++;
-	run_chain(&c, p, proto, off, end);
-	if (p->malformed)
-		st->malformed_packets++;
+	isp_run_chain(&d, reg, p, st, proto, off, end);
 	return true;
 }
 

@@ -139,8 +139,11 @@ void pcap_map_chores(struct pcap_map *m)
 	if (ahead > m->len)
 		ahead = m->len;
 	size_t a = m->prefetched;
-	for (; a + 192 < ahead; a += 256) {     /* four lines a turn: the loop's own */
-		__builtin_prefetch(m->base + a);        /* cost was most of this call's */
+	/* four lines a turn (the loop's own cost was most of this call's),
+	 * while the fourth is before `ahead` */
+	size_t four = ahead > 192 ? ahead - 192 : 0;
+	for (; a < four; a += 256) {
+		__builtin_prefetch(m->base + a);
 		__builtin_prefetch(m->base + a + 64);
 		__builtin_prefetch(m->base + a + 128);
 		__builtin_prefetch(m->base + a + 192);

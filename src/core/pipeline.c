@@ -237,6 +237,10 @@ run_single_from(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ctl,
 	const _Atomic int *const stop = isp_source_stop_flag(pl->src[0]);
 	enum { RARE = 64 };
 	unsigned rare = 1;
+	struct isp_dissect dis;
+
+	isp_dissect_start(&dis, pl->reg, p);
+	p->backlog = 0;
 
 	while (!pl->count || st->packets < pl->count) {
 		if (!map || --rare == 0) {
@@ -264,7 +268,8 @@ run_single_from(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ctl,
 		}
 		if (got == 0)
 			break;
-		p->backlog = backlog ? isp_source_backlog(pl->src[0]) : 0;
+		if (backlog)    /* else 0, as set before the loop */
+			p->backlog = isp_source_backlog(pl->src[0]);
 		if (got == 2) {         /* live and idle: let windows close */
 			if (pl->ops.tick)
 				pl->ops.tick(me->ctx, ckpt ? idle_time(me, last_ts, last_wall) : wall_ns());
@@ -297,7 +302,7 @@ run_single_from(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ctl,
 			}
 		}
 		p->index = st->packets + 1;
-		isp_dissect(pl->reg, p, pl->first, st);
+		isp_dissect_inline(&dis, pl->reg, p, pl->first, st);
 		if (isp_dissect_refused(p))
 			continue;
 		do {

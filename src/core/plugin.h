@@ -25,8 +25,9 @@
  * 2 = isp_packet.report_inner, isp_short_verdict(d, l);
  * 3 = isp_dissect.tables and .heur (isp_next_by, isp_next_l4 inline);
  * 4 = a payload placed elsewhere is returned as ISP_OK_AT (isp_next_at);
- * 5 = isp_dissect.in_fragment (isp_region_cut). */
-#define ISP_PLUGIN_ABI     5
+ * 5 = isp_dissect.in_fragment (isp_region_cut);
+ * 6 = isp_next_by leaves ISP_TABLE_NONE in isp_dissect.next for "none". */
+#define ISP_PLUGIN_ABI     6
 #define ISP_MAX_LAYERS     16   /* protocol layers kept per packet */
 #define ISP_MAX_PROTOS     64   /* registered protocols */
 #define ISP_MAX_HOPS       32   /* per-hop array capacity */
@@ -121,7 +122,8 @@ struct isp_packet {
  * the packet keeps the layers decoded before the failing one. */
 enum isp_verdict {
 	ISP_OK = 0,
-	ISP_NOT_MINE,           /* heuristic candidate rejected: try others */
+	ISP_NOT_MINE,           /* heuristic candidate rejected: try others
+				   (the layer's off and end left as given) */
 	ISP_ERR_TRUNCATED,      /* header runs past the captured bytes of a
 				   region that was cut (isp_region_cut) */
 	ISP_ERR_BAD_LENGTH,     /* a length field contradicts the data */
@@ -187,7 +189,8 @@ struct isp_dissect {
 	/* the registry's dispatch tables: protocol id by key, ISP_TABLE_NONE */
 	const uint8_t (*tables)[65536];
 	const struct isp_heuristics *heur;      /* by parent protocol id */
-	uint16_t next;          /* protocol to decode next (ISP_PROTO_NONE: stop) */
+	uint16_t next;          /* protocol to decode next (ISP_PROTO_NONE, or
+				   any value from ISP_MAX_PROTOS up: stop) */
 	uint32_t next_off;      /* where it starts and its region's end, read */
 	uint32_t next_end;      /*   only on ISP_OK_AT (isp_next_at); after
 	                           ISP_OK: off + len and this layer's end */
@@ -286,13 +289,26 @@ static inline enum isp_verdict isp_next_at(struct isp_dissect *d, uint32_t off, 
 	return ISP_OK_AT;
 }
 
-/* Set the next protocol from a dispatch table (ISP_PROTO_NONE if unknown).
- * Inline: a few loads, in every link of a packet's chain. */
+/* Set the next protocol from a dispatch table: the table's entry, whose
+ * ISP_TABLE_NONE (unknown) stops the chain as ISP_PROTO_NONE does. Inline:
+ * a few loads, in every link of a packet's chain. */
 static inline void isp_next_by(struct isp_dissect *d, enum isp_table t, uint32_t key)
 {
-	uint8_t id = key < 65536 ? d->tables[t][key] : ISP_TABLE_NONE;
+	d->next = key < 65536 ? d->tables[t][key] : ISP_TABLE_NONE;
+}
 
-	d->next = id == ISP_TABLE_NONE ? ISP_PROTO_NONE : id;
+/* isp_next_l4's candidates after the first. */
+static __attribute__((noinline, unused)) bool
+isp_next_heuristic_more(struct isp_dissect *d, const struct isp_layer *parent,
+			const struct isp_heuristics *h)
+{
+	for (unsigned i = 1; i < h->n; i++) {
+		if (h->detect[i](d, parent)) {
+			d->next = h->id[i];
+			return true;
+		}
+	}
+	return false;
 }
 
 /* Resolve a TCP/UDP payload: heuristics registered under `parent`, then
@@ -304,11 +320,15 @@ static inline void isp_next_l4(struct isp_dissect *d, const struct isp_layer *pa
 {
 	const struct isp_heuristics *h = &d->heur[parent->proto];
 
-	for (unsigned i = 0; i < h->n; i++) {
-		if (h->detect[i](d, parent)) {
-			d->next = h->id[i];
+	/* the first candidate inline, the others apart: with one (INT
+	 * under UDP and TCP) the decoder saves no register for a loop */
+	if (h->n) {
+		if (h->detect[0](d, parent)) {
+			d->next = h->id[0];
 			return;
 		}
+		if (h->n > 1 && isp_next_heuristic_more(d, parent, h))
+			return;
 	}
 	isp_next_by(d, d->l4_is_tcp ? ISP_TBL_TCP_PORT : ISP_TBL_UDP_PORT, d->l4_dport);
 }

@@ -22,9 +22,9 @@ ipv4_fragment(struct isp_dissect *d, const uint8_t *h)
 }
 
 static inline enum isp_verdict ipv4_rest(struct isp_dissect *d, struct isp_layer *l,
-					const uint8_t *h)
+					const uint8_t *h, unsigned hlen)
 {
-	l->len = (h[0] & 0x0f) * 4u;
+	l->len = hlen;
 	l->version = 4;
 	d->ip_tos = h[1];
 	if ((isp_be16(h + 6) & 0x3fff) != 0)    /* MF, or an offset */
@@ -40,7 +40,9 @@ ipv4_past(struct isp_dissect *d, struct isp_layer *l)
 {
 	if (!isp_region_cut(d, l))
 		return ISP_ERR_BAD_LENGTH;      /* longer than the whole datagram */
-	return ipv4_rest(d, l, d->pkt->data + l->off);
+	const uint8_t *h = d->pkt->data + l->off;
+
+	return ipv4_rest(d, l, h, (h[0] & 0x0f) * 4u);
 }
 
 static enum isp_verdict ipv4_decode(struct isp_dissect *d, struct isp_layer *l)
@@ -49,12 +51,13 @@ static enum isp_verdict ipv4_decode(struct isp_dissect *d, struct isp_layer *l)
 
 	if (!isp_cur_has(&c, 20))
 		return ISP_ERR_TRUNCATED;
-	if ((c.p[0] >> 4) != 4)
-		return ISP_ERR_BAD_VERSION;
-	unsigned hlen = (c.p[0] & 0x0f) * 4u;
+	/* version 4 and an IHL of 5 or more: the first byte from 0x45 to
+	 * 0x4f, one test; which is wrong, apart */
+	unsigned b0 = c.p[0];
+	if (b0 - 0x45u > 0x0au)
+		return b0 >> 4 != 4 ? ISP_ERR_BAD_VERSION : ISP_ERR_BAD_LENGTH;
+	unsigned hlen = (b0 & 0x0f) * 4u;
 	unsigned total = isp_be16(c.p + 2);
-	if (hlen < 20)
-		return ISP_ERR_BAD_LENGTH;
 	if (!isp_cur_has(&c, hlen))
 		return isp_short_verdict(d, l);    /* IHL past the bytes */
 	if (total != 0) {       /* 0: segmentation offload, trust the capture */
@@ -64,7 +67,9 @@ static enum isp_verdict ipv4_decode(struct isp_dissect *d, struct isp_layer *l)
 			return ipv4_past(d, l);
 		l->end = l->off + total;
 	}
-	return ipv4_rest(d, l, c.p);
+	/* hlen as read before the store to l->end, which the compiler
+	 * cannot tell from the packet's bytes */
+	return ipv4_rest(d, l, c.p, hlen);
 }
 
 static bool ipv4_options_len(const struct isp_packet *p, const struct isp_layer *l,

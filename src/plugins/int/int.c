@@ -36,13 +36,15 @@ static void dscp_set_update(void)
 
 /* ---- detection under TCP/UDP ---- */
 
-static bool int_detect(const struct isp_dissect *d, const struct isp_layer *parent)
+/* int_detect past the DSCP: a probe marker, or INT by structure inside a
+ * report. Apart, so that a datagram neither can apply to (most that are
+ * not INT) costs int_detect no saved register. */
+static __attribute__((noinline)) bool
+int_detect_more(const struct isp_dissect *d, const struct isp_layer *parent)
 {
 	const struct isp_packet *p = d->pkt;
-
-	if (int_cfg.dscp_set >> (d->ip_tos >> 2) & 1)
-		return true;
 	uint32_t payload = parent->off + parent->len;
+
 	if (int_cfg.probe_marker_set && payload + 8 <= parent->end &&
 	    isp_be64(p->data + payload) == int_cfg.probe_marker)
 		return true;
@@ -58,9 +60,13 @@ static bool int_detect(const struct isp_dissect *d, const struct isp_layer *pare
 	return false;
 }
 
-static enum isp_verdict int_decode_layer(struct isp_dissect *d, struct isp_layer *l)
+static bool int_detect(const struct isp_dissect *d, const struct isp_layer *parent)
 {
-	return int_decode(d, l);
+	if (int_cfg.dscp_set >> (d->ip_tos >> 2) & 1)
+		return true;
+	if (!int_cfg.probe_marker_set && !d->in_report)
+		return false;
+	return int_detect_more(d, parent);
 }
 
 /* ---- options ---- */
@@ -491,7 +497,7 @@ static const struct isp_link int_links[] = {
 static const struct isp_proto_desc int_desc = {
 	.name = "int",
 	.help = "In-band Network Telemetry metadata (INT-MD v0.5/v1.0/v2.x, INT-MX)",
-	.decode = int_decode_layer,
+	.decode = int_decode,
 	.links = int_links,
 	.detect_parents = int_parents,
 	.detect = int_detect,

@@ -211,8 +211,9 @@ static enum isp_verdict try_l4s(const uint8_t *md, unsigned stack_bytes,
 }
 
 /* Which header family an MD header of a legacy (v0.5/v1.0) shim is. */
-static enum isp_verdict decode_legacy_md(const uint8_t *md, unsigned stack_bytes,
-					 bool has_tail, struct int_state *s)
+static __attribute__((noinline)) enum isp_verdict
+decode_legacy_md_all(const uint8_t *md, unsigned stack_bytes, bool has_tail,
+		     struct int_state *s)
 {
 	unsigned ver = md[0] >> 4;
 	struct int_state save = *s;
@@ -252,6 +253,27 @@ static enum isp_verdict decode_legacy_md(const uint8_t *md, unsigned stack_bytes
 		return ISP_OK;
 	*s = save;
 	return ISP_ERR_BAD_VERSION;
+}
+
+/*
+ * The same, with a v1.0 header whose lengths agree with the bitmap (nearly
+ * every one) read inline and the rest apart, where the other readings
+ * spill nothing on its way. When it does not fit, the fields decode_v10
+ * wrote stay (every reading that succeeds writes them again, a failed one
+ * leaves no state) but flags, which readings or into, are put back.
+ */
+static inline enum isp_verdict decode_legacy_md(const uint8_t *md, unsigned stack_bytes,
+						bool has_tail, struct int_state *s)
+{
+	if (md[0] >> 4 == 1 && int_cfg.dialect != INT_DIALECT_L4S) {
+		uint8_t flags = s->flags;
+
+		if (decode_v10(md, stack_bytes, s, false) == ISP_OK &&
+		    !(s->flags & INT_F_HOPML_MISMATCH))
+			return ISP_OK;
+		s->flags = flags;
+	}
+	return decode_legacy_md_all(md, stack_bytes, has_tail, s);
 }
 
 /* Leave the decoded state for the getters, with its layout's field

@@ -140,29 +140,31 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 	 * reports one by one; a report nested in an inner packet is decoded
 	 * as a single report. */
 	bool owner = p->report_layer == 0xff || p->report_layer == p->nlayers;
-	bool cut = isp_region_cut(d, l);        /* the snap length, not the sender */
-	unsigned off = 8, n = 0;
+	unsigned off = 8, n = 1, size;
 	if (owner && p->report_index > 0) {
 		if (p->report_next_off < l->off + 8 || p->report_next_off - l->off >= avail)
 			return ISP_ERR_BAD_LENGTH;
 		off = p->report_next_off - l->off;
+		size = ir_declared(b + off, avail - off);
 	} else {
 		/* count the coalesced reports once, on the first pass. A
 		 * capture cut inside one ends the count with it; so does one
 		 * whose Report Length runs past the payload, or bytes too few
 		 * for a report's first word: that one is counted too, so that
 		 * it is handed out and counted bad_length, not lost unsaid.
-		 * Nothing after a length that lies can be found. */
-		unsigned o = 8;
-		while (o < avail && n < 255) {
-			unsigned sz = ir_declared(b + o, avail - o);
-			n++;
-			if (!sz || sz > avail - o)
-				break;
-			o += sz;
+		 * Nothing after a length that lies can be found. The first
+		 * (avail >= 12: there is one) is the one decoded here. */
+		size = ir_declared(b + 8, avail - 8);
+		if (size && size <= avail - 8) {
+			unsigned o = 8 + size;
+			while (o < avail && n < 255) {
+				unsigned sz = ir_declared(b + o, avail - o);
+				n++;
+				if (!sz || sz > avail - o)
+					break;
+				o += sz;
+			}
 		}
-		if (n == 0)
-			return isp_short_verdict(d, l);
 		if (owner) {
 			p->report_count = (uint8_t)n;
 			p->report_layer = p->nlayers;
@@ -170,8 +172,8 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 	}
 	/* A report the capture cut (snap length) is decoded as far as it
 	 * goes: its inner packet's own layers say what is missing. */
-	unsigned size = ir_declared(b + off, avail - off);
-	bool clamped = cut && size > avail - off;
+	bool clamped = size > avail - off &&
+		       isp_region_cut(d, l);    /* the snap length, not the sender */
 	if (clamped)
 		size = avail - off;
 	if (!size || size > avail - off)
@@ -236,18 +238,16 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 /* Getters are not given the registry, and the inner packet's layers are
  * decoded after this one: note which protocols the dispatch tables send
  * IPv4, UDP and TCP to, so that a getter can find them among the layers
- * that follow (three table loads, through the one lookup plugins have). */
-static void note_inner_ids(struct isp_dissect *d, struct rep_state *s)
+ * that follow. An entry of a table is a protocol id (below ISP_MAX_PROTOS)
+ * or ISP_TABLE_NONE (0xff), the "none" of the ids noted here: three loads,
+ * d->next untouched. */
+static void note_inner_ids(const struct isp_dissect *d, struct rep_state *s)
 {
-	uint16_t next = d->next;
-
-	isp_next_by(d, ISP_TBL_ETHERTYPE, 0x0800);
-	s->ip_id = d->next < ISP_MAX_PROTOS ? (uint8_t)d->next : 0xff;
-	isp_next_by(d, ISP_TBL_IPPROTO, 17);
-	s->udp_id = d->next < ISP_MAX_PROTOS ? (uint8_t)d->next : 0xff;
-	isp_next_by(d, ISP_TBL_IPPROTO, 6);
-	s->tcp_id = d->next < ISP_MAX_PROTOS ? (uint8_t)d->next : 0xff;
-	d->next = next;
+	_Static_assert(ISP_TABLE_NONE == 0xff && ISP_MAX_PROTOS <= 0xff,
+		       "a table entry is an id or the ids' none");
+	s->ip_id = d->tables[ISP_TBL_ETHERTYPE][0x0800];
+	s->udp_id = d->tables[ISP_TBL_IPPROTO][17];
+	s->tcp_id = d->tables[ISP_TBL_IPPROTO][6];
 }
 
 static enum isp_verdict rep_decode(struct isp_dissect *d, struct isp_layer *l)
@@ -257,14 +257,16 @@ static enum isp_verdict rep_decode(struct isp_dissect *d, struct isp_layer *l)
 	enum isp_verdict v;
 
 	memset(&s, 0, sizeof(s));
-	d->next_off = UINT32_MAX;       /* v2.0's individual report sets it */
 	/* what the first byte shows is no report version: not a report,
 	 * however much of it the capture kept */
 	if (isp_cur_has(&c, 1) && c.p[0] >> 4 > 2)
 		return ISP_NOT_MINE;
 	if (!isp_cur_has(&c, 12))
 		return ISP_ERR_TRUNCATED;
-	switch (c.p[0] >> 4) {
+	unsigned ver = c.p[0] >> 4;     /* read once: the stores below may be
+					   the packet's bytes, for all the
+					   compiler knows */
+	switch (ver) {
 	case 0: v = decode_v05(d, l, &s, c.p, (unsigned)c.left); break;
 	case 1: v = decode_v10(d, l, &s, c.p, (unsigned)c.left); break;
 	case 2: v = decode_v20(d, l, &s, c.p, (unsigned)c.left); break;
@@ -272,11 +274,12 @@ static enum isp_verdict rep_decode(struct isp_dissect *d, struct isp_layer *l)
 	}
 	if (v != ISP_OK)
 		return v;
-	l->version = (uint8_t)(c.p[0] >> 4);
+	l->version = (uint8_t)ver;
 	/* The reporter may have cut the inner packet (the specifications
 	 * carry a truncated copy): a length in it that runs past the report
-	 * is a cut, not a lie, unless the inner IP length fits. */
-	if (d->next_off == UINT32_MAX) {
+	 * is a cut, not a lie, unless the inner IP length fits. v2.0's
+	 * individual report has set where it is. */
+	if (ver != 2) {
 		d->next_off = l->off + l->len;
 		d->next_end = l->end;
 	}
