@@ -26,7 +26,8 @@
  * 3 = isp_dissect.tables and .heur (isp_next_by, isp_next_l4 inline);
  * 4 = a payload placed elsewhere is returned as ISP_OK_AT (isp_next_at);
  * 5 = isp_dissect.in_fragment (isp_region_cut);
- * 6 = isp_next_by leaves ISP_TABLE_NONE in isp_dissect.next for "none". */
+ * 6 = isp_next_by leaves ISP_TABLE_NONE in isp_dissect.next for "none";
+ *     isp_dissect.l4_sport gone. */
 #define ISP_PLUGIN_ABI     6
 #define ISP_MAX_LAYERS     16   /* protocol layers kept per packet */
 #define ISP_MAX_PROTOS     64   /* registered protocols */
@@ -202,7 +203,7 @@ struct isp_dissect {
 	uint8_t carrier_next_tbl;  /* what follows an encapsulated INT header: */
 	uint32_t carrier_next_key; /*   table and key, */
 	uint32_t carrier_next_off; /*   where it starts (0: right after INT) */
-	uint16_t l4_sport, l4_dport;
+	uint16_t l4_dport;
 	uint8_t l4_is_tcp;
 };
 

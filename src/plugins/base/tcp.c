@@ -16,7 +16,6 @@ static enum isp_verdict tcp_decode(struct isp_dissect *d, struct isp_layer *l)
 	if (!isp_cur_has(&c, hlen))
 		return isp_short_verdict(d, l);    /* Data Offset past the bytes */
 	l->len = hlen;
-	d->l4_sport = isp_be16(c.p);
 	d->l4_dport = isp_be16(c.p + 2);
 	d->l4_is_tcp = 1;
 	d->carrier = ISP_CARRIER_L4;

@@ -8,7 +8,6 @@ static inline enum isp_verdict udp_rest(struct isp_dissect *d, struct isp_layer 
 				       const uint8_t *h)
 {
 	l->len = 8;
-	d->l4_sport = isp_be16(h);
 	d->l4_dport = isp_be16(h + 2);
 	d->l4_is_tcp = 0;
 	d->carrier = ISP_CARRIER_L4;
