@@ -16,18 +16,16 @@ enum rep_kind { REP_V05, REP_V10, REP_V20 };
 struct rep_state {
 	uint8_t kind;
 	uint8_t nproto;         /* v0.5 NProto, v1.0 NProt, v2.0 InType */
-	uint8_t rep_type;       /* v2.0 */
 	uint8_t flags;          /* D Q F I, MSB first as 0x8 0x4 0x2 0x1 */
-	uint16_t ir_off;        /* v2.0 individual report header */
+	uint16_t ir_off;        /* v2.0 individual report header: its type,
+				   Report Length and MD Length are read there */
 	uint16_t md_off;        /* optional metadata (v1.0/v2.0) or local header (v0.5) */
 	uint16_t md_bits;       /* RepMdBits in INT bitmap positions */
 	uint16_t md_len;        /* bytes of metadata */
 	uint8_t v05_local;      /* v0.5: 1 drop header, 2 switch-local header */
-	uint8_t report_len;     /* v2.0 Report Length (words after word 0) */
-	uint8_t md_words;       /* v2.0 MD Length */
 	uint8_t count;          /* individual reports in the packet */
-	uint16_t inner_off;
-	uint16_t inner_end;     /* v2.0: end of the individual report */
+	uint16_t inner_off;     /* v2.0 InType TLV: the TLVs (0 for other */
+	uint16_t inner_end;     /*   types, which no getter asks them of) */
 	uint8_t tlv_count;      /* v2.0 InType TLV */
 	/* registry ids of IPv4, UDP and TCP (0xff: none), for the inner
 	 * packet's int_report.ip_* and port_* (see note_inner_ids) */
@@ -184,31 +182,27 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 
 	const uint8_t *ir = b + off;
 	uint32_t w0 = isp_be32(ir);
+	unsigned rep_type = isp_bits32(w0, 0, 4), md_words = isp_bits32(w0, 16, 8);
 	s->ir_off = (uint16_t)off;
-	s->rep_type = (uint8_t)isp_bits32(w0, 0, 4);
 	s->nproto = (uint8_t)isp_bits32(w0, 4, 4);
-	s->report_len = (uint8_t)isp_bits32(w0, 8, 8);
-	s->md_words = (uint8_t)isp_bits32(w0, 16, 8);
 	s->flags = (uint8_t)isp_bits32(w0, 24, 4);
 
 	unsigned hdr = 4;
-	if (s->rep_type == 1) {
+	if (rep_type == 1) {
 		if (size < 12)
 			return clamped ? ISP_ERR_TRUNCATED : ISP_ERR_BAD_LENGTH;
 		/* bit 0 (node ID) is reserved: the group header has it */
 		s->md_bits = isp_be16(ir + 4) & 0x7fff;
-		hdr = 12 + s->md_words * 4u;
+		hdr = 12 + md_words * 4u;
 		s->md_off = (uint16_t)(off + 12);
-		s->md_len = (uint16_t)(s->md_words * 4u);
+		s->md_len = (uint16_t)(md_words * 4u);
 		if (int_hop_size(INT_LAYOUT_V2, s->md_bits) > s->md_len)
 			return ISP_ERR_BAD_LENGTH;
-	} else if (s->rep_type != 0) {
+	} else if (rep_type != 0) {
 		return ISP_ERR_UNSUPPORTED;     /* IOAM and future types */
 	}
 	if (hdr > size)
 		return clamped ? ISP_ERR_TRUNCATED : ISP_ERR_BAD_LENGTH;
-	s->inner_off = (uint16_t)(off + hdr);
-	s->inner_end = (uint16_t)(off + size);
 	if (s->nproto == 1) {
 		/* InType TLV: TLVType 4 · reserved 4 · TLVLength 8 (words of value
 		 * after this header) · template 16; they must tile the report */
@@ -224,6 +218,8 @@ static enum isp_verdict decode_v20(struct isp_dissect *d, struct isp_layer *l,
 		if (o != off + size)
 			return ISP_ERR_BAD_LENGTH;
 		s->tlv_count = (uint8_t)(ntlv > 255 ? 255 : ntlv);
+		s->inner_off = (uint16_t)(off + hdr);
+		s->inner_end = (uint16_t)(off + size);
 	}
 	/* TLVs are the report's own fields, not an inner packet */
 	l->len = off + (s->nproto == 1 ? size : hdr);
@@ -405,7 +401,7 @@ static bool rep_get(const struct isp_packet *p, const struct isp_layer *l,
 			return rep_get(p, l, MD(4, INT_PART_WHOLE) | (uintptr_t)ISP_T_U64 << 16, o);
 		return isp_val_scalar(o, ISP_T_U64, isp_be32(b + (s.kind == REP_V05 ? 8 : 12)));
 	case R_NPROTO: return isp_val_scalar(o, ISP_T_U8, s.nproto);
-	case R_REP_TYPE: return s.kind == REP_V20 ? isp_val_scalar(o, ISP_T_U8, s.rep_type) : false;
+	case R_REP_TYPE: return s.kind == REP_V20 ? isp_val_scalar(o, ISP_T_U8, ir[0] >> 4) : false;
 	case R_D: return isp_val_scalar(o, ISP_T_U8, !!(s.flags & 8));
 	case R_Q: return isp_val_scalar(o, ISP_T_U8, !!(s.flags & 4));
 	case R_F: return isp_val_scalar(o, ISP_T_U8, !!(s.flags & 2));
@@ -414,11 +410,11 @@ static bool rep_get(const struct isp_packet *p, const struct isp_layer *l,
 	case R_DOMAIN:
 	case R_DS_MD_BITS:
 	case R_DS_MD_STATUS:
-		if (s.kind != REP_V20 || s.rep_type != 1)
+		if (s.kind != REP_V20 || ir[0] >> 4 != 1)
 			return false;
 		return isp_val_scalar(o, ISP_T_U16, isp_be16(ir + (arg == R_DOMAIN ? 6 : arg == R_DS_MD_BITS ? 8 : 10)));
-	case R_REPORT_LEN: return s.kind == REP_V20 ? isp_val_scalar(o, ISP_T_U8, s.report_len) : false;
-	case R_MD_LEN: return s.kind == REP_V20 ? isp_val_scalar(o, ISP_T_U8, s.md_words) : false;
+	case R_REPORT_LEN: return s.kind == REP_V20 ? isp_val_scalar(o, ISP_T_U8, ir[1]) : false;
+	case R_MD_LEN: return s.kind == REP_V20 ? isp_val_scalar(o, ISP_T_U8, ir[2]) : false;
 	case R_COUNT: return isp_val_scalar(o, ISP_T_U8, s.kind == REP_V20 ? s.count : 1);
 	case R_TLV_COUNT:
 		return s.kind == REP_V20 && s.nproto == 1 ? isp_val_scalar(o, ISP_T_U8, s.tlv_count) : false;
