@@ -359,6 +359,10 @@ static bool int_scalar(const struct isp_packet *p, const struct isp_layer *l,
 	const uint8_t *tail;
 
 	int_state_load(l, &s);
+	/* the shim, which a Geneve option has not: its fields read as zero */
+	static const uint8_t no_shim[SHIM_LEN];
+	const uint8_t *sh = s.carrier == ISP_CARRIER_GENEVE ? no_shim : p->data + l->off + s.shim_off;
+	unsigned npt = (sh[0] >> 2) & 3;     /* v2.x */
 	switch (arg) {
 	case S_VERSION: return isp_val_scalar(o, ISP_T_U8, s.version);
 	case S_MODE: {
@@ -378,17 +382,18 @@ static bool int_scalar(const struct isp_packet *p, const struct isp_layer *l,
 	case S_D: return s.family == 2 ? isp_val_scalar(o, ISP_T_U8, !!(s.flags & INT_F_D)) : false;
 	case S_C: return s.family < 2 ? isp_val_scalar(o, ISP_T_U8, !!(s.flags & INT_F_C)) : false;
 	case S_SHIM_LEN:
-		return s.carrier == ISP_CARRIER_GENEVE ? false : isp_val_scalar(o, ISP_T_U8, s.shim_len);
-	case S_NPT: return s.family == 2 ? isp_val_scalar(o, ISP_T_U8, s.npt) : false;
+		/* Length: byte 2 of a v0.5/v1.0 shim, byte 1 of a v2.x one */
+		return s.carrier == ISP_CARRIER_GENEVE ? false
+						       : isp_val_scalar(o, ISP_T_U8, sh[sh[0] < 0x10 ? 2 : 1]);
+	case S_NPT: return s.family == 2 ? isp_val_scalar(o, ISP_T_U8, npt) : false;
 	case S_ORIG_DSCP:
-		if (s.carrier != ISP_CARRIER_L4 || (s.family == 2 && s.npt != 0) || s.family == 0)
+		if (s.carrier != ISP_CARRIER_L4 || (s.family == 2 && npt != 0) || s.family == 0)
 			return false;
-		return isp_val_scalar(o, ISP_T_U8, s.family == 2 ? (s.shim_byte3 >> 2) & 0x3f
-							       : s.shim_byte3 >> 2);
+		return isp_val_scalar(o, ISP_T_U8, s.family == 2 ? (sh[3] >> 2) & 0x3f : sh[3] >> 2);
 	case S_ORIG_PORT:
-		return s.family == 2 && s.npt == 1 ? isp_val_scalar(o, ISP_T_U16, s.shim_word1) : false;
+		return s.family == 2 && npt == 1 ? isp_val_scalar(o, ISP_T_U16, isp_be16(sh + 2)) : false;
 	case S_ORIG_PROTO:
-		return s.family == 2 && s.npt == 2 ? isp_val_scalar(o, ISP_T_U8, s.shim_byte3) : false;
+		return s.family == 2 && npt == 2 ? isp_val_scalar(o, ISP_T_U8, sh[3]) : false;
 	case S_DOMAIN: return s.family == 2 ? isp_val_scalar(o, ISP_T_U16, s.domain_id) : false;
 	case S_DS_INSTR: return s.family == 2 ? isp_val_scalar(o, ISP_T_U16, s.ds_instruction) : false;
 	case S_DS_FLAGS: return s.family == 2 ? isp_val_scalar(o, ISP_T_U16, s.ds_flags) : false;

@@ -10,7 +10,6 @@
  */
 #include "int_state.h"
 
-#define SHIM_LEN 4
 #define MD_LEGACY_LEN 8
 #define MD_V2_LEN 12
 #define TAIL_LEN 4
@@ -287,7 +286,8 @@ static void keep_state(struct isp_layer *l, struct int_state *s)
 
 /*
  * Shim layouts by carrier. Returns the INT bytes after the shim (MD header
- * plus stack, plus tail for v0.5 over L4) in *body and sets shim fields.
+ * plus stack, plus tail for v0.5 over L4) in *body and sets the mode; the
+ * getters read the shim's other fields at shim_off.
  */
 static enum isp_verdict parse_shim(struct isp_dissect *d, const struct isp_layer *l,
 				   const uint8_t *sh,
@@ -300,8 +300,6 @@ static enum isp_verdict parse_shim(struct isp_dissect *d, const struct isp_layer
 	*next_tbl = 0xff;
 	if (b0 == 1 || b0 == 2) {               /* v0.5 / v1.0 family */
 		s->mode = b0;
-		s->shim_len = sh[2];
-		s->shim_byte3 = sh[3];
 		words = sh[2];
 		if (words * 4u < SHIM_LEN + MD_LEGACY_LEN)
 			return ISP_ERR_BAD_LENGTH;
@@ -312,10 +310,6 @@ static enum isp_verdict parse_shim(struct isp_dissect *d, const struct isp_layer
 		}
 	} else if (b0 >> 4 >= 1 && b0 >> 4 <= 3) { /* v2.x */
 		s->mode = b0 >> 4;
-		s->npt = (b0 >> 2) & 3;
-		s->shim_len = sh[1];
-		s->shim_byte3 = sh[3];
-		s->shim_word1 = isp_be16(sh + 2);
 		*body = sh[1] * 4u;
 		if (d->carrier == ISP_CARRIER_GPE) {
 			*next_tbl = ISP_TBL_GPE_NEXT;

@@ -12,6 +12,8 @@
 
 enum int_mode { INT_MODE_MD = 1, INT_MODE_DST = 2, INT_MODE_MX = 3 };
 
+#define SHIM_LEN 4  /* every shim: the decoder checks it, the getters read it */
+
 /* Offsets are relative to the layer start (which may hold a probe marker).
  * The fields the per-hop getters read come first (int_state_load_hops). */
 struct int_state {
@@ -30,10 +32,6 @@ struct int_state {
 	uint16_t domain_id, ds_instruction, ds_flags;
 	uint8_t mode;           /* enum int_mode */
 	uint8_t version;        /* MD header version field as written */
-	uint8_t shim_len;       /* shim Length field as written */
-	uint8_t npt;
-	uint8_t shim_byte3;     /* v1.0 DSCP / v2 NPT payload */
-	uint16_t shim_word1;    /* v2 NPT=1 original port */
 	uint8_t hop_ml;         /* HopML (v1.0/v2) or InsCnt (v0.5), as written */
 	uint8_t hop_cnt;        /* RemainingHopCnt (v1.0/v2), TotalHopCnt (v0.5) */
 	uint8_t max_hop_cnt;    /* v0.5 */
