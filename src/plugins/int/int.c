@@ -394,9 +394,13 @@ static bool int_scalar(const struct isp_packet *p, const struct isp_layer *l,
 		return s.family == 2 && npt == 1 ? isp_val_scalar(o, ISP_T_U16, isp_be16(sh + 2)) : false;
 	case S_ORIG_PROTO:
 		return s.family == 2 && npt == 2 ? isp_val_scalar(o, ISP_T_U8, sh[3]) : false;
-	case S_DOMAIN: return s.family == 2 ? isp_val_scalar(o, ISP_T_U16, s.domain_id) : false;
-	case S_DS_INSTR: return s.family == 2 ? isp_val_scalar(o, ISP_T_U16, s.ds_instruction) : false;
-	case S_DS_FLAGS: return s.family == 2 ? isp_val_scalar(o, ISP_T_U16, s.ds_flags) : false;
+	/* the v2.x header's last three words, which its decoder checked */
+	case S_DOMAIN:
+	case S_DS_INSTR:
+	case S_DS_FLAGS:
+		return s.family == 2 ? isp_val_scalar(o, ISP_T_U16, isp_be16(p->data + l->off + s.md_off +
+									6 + 2 * (arg - S_DOMAIN)))
+				     : false;
 	case S_TAIL_PROTO:
 	case S_TAIL_PORT:
 	case S_TAIL_DSCP:

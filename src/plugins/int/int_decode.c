@@ -172,9 +172,6 @@ decode_v2(const uint8_t *md, unsigned stack_bytes, struct int_state *s)
 			      (isp_bits32(w0, 4, 1) ? INT_F_D : 0));
 	s->wire_bitmap = isp_be16(md + 4);
 	s->bitmap = s->wire_bitmap;
-	s->domain_id = isp_be16(md + 6);
-	s->ds_instruction = isp_be16(md + 8);
-	s->ds_flags = isp_be16(md + 10);
 	s->layout = INT_LAYOUT_V2;
 	/* v2.0 and v2.1 both write 2; another number under a v2.x shim or
 	 * in a Geneve option is a header this layout does not describe */

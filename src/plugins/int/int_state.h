@@ -29,7 +29,6 @@ struct int_state {
 	uint16_t md_off;        /* instruction header */
 	uint16_t tail_off;      /* v0.5 tail, 0 = none */
 	uint16_t wire_bitmap;   /* as on the wire (GEANT puts it in the low byte) */
-	uint16_t domain_id, ds_instruction, ds_flags;
 	uint8_t mode;           /* enum int_mode */
 	uint8_t version;        /* MD header version field as written */
 	uint8_t hop_ml;         /* HopML (v1.0/v2) or InsCnt (v0.5), as written */
