@@ -313,11 +313,13 @@ isp_next_heuristic_more(struct isp_dissect *d, const struct isp_layer *parent,
 }
 
 /* Resolve a TCP/UDP payload: heuristics registered under `parent`, then
- * the destination port only: collectors, tunnels and INT sinks send to a
+ * the destination port only, in `ports` (the caller knows its table: no
+ * test of d->l4_is_tcp): collectors, tunnels and INT sinks send to a
  * well-known port from any source port, and a reply or an unrelated
  * datagram whose source port happens to be 6000 is not a report. Inline
  * in the UDP and TCP decoders: one call fewer a packet. */
-static inline void isp_next_l4(struct isp_dissect *d, const struct isp_layer *parent)
+static inline void isp_next_l4(struct isp_dissect *d, const struct isp_layer *parent,
+			       enum isp_table ports)
 {
 	const struct isp_heuristics *h = &d->heur[parent->proto];
 
@@ -331,7 +333,7 @@ static inline void isp_next_l4(struct isp_dissect *d, const struct isp_layer *pa
 		if (h->n > 1 && isp_next_heuristic_more(d, parent, h))
 			return;
 	}
-	isp_next_by(d, d->l4_is_tcp ? ISP_TBL_TCP_PORT : ISP_TBL_UDP_PORT, d->l4_dport);
+	isp_next_by(d, ports, d->l4_dport);
 }
 
 /* Innermost layer of protocol `proto` before layer index `before`. */

@@ -20,7 +20,7 @@ static enum isp_verdict tcp_decode(struct isp_dissect *d, struct isp_layer *l)
 	d->l4_is_tcp = 1;
 	d->carrier = ISP_CARRIER_L4;
 	if (l->off + hlen < l->end)     /* only a segment with data has a payload */
-		isp_next_l4(d, l);
+		isp_next_l4(d, l, ISP_TBL_TCP_PORT);
 	return ISP_OK;
 }
 

@@ -11,7 +11,7 @@ static inline enum isp_verdict udp_rest(struct isp_dissect *d, struct isp_layer 
 	d->l4_dport = isp_be16(h + 2);
 	d->l4_is_tcp = 0;
 	d->carrier = ISP_CARRIER_L4;
-	isp_next_l4(d, l);
+	isp_next_l4(d, l, ISP_TBL_UDP_PORT);
 	return ISP_OK;
 }
 
