@@ -329,6 +329,13 @@ hops_loop(struct query_state *qs, const struct qitem *it, const struct qstep *st
 	  unsigned n, unsigned size, uint32_t missing, uint8_t type, const uint64_t *arr,
 	  uint64_t order, unsigned op)
 {
+	/* every hop with a value, the usual case: a counted loop, cheaper a
+	 * hop than walking the bits below */
+	if (!missing) {
+		for (unsigned h = 0; h < n; h++)
+			update_int(qs, it, st, hops + h * size, int_of(type, arr[h]), order, op);
+		return;
+	}
 	/* the hops with a value, as set bits: no test and branch per hop */
 	uint32_t have = ~missing & (uint32_t)((UINT64_C(1) << n) - 1);
 

@@ -241,7 +241,11 @@ int_hops_loop(const uint8_t *f, unsigned nhops, unsigned stride, unsigned size,
 	for (unsigned i = nhops; i-- > 0; f += stride) {
 		uint64_t v = ((size == 8 ? isp_be64(f) : isp_be32(f)) >> g.shift) & g.mask;
 		out->v.arr[i] = v;
-		missing = missing * 2 + (v == g.mask);
+		/* v <= mask: all-ones carries out of the part's width once
+		 * incremented (an add and a shift, not a compare and a flag
+		 * move); a part of 64 bits has no room for the carry */
+		missing = missing * 2 + (uint32_t)(g.mask == UINT64_MAX ? v == g.mask
+						    : (v + 1) >> __builtin_popcountll(g.mask));
 	}
 	out->missing = missing;
 }
@@ -267,15 +271,23 @@ int_hops_read(const uint8_t *field, unsigned nhops, unsigned stride, unsigned si
 }
 
 /* Sum of a whole field of one size over the hops, leaving out the
- * unavailable (all-ones) values. */
+ * unavailable (all-ones) values. The loop runs on the field's address
+ * alone (no counter), and a 4-byte field stays 32 bits wide until the
+ * add, so that a hop costs a load, a swap, a compare and the add. */
 static inline __attribute__((always_inline)) uint64_t
 int_hops_sum_loop(const uint8_t *f, unsigned nhops, unsigned stride, unsigned size)
 {
-	uint64_t all = size == 8 ? UINT64_MAX : UINT32_MAX, sum = 0;
+	const uint8_t *end = f + (size_t)nhops * stride;
+	uint64_t sum = 0;
 
-	for (unsigned i = 0; i < nhops; i++, f += stride) {
-		uint64_t v = size == 8 ? isp_be64(f) : isp_be32(f);
-		sum += v != all ? v : 0;
+	for (; f != end; f += stride) {
+		if (size == 8) {
+			uint64_t v = isp_be64(f);
+			sum += v != UINT64_MAX ? v : 0;
+		} else {
+			uint32_t v = isp_be32(f);
+			sum += v != UINT32_MAX ? v : 0;
+		}
 	}
 	return sum;
 }
