@@ -76,7 +76,9 @@ for w in 1 2; do
 	# 8 passes of the capture (4,000 reports, 8 senders), a reload in the middle
 	python3 "$src/test/inputs/send_reports.py" "$tmp/r.pcap" 127.0.0.1 "$port" 25 0.05 8 >/dev/null &
 	p1=$!
-	sleep 0.3
+	# the reload once the old rules have written (a loaded machine may
+	# start the sender late): both rule sets then see packets
+	for _ in $(seq 100); do [ -s "$tmp/g.out" ] && break; sleep 0.05; done
 	conf_b >"$tmp/r.conf"
 	ctl --json reload >"$tmp/rl.json"
 	wait $p1
