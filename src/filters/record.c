@@ -620,12 +620,13 @@ void rec_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *
  * copy, then at most a full per-hop array of 20-digit numbers. */
 #define FIELD_MAX (REC_JKEY_PAD + 2 + ISP_MAX_HOPS * (JSONW_U64_MAX + 1))
 
-void rec_fields(struct rec *r, const struct rec_field *f, unsigned n)
+void rec_fields(struct rec *r, const struct rec_jkey *const *key,
+		const struct isp_value *const *val, unsigned n)
 {
 	unsigned i = 0;
 
 	if (r->mmt) {
-		rec_mmt_fields(r, f, n);
+		rec_mmt_fields(r, key, val, n);
 		return;
 	}
 	if (r->csv || !r->w.need_comma)
@@ -636,8 +637,8 @@ void rec_fields(struct rec *r, const struct rec_field *f, unsigned n)
 			goto one_by_one;
 		char *o = r->w.buf + r->w.len;
 		for (; i < n; i++) {
-			const struct rec_jkey *k = f[i].key;
-			const struct isp_value *v = f[i].v;
+			const struct rec_jkey *k = key[i];
+			const struct isp_value *v = val[i];
 
 			if (k->len >= REC_JKEY_PAD)
 				break;  /* rec_field's general path, then check again */
@@ -666,12 +667,12 @@ void rec_fields(struct rec *r, const struct rec_field *f, unsigned n)
 		}
 		r->w.len = (size_t)(o - r->w.buf);
 		if (i < n) {
-			rec_field(r, f[i].key, f[i].v);
+			rec_field(r, key[i], val[i]);
 			i++;
 		}
 	}
 	return;
 one_by_one:
 	for (; i < n; i++)
-		rec_field(r, f[i].key, f[i].v);
+		rec_field(r, key[i], val[i]);
 }

@@ -138,14 +138,13 @@ void rec_value(struct rec *r, const struct isp_value *v);  /* attribute value as
  * the same text, written in one go for JSON (the per-packet event
  * record is all such fields). */
 void rec_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *v);
-/* rec_field for each of n fields, in order, without a call and a room
- * check per field when the buffer has room for the largest of them all. */
-struct rec_field {
-	const struct rec_jkey *key;
-	const struct isp_value *v;      /* NULL: null */
-};
+/* rec_field for each of n fields, in order (key[i] and v[i], v[i] NULL:
+ * null), without a call and a room check per field when the buffer has
+ * room for the largest of them all. Keys and values apart: a caller's
+ * keys are listed once, and only its values change a record. */
 #define REC_BATCH 32    /* fields a caller gathers for one rec_fields */
-void rec_fields(struct rec *r, const struct rec_field *f, unsigned n);
+void rec_fields(struct rec *r, const struct rec_jkey *const *key,
+		const struct isp_value *const *v, unsigned n);
 /* A value given as JSON text (arrays built by the caller): JSON as is,
  * CSV as one cell. */
 void rec_json_cell(struct rec *r, const char *json, size_t n);
@@ -153,8 +152,8 @@ void rec_json_cell(struct rec *r, const char *json, size_t n);
  * (after rec_key_prepared); an absent value; a quoted string. */
 void rec_mmt_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *v);
 /* rec_mmt_field for each of n fields, numbers without a call a field. */
-struct rec_field;
-void rec_mmt_fields(struct rec *r, const struct rec_field *f, unsigned n);
+void rec_mmt_fields(struct rec *r, const struct rec_jkey *const *key,
+		    const struct isp_value *const *v, unsigned n);
 void rec_mmt_xval(struct rec *r, const struct xval *v, const char *str);
 void rec_mmt_absent(struct rec *r, bool quoted);
 void rec_mmt_string(struct rec *r, const char *s, size_t n);

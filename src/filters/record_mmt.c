@@ -151,7 +151,8 @@ static bool put_cells(struct rec *r, const struct isp_value *v)
 	return true;
 }
 
-void rec_mmt_fields(struct rec *r, const struct rec_field *f, unsigned n)
+void rec_mmt_fields(struct rec *r, const struct rec_jkey *const *key,
+		    const struct isp_value *const *v, unsigned n)
 {
 	unsigned i = 0;
 
@@ -160,16 +161,16 @@ void rec_mmt_fields(struct rec *r, const struct rec_field *f, unsigned n)
 		char *o = jsonw_room(&r->w, (size_t)(n - i) * CELLS_MAX);
 		if (!o)
 			break;
-		for (; i < n && f[i].v && cells_direct(f[i].v); i++)
-			o = put_cells_at(r, o, f[i].v);
+		for (; i < n && v[i] && cells_direct(v[i]); i++)
+			o = put_cells_at(r, o, v[i]);
 		r->w.len = (size_t)(o - r->w.buf);
 		if (i < n) {
-			rec_mmt_field(r, f[i].key, f[i].v);
+			rec_mmt_field(r, key[i], v[i]);
 			i++;
 		}
 	}
 	for (; i < n; i++)
-		rec_mmt_field(r, f[i].key, f[i].v);
+		rec_mmt_field(r, key[i], v[i]);
 }
 
 void rec_mmt_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *v)
