@@ -199,7 +199,9 @@ void rec_begin(struct rec *r, enum rec_style style, const char *report, const ch
 			/* PRE SECONDS.MICROSECONDS POST: an empty 64 KiB buffer */
 			char *o = out;
 			memcpy(o, ch->text, ch->pre);
-			o = rec_put_seconds(o + ch->pre, ts_ns);
+			if (iso_stale(r, ts_ns))
+				iso8601(r, ts_ns);      /* a new second: its digits */
+			o = rec_put_seconds_kept(r, o + ch->pre, ts_ns);
 			memcpy(o, ch->text + ch->pre, ch->post);
 			r->w.len = (size_t)(o - out) + ch->post;
 			return;
@@ -532,21 +534,6 @@ static inline __attribute__((always_inline)) char *put_array(struct rec *r, char
 	return o;
 }
 
-/* rec_put_seconds, the seconds' digits copied from the JSON head's
- * "time" when ns is in the second of the record (meta.timestamp, usually):
- * at most 22 bytes written, as rec_put_seconds. */
-static inline __attribute__((always_inline)) char *put_seconds(const struct rec *r, char *o,
-								uint64_t ns)
-{
-	size_t n = r->sec_time_len - SEC_TIME_MID;      /* digits and '.' */
-
-	if ((int64_t)(ns / 1000000000u) != r->iso_sec || r->sec_time_len == 0 || n > 16)
-		return rec_put_seconds(o, ns);
-	memcpy(o, r->sec_time + SEC_TIME_MID, 16);
-	rec_put_us(o + n, (uint32_t)(ns % 1000000000u / 1000u));
-	return o + n + 6;
-}
-
 /* A scalar put_value_can accepts (see put_value). */
 static inline __attribute__((always_inline)) char *put_scalar(struct rec *r, char *o,
 							      const struct isp_value *v)
@@ -558,7 +545,7 @@ static inline __attribute__((always_inline)) char *put_scalar(struct rec *r, cha
 	if (v->type == ISP_T_IPV4)
 		return rec_put_ipv4_quoted(o, (uint32_t)v->v.u);
 	if (v->type == ISP_T_TIMESTAMP)
-		return put_seconds(r, o, v->v.u);
+		return rec_put_seconds_kept(r, o, v->v.u);
 	return o + jsonw_utoa_top(v->v.u, o, &r->top);
 }
 

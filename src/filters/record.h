@@ -11,6 +11,8 @@
 #ifndef ISP_FILTERS_RECORD_H
 #define ISP_FILTERS_RECORD_H
 
+#include <string.h>
+
 #include "../core/jsonw.h"
 #include "expr.h"
 
@@ -97,6 +99,21 @@ struct rec {
 	unsigned csv_head_next;
 	struct jsonw_top top;           /* per-hop timestamps' common digits */
 };
+
+/* rec_put_seconds, the seconds' digits copied from those kept for the
+ * JSON head's "time" when ns is in their second (a record's own time and
+ * meta.timestamp, usually): at most 22 bytes written, as rec_put_seconds. */
+static inline __attribute__((always_inline)) char *rec_put_seconds_kept(const struct rec *r, char *o,
+									 uint64_t ns)
+{
+	size_t n = r->sec_time_len - SEC_TIME_MID;      /* digits and '.' */
+
+	if ((int64_t)(ns / 1000000000u) != r->iso_sec || r->sec_time_len == 0 || n > 16)
+		return rec_put_seconds(o, ns);
+	memcpy(o, r->sec_time + SEC_TIME_MID, 16);
+	rec_put_us(o + n, (uint32_t)(ns % 1000000000u / 1000u));
+	return o + n + 6;
+}
 
 /* Write the next records at out (REC_MAX bytes; NULL: the writer's own
  * buffer). rec_begin and the other openers start there. */

@@ -113,7 +113,7 @@ static inline __attribute__((always_inline)) char *put_cells_at(struct rec *r, c
 	if (v->type == ISP_T_IPV4)
 		return rec_put_ipv4_quoted(o, (uint32_t)v->v.u);
 	if (v->type == ISP_T_TIMESTAMP)
-		return rec_put_seconds(o, v->v.u);
+		return rec_put_seconds_kept(r, o, v->v.u);
 	if (!v->is_array) {
 		if (v->missing & 1)
 			*o++ = '0';
