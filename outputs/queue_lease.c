@@ -121,7 +121,8 @@ static __attribute__((noinline)) bool renew_lease(struct isp_queue *q, const voi
 }
 
 /* A report name or key, short in practice: two overlapping fixed-size
- * copies, no call, for up to 16 bytes. */
+ * copies, no call, for up to 16 bytes; a key is often empty, and a call
+ * to memcpy for no byte cost a tenth of the reserve. */
 static inline unsigned char *put_small(unsigned char *p, const char *s, size_t n)
 {
 	if (n >= 8 && n <= 16) {
@@ -130,8 +131,12 @@ static inline unsigned char *put_small(unsigned char *p, const char *s, size_t n
 	} else if (n >= 4 && n < 8) {
 		__builtin_memcpy(p, s, 4);
 		__builtin_memcpy(p + n - 4, s + n - 4, 4);
-	} else {
+	} else if (n > 16) {
 		memcpy(p, s, n);
+	} else if (n > 0) {     /* 1 to 3 bytes: the first, middle and last */
+		p[0] = (unsigned char)s[0];
+		p[n / 2] = (unsigned char)s[n / 2];
+		p[n - 1] = (unsigned char)s[n - 1];
 	}
 	p[n] = '\0';
 	return p + n + 1;

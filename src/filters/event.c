@@ -302,21 +302,17 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 	const int *slot = wf->slot;
 	struct slot *const *at = wf->at;
 	struct slot_cache *const sc = &e->sc;
-	struct rec_field f[REC_BATCH];
+	const struct isp_value *v[REC_BATCH];
 	for (unsigned left = wf->n, n; left; left -= n, key += n, slot += n, at += n) {
 		n = left < REC_BATCH ? left : REC_BATCH;
-		/* the keys apart: stored with each value, they were packed
-		 * with it in a register kept across the getter's call */
-		for (unsigned i = 0; i < n; i++)
-			f[i].key = key[i];
 		if (e->hop < 0) {
 			for (unsigned i = 0; i < n; i++)
-				f[i].v = slot_value(sc, p, at[i]);
+				v[i] = slot_value(sc, p, at[i]);
 		} else {
 			for (unsigned i = 0; i < n; i++)
-				f[i].v = engine_get_in(e, p, slot[i], true);
+				v[i] = engine_get_in(e, p, slot[i], true);
 		}
-		rec_fields(rec, f, n);
+		rec_fields(rec, key, v, n);
 	}
 	/* MMT-Probe puts a comma after the event's value, then the
 	 * attributes: with none, the row ends with an empty cell */

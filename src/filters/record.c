@@ -199,7 +199,9 @@ void rec_begin(struct rec *r, enum rec_style style, const char *report, const ch
 			/* PRE SECONDS.MICROSECONDS POST: an empty 64 KiB buffer */
 			char *o = out;
 			memcpy(o, ch->text, ch->pre);
-			o = rec_put_seconds(o + ch->pre, ts_ns);
+			if (iso_stale(r, ts_ns))
+				iso8601(r, ts_ns);      /* a new second: its digits */
+			o = rec_put_seconds_kept(r, o + ch->pre, ts_ns);
 			memcpy(o, ch->text + ch->pre, ch->post);
 			r->w.len = (size_t)(o - out) + ch->post;
 			return;
@@ -532,21 +534,6 @@ static inline __attribute__((always_inline)) char *put_array(struct rec *r, char
 	return o;
 }
 
-/* rec_put_seconds, the seconds' digits copied from the JSON head's
- * "time" when ns is in the second of the record (meta.timestamp, usually):
- * at most 22 bytes written, as rec_put_seconds. */
-static inline __attribute__((always_inline)) char *put_seconds(const struct rec *r, char *o,
-								uint64_t ns)
-{
-	size_t n = r->sec_time_len - SEC_TIME_MID;      /* digits and '.' */
-
-	if ((int64_t)(ns / 1000000000u) != r->iso_sec || r->sec_time_len == 0 || n > 16)
-		return rec_put_seconds(o, ns);
-	memcpy(o, r->sec_time + SEC_TIME_MID, 16);
-	rec_put_us(o + n, (uint32_t)(ns % 1000000000u / 1000u));
-	return o + n + 6;
-}
-
 /* A scalar put_value_can accepts (see put_value). */
 static inline __attribute__((always_inline)) char *put_scalar(struct rec *r, char *o,
 							      const struct isp_value *v)
@@ -558,7 +545,7 @@ static inline __attribute__((always_inline)) char *put_scalar(struct rec *r, cha
 	if (v->type == ISP_T_IPV4)
 		return rec_put_ipv4_quoted(o, (uint32_t)v->v.u);
 	if (v->type == ISP_T_TIMESTAMP)
-		return put_seconds(r, o, v->v.u);
+		return rec_put_seconds_kept(r, o, v->v.u);
 	return o + jsonw_utoa_top(v->v.u, o, &r->top);
 }
 
@@ -620,12 +607,13 @@ void rec_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *
  * copy, then at most a full per-hop array of 20-digit numbers. */
 #define FIELD_MAX (REC_JKEY_PAD + 2 + ISP_MAX_HOPS * (JSONW_U64_MAX + 1))
 
-void rec_fields(struct rec *r, const struct rec_field *f, unsigned n)
+void rec_fields(struct rec *r, const struct rec_jkey *const *key,
+		const struct isp_value *const *val, unsigned n)
 {
 	unsigned i = 0;
 
 	if (r->mmt) {
-		rec_mmt_fields(r, f, n);
+		rec_mmt_fields(r, key, val, n);
 		return;
 	}
 	if (r->csv || !r->w.need_comma)
@@ -636,8 +624,8 @@ void rec_fields(struct rec *r, const struct rec_field *f, unsigned n)
 			goto one_by_one;
 		char *o = r->w.buf + r->w.len;
 		for (; i < n; i++) {
-			const struct rec_jkey *k = f[i].key;
-			const struct isp_value *v = f[i].v;
+			const struct rec_jkey *k = key[i];
+			const struct isp_value *v = val[i];
 
 			if (k->len >= REC_JKEY_PAD)
 				break;  /* rec_field's general path, then check again */
@@ -666,12 +654,12 @@ void rec_fields(struct rec *r, const struct rec_field *f, unsigned n)
 		}
 		r->w.len = (size_t)(o - r->w.buf);
 		if (i < n) {
-			rec_field(r, f[i].key, f[i].v);
+			rec_field(r, key[i], val[i]);
 			i++;
 		}
 	}
 	return;
 one_by_one:
 	for (; i < n; i++)
-		rec_field(r, f[i].key, f[i].v);
+		rec_field(r, key[i], val[i]);
 }

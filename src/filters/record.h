@@ -11,6 +11,8 @@
 #ifndef ISP_FILTERS_RECORD_H
 #define ISP_FILTERS_RECORD_H
 
+#include <string.h>
+
 #include "../core/jsonw.h"
 #include "expr.h"
 
@@ -98,6 +100,21 @@ struct rec {
 	struct jsonw_top top;           /* per-hop timestamps' common digits */
 };
 
+/* rec_put_seconds, the seconds' digits copied from those kept for the
+ * JSON head's "time" when ns is in their second (a record's own time and
+ * meta.timestamp, usually): at most 22 bytes written, as rec_put_seconds. */
+static inline __attribute__((always_inline)) char *rec_put_seconds_kept(const struct rec *r, char *o,
+									 uint64_t ns)
+{
+	size_t n = r->sec_time_len - SEC_TIME_MID;      /* digits and '.' */
+
+	if ((int64_t)(ns / 1000000000u) != r->iso_sec || r->sec_time_len == 0 || n > 16)
+		return rec_put_seconds(o, ns);
+	memcpy(o, r->sec_time + SEC_TIME_MID, 16);
+	rec_put_us(o + n, (uint32_t)(ns % 1000000000u / 1000u));
+	return o + n + 6;
+}
+
 /* Write the next records at out (REC_MAX bytes; NULL: the writer's own
  * buffer). rec_begin and the other openers start there. */
 static inline void rec_target(struct rec *r, char *out)
@@ -138,14 +155,13 @@ void rec_value(struct rec *r, const struct isp_value *v);  /* attribute value as
  * the same text, written in one go for JSON (the per-packet event
  * record is all such fields). */
 void rec_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *v);
-/* rec_field for each of n fields, in order, without a call and a room
- * check per field when the buffer has room for the largest of them all. */
-struct rec_field {
-	const struct rec_jkey *key;
-	const struct isp_value *v;      /* NULL: null */
-};
+/* rec_field for each of n fields, in order (key[i] and v[i], v[i] NULL:
+ * null), without a call and a room check per field when the buffer has
+ * room for the largest of them all. Keys and values apart: a caller's
+ * keys are listed once, and only its values change a record. */
 #define REC_BATCH 32    /* fields a caller gathers for one rec_fields */
-void rec_fields(struct rec *r, const struct rec_field *f, unsigned n);
+void rec_fields(struct rec *r, const struct rec_jkey *const *key,
+		const struct isp_value *const *v, unsigned n);
 /* A value given as JSON text (arrays built by the caller): JSON as is,
  * CSV as one cell. */
 void rec_json_cell(struct rec *r, const char *json, size_t n);
@@ -153,8 +169,8 @@ void rec_json_cell(struct rec *r, const char *json, size_t n);
  * (after rec_key_prepared); an absent value; a quoted string. */
 void rec_mmt_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *v);
 /* rec_mmt_field for each of n fields, numbers without a call a field. */
-struct rec_field;
-void rec_mmt_fields(struct rec *r, const struct rec_field *f, unsigned n);
+void rec_mmt_fields(struct rec *r, const struct rec_jkey *const *key,
+		    const struct isp_value *const *v, unsigned n);
 void rec_mmt_xval(struct rec *r, const struct xval *v, const char *str);
 void rec_mmt_absent(struct rec *r, bool quoted);
 void rec_mmt_string(struct rec *r, const char *s, size_t n);

@@ -106,22 +106,11 @@ static inline bool cells_direct(const struct isp_value *v)
 /* The most put_cells_at writes: a comma and the cells of every hop. */
 #define CELLS_MAX (1 + ISP_MAX_HOPS * (JSONW_U64_MAX + 1))
 
-static inline __attribute__((always_inline)) char *put_cells_at(struct rec *r, char *o,
-								 const struct isp_value *v)
+/* A per-hop array of numbers as cells, in the wire's order: the last hop
+ * first. */
+static inline __attribute__((always_inline)) char *put_hops_at(struct rec *r, char *o,
+								const struct isp_value *v)
 {
-	*o++ = ',';
-	if (v->type == ISP_T_IPV4)
-		return rec_put_ipv4_quoted(o, (uint32_t)v->v.u);
-	if (v->type == ISP_T_TIMESTAMP)
-		return rec_put_seconds(o, v->v.u);
-	if (!v->is_array) {
-		if (v->missing & 1)
-			*o++ = '0';
-		else
-			o += jsonw_utoa_top(v->v.u, o, &r->top);
-		return o;
-	}
-	/* the wire's order: the last hop first */
 	if (!v->missing) {
 		/* every hop present, the usual case: no test per hop */
 		for (unsigned i = v->count; i-- > 0;) {
@@ -140,6 +129,23 @@ static inline __attribute__((always_inline)) char *put_cells_at(struct rec *r, c
 	return v->count ? o - 1 : o;    /* the last comma */
 }
 
+static inline __attribute__((always_inline)) char *put_cells_at(struct rec *r, char *o,
+								 const struct isp_value *v)
+{
+	*o++ = ',';
+	if (v->is_array)        /* of numbers (cells_direct): most fields */
+		return put_hops_at(r, o, v);
+	if (v->type == ISP_T_IPV4)
+		return rec_put_ipv4_quoted(o, (uint32_t)v->v.u);
+	if (v->type == ISP_T_TIMESTAMP)
+		return rec_put_seconds_kept(r, o, v->v.u);
+	if (v->missing & 1)
+		*o++ = '0';
+	else
+		o += jsonw_utoa_top(v->v.u, o, &r->top);
+	return o;
+}
+
 /* A value of cells_direct, straight into the buffer (one room check). */
 static bool put_cells(struct rec *r, const struct isp_value *v)
 {
@@ -151,7 +157,8 @@ static bool put_cells(struct rec *r, const struct isp_value *v)
 	return true;
 }
 
-void rec_mmt_fields(struct rec *r, const struct rec_field *f, unsigned n)
+void rec_mmt_fields(struct rec *r, const struct rec_jkey *const *key,
+		    const struct isp_value *const *v, unsigned n)
 {
 	unsigned i = 0;
 
@@ -160,16 +167,16 @@ void rec_mmt_fields(struct rec *r, const struct rec_field *f, unsigned n)
 		char *o = jsonw_room(&r->w, (size_t)(n - i) * CELLS_MAX);
 		if (!o)
 			break;
-		for (; i < n && f[i].v && cells_direct(f[i].v); i++)
-			o = put_cells_at(r, o, f[i].v);
+		for (; i < n && v[i] && cells_direct(v[i]); i++)
+			o = put_cells_at(r, o, v[i]);
 		r->w.len = (size_t)(o - r->w.buf);
 		if (i < n) {
-			rec_mmt_field(r, f[i].key, f[i].v);
+			rec_mmt_field(r, key[i], v[i]);
 			i++;
 		}
 	}
 	for (; i < n; i++)
-		rec_mmt_field(r, f[i].key, f[i].v);
+		rec_mmt_field(r, key[i], v[i]);
 }
 
 void rec_mmt_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *v)
