@@ -601,12 +601,17 @@ static void file_close(void *state)
 {
 	struct file_out *o = state;
 
-	/* A line cut by the shutdown deadline: end it so the file stays one
-	 * record per line for whoever appends next. */
+	/* A line cut at exit (by the shutdown deadline, or by a disk still
+	 * full): its record is counted dropped, so its bytes go too, and the
+	 * file holds whole records only, one a line, for whoever reads or
+	 * appends next. Writing the rest could fail again; a truncation
+	 * cannot run out of space. */
 	if (o->partial && o->fd >= 0) {
-		ssize_t w = write(o->fd, "\n", 1);
+		off_t end = lseek(o->fd, 0, SEEK_END);
 
-		(void)w;
+		if (end >= (off_t)o->partial && ftruncate(o->fd, end - (off_t)o->partial) != 0)
+			fprintf(stderr, "intspect: channel %s: cannot remove the cut last line of "
+				"'%s': %s\n", o->chname, o->path, strerror(errno));
 	}
 	/* The last sample is sealed like the others (a lost file, fd -1,
 	 * has nothing to seal). */
