@@ -104,7 +104,7 @@ static bool grant_lease(struct isp_queue *q, const void *owner, size_t need)
 static __attribute__((noinline)) bool renew_lease(struct isp_queue *q, const void *owner,
 						  size_t need, bool held)
 {
-	bool ok, wake;
+	bool ok, wake, wake_room;
 
 	if (held)       /* out of room: this lease ends, another begins */
 		atomic_store(&q->lease, LEASE(owner, L_IDLE));
@@ -112,9 +112,17 @@ static __attribute__((noinline)) bool renew_lease(struct isp_queue *q, const voi
 	queue_end_lease(q);   /* ours, or an idle one of another producer */
 	queue_fold(q);
 	reset_if_empty(q);
+	/* A push that found our lease inside a record (entered above, before
+	 * the room was found short) sleeps until the record is left: it was
+	 * left here, and no lease is granted while it waits, so no commit
+	 * will wake it. Read under the lock: such a waiter counted itself
+	 * and went to sleep before this thread could take it. */
+	wake_room = held && atomic_load(&q->resv_waiters) != 0;
 	ok = grant_lease(q, owner, need);
 	wake = wake_consumer(q);
 	pthread_mutex_unlock(&q->mu);
+	if (wake_room)
+		pthread_cond_broadcast(&q->room);
 	if (wake)
 		pthread_cond_signal(&q->data);
 	return ok;

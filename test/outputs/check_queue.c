@@ -16,6 +16,7 @@
 
 #include "../../outputs/channel.h"
 #include "../../outputs/queue.h"
+#include "../../outputs/queue_int.h"
 #include "chantest.h"
 #include "fake.h"
 
@@ -653,6 +654,62 @@ START_TEST(kill_then_written_in_place)
 }
 END_TEST
 
+/* A push that finds the lease inside a record sleeps until the record is
+ * left. The holder may leave it without a commit: it entered its idle
+ * lease for a record, found the room short and renewed the lease, which
+ * is refused while a push waits. That renewal must wake the push (it used
+ * not to: the push slept until an unrelated wake-up, for ever in a queue
+ * with no other producer). The lease is put inside a record by hand, as
+ * isp_queue_reserve does an instant before it finds the room short:
+ * there is no other way to make the push arrive in that instant. */
+struct rw_arg {
+	struct isp_queue *q;
+	_Atomic bool pushed;
+};
+
+static void *rw_pusher(void *arg)
+{
+	struct rw_arg *a = arg;
+	struct isp_record r = { .report = "rep", .text = "pushed", .len = 6 };
+
+	ck_assert(isp_queue_push(a->q, &r));
+	atomic_store(&a->pushed, true);
+	return NULL;
+}
+
+START_TEST(renewal_wakes_a_waiting_push)
+{
+	struct isp_counters cnt = { 0 };
+	struct isp_queue *q = isp_queue_new(1000, 4096, ISP_DROP_NEWEST, &cnt);
+	struct rw_arg a = { .q = q };
+	static int owner;
+	pthread_t th;
+	char *at;
+
+	ck_assert_ptr_nonnull(q);
+	at = isp_queue_reserve(q, &owner, "rep", 3, "", 0, 100);
+	ck_assert_ptr_nonnull(at);
+	memcpy(at, "first", 5);
+	isp_queue_commit(q, 5);
+	/* inside a record, as reserve's entry makes it */
+	atomic_store(&q->lease, LEASE(&owner, L_BUSY));
+	ck_assert_int_eq(pthread_create(&th, NULL, rw_pusher, &a), 0);
+	for (int64_t until = isp_now_ns() + 5000000000; atomic_load(&q->resv_waiters) == 0;)
+		ck_assert_msg(isp_now_ns() < until, "the push did not wait for the record");
+	/* what reserve does: out of the record without a commit, then (the
+	 * room being short for 4060 bytes) a renewal, refused to this lease */
+	atomic_store(&q->lease, LEASE(&owner, L_IDLE));
+	ck_assert_ptr_null(isp_queue_reserve(q, &owner, "rep", 3, "", 0, 4060));
+	for (int64_t until = isp_now_ns() + 5000000000; !atomic_load(&a.pushed);)
+		ck_assert_msg(isp_now_ns() < until, "the waiting push was not woken by the renewal");
+	pthread_join(th, NULL);
+	ck_assert_uint_eq(atomic_load(&cnt.queued), 2);
+	ck_assert_uint_eq(atomic_load(&cnt.dropped), 0);
+	ck_assert_uint_eq(isp_queue_kill(q), 2);
+	isp_queue_free(q);
+}
+END_TEST
+
 START_TEST(concurrent_block)
 {
 	concurrent(ISP_BLOCK, false);
@@ -699,6 +756,7 @@ int main(void)
 	tcase_add_test(tc, ring_grows_to_bound);
 	tcase_add_test(tc, kill_while_written_in_place);
 	tcase_add_test(tc, kill_then_written_in_place);
+	tcase_add_test(tc, renewal_wakes_a_waiting_push);
 	tcase_add_test(tc, concurrent_block);
 	tcase_add_test(tc, concurrent_drop_newest);
 	tcase_add_test(tc, concurrent_drop_oldest);
