@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pcapmap.h"
 #include "pipeline.h"
 #include "source.h"
 #include "spsc.h"
@@ -23,6 +24,8 @@ struct isp_batches {
 	_Alignas(64) _Atomic uint64_t turn;     /* the next batch to be read */
 	_Atomic bool reading;                   /* isp_batches_next: held */
 	_Alignas(64) struct isp_source *src;    /* the turn's holder only: */
+	struct pcap_map *map;                   /* src's mapped file, read inline; or NULL */
+	const _Atomic int *stop;                /* src's */
 	bool keeps_bytes;
 	bool ended;
 	uint64_t count;
@@ -54,6 +57,8 @@ struct isp_batches *isp_batches_new(struct isp_source *src, unsigned n, uint64_t
 	memset(bs, 0, sizeof(*bs));
 	bs->src = src;
 	bs->keeps_bytes = isp_source_keeps_bytes(src);
+	bs->map = isp_source_map(src);
+	bs->stop = isp_source_stop_flag(src);
 	bs->count = count;
 	bs->n = n;
 	bs->window_end = window_end;
@@ -82,83 +87,122 @@ static const uint8_t *keep(struct isp_batch *out, size_t *used, const uint8_t *d
 static int read_batch(struct isp_batches *bs, struct isp_batch *out)
 {
 	size_t used = 0, bytes = 0;
+	unsigned n = 0;
+	bool oom = false;
 
-	out->n = 0;
 	out->ticks_before = bs->ticks;
-	while (!bs->ended && out->n < ISP_BATCH_PACKETS && bytes < ISP_BATCH_BYTES) {
-		struct isp_batch_pkt *p = &out->pkt[out->n];
-		if (bs->has_held) {
-			/* the packet the last batch ended before: its tick opens
-			 * this one */
-			*p = bs->held;
-			bs->has_held = false;
-			if (!bs->keeps_bytes && !(p->data = keep(out, &used, p->data, p->caplen)))
-				goto oom;
-			bs->tick_ts[bs->ticks++ % TICK_RING] = p->tick;
+	if (bs->has_held) {
+		/* the packet the last batch ended before: its tick opens this one */
+		struct isp_batch_pkt *p = &out->pkt[n];
+		*p = bs->held;
+		bs->has_held = false;
+		bs->tick_ts[bs->ticks++ % TICK_RING] = p->tick;
+		if (!bs->keeps_bytes && !(p->data = keep(out, &used, p->data, p->caplen))) {
+			oom = true;
+		} else {
 			bytes += p->caplen;
-			out->n++;
-			continue;
+			n++;
 		}
-		if (bs->count && bs->packets >= bs->count) {
-			bs->ended = true;
+	}
+	/* The loop's state in locals: the stores into the batch might be to
+	 * these fields as far as the compiler knows, and it read them again
+	 * for every packet (a third of the loop). Written back below. */
+	struct pcap_map *map = bs->map;
+	const bool keeps = bs->keeps_bytes, cut = bs->cut_at_ticks;
+	const uint64_t limit = bs->count ? bs->count : UINT64_MAX;
+	uint64_t packets = bs->packets, next_tick = bs->next_tick;
+	bool ended = bs->ended;
+
+	while (!ended && !oom && n < ISP_BATCH_PACKETS && bytes < ISP_BATCH_BYTES) {
+		struct isp_batch_pkt *p = &out->pkt[n];
+		if (packets >= limit) {
+			ended = true;
 			break;
 		}
-		int rc = isp_source_next(bs->src, &p->data, &p->caplen, &p->wirelen, &p->ts_ns,
-					 bs->err, sizeof(bs->err));
+		int rc;
+		if (map) {      /* inline, as one worker's read loop */
+			rc = pcap_map_next(map, &p->data, &p->caplen, &p->wirelen, &p->ts_ns,
+					   bs->err, sizeof(bs->err));
+			if (rc > 0 && atomic_load_explicit(bs->stop, memory_order_relaxed))
+				rc = 0;
+		} else {
+			rc = isp_source_next(bs->src, &p->data, &p->caplen, &p->wirelen, &p->ts_ns,
+					     bs->err, sizeof(bs->err));
+		}
 		if (rc == 2)
 			continue;       /* not for files; a timeout is no packet */
 		if (rc <= 0) {
-			bs->ended = true;
+			ended = true;
 			if (rc < 0)
 				atomic_store_explicit(&bs->failed, true, memory_order_release);
 			break;
 		}
 		if (p->caplen > MAX_CAPLEN)
 			p->caplen = MAX_CAPLEN; /* a few link types allow more: cut, as a snap length */
-		p->index = ++bs->packets;
+		p->index = ++packets;
 		p->tick = 0;
 		/* where windows close: as one reader placed ticks, on packet time */
-		if (bs->next_tick == 0) {
-			bs->next_tick = bs->window_end(bs->window_ctx, p->ts_ns);
-		} else if (p->ts_ns >= bs->next_tick) {
-			p->tick = p->ts_ns;
-			bs->next_tick = bs->window_end(bs->window_ctx, p->ts_ns);
-			if (bs->cut_at_ticks) {
-				if (out->n > 0) {
-					/* libpcap's buffer is reused by the next
-					 * read: the held packet's bytes wait here */
-					if (!bs->keeps_bytes) {
-						if (!bs->held_buf && !(bs->held_buf = malloc(MAX_CAPLEN)))
-							goto oom;
-						memcpy(bs->held_buf, p->data, p->caplen);
-						p->data = bs->held_buf;
+		if (__builtin_expect(p->ts_ns >= next_tick, 0)) {
+			bool first = next_tick == 0;
+			next_tick = bs->window_end(bs->window_ctx, p->ts_ns);
+			if (!first) {
+				p->tick = p->ts_ns;
+				if (cut) {
+					if (n > 0) {
+						/* libpcap's buffer is reused by the next
+						 * read: the held packet's bytes wait here */
+						if (!keeps) {
+							if (!bs->held_buf &&
+							    !(bs->held_buf = malloc(MAX_CAPLEN))) {
+								oom = true;
+								break;
+							}
+							memcpy(bs->held_buf, p->data, p->caplen);
+							p->data = bs->held_buf;
+						}
+						bs->held = *p;
+						bs->has_held = true;
+						break;
 					}
-					bs->held = *p;
-					bs->has_held = true;
-					break;
+					bs->tick_ts[bs->ticks++ % TICK_RING] = p->tick;
 				}
-				bs->tick_ts[bs->ticks++ % TICK_RING] = p->tick;
 			}
 		}
-		if (!bs->keeps_bytes && !(p->data = keep(out, &used, p->data, p->caplen)))
-			goto oom;
+		if (!keeps && !(p->data = keep(out, &used, p->data, p->caplen))) {
+			oom = true;
+			break;
+		}
 		bytes += p->caplen;
-		out->n++;
+		n++;
 	}
-	if (0) {
-oom:
+	bs->packets = packets;
+	bs->next_tick = next_tick;
+	bs->ended = ended;
+	out->n = n;
+	if (oom) {
 		snprintf(bs->err, sizeof(bs->err), "out of memory for a batch of packets");
 		atomic_store_explicit(&bs->failed, true, memory_order_release);
 		bs->ended = true;
 	}
 	/* this worker's next batch is likely n - 1 batches of this size on:
-	 * its lines come to this core while it dissects this one */
+	 * its lines come to this core while it dissects this one (asked for
+	 * once the turn is passed on: a few hundred prefetches in a row wait
+	 * for the memory, and the others waited for the turn meanwhile) */
+	out->ahead_len = 0;
 	if (bs->keeps_bytes && bytes)
-		isp_source_prefetch(bs->src, (size_t)(bs->n - 1) * (bytes + 16 * out->n),
-				    bytes + 16 * out->n);
+		out->ahead_len = isp_source_ahead(bs->src, (size_t)(bs->n - 1) * (bytes + 16 * out->n),
+						  bytes + 16 * out->n, &out->ahead);
 	atomic_store_explicit(&bs->packets_seen, bs->packets, memory_order_relaxed);
 	return atomic_load_explicit(&bs->failed, memory_order_acquire) && out->n == 0 ? -1
 											  : (int)out->n;
+}
+
+static void prefetch_ahead(const struct isp_batch *out)
+{
+	const uint8_t *p = out->ahead - (uintptr_t)out->ahead % 64, *end = out->ahead + out->ahead_len;
+
+	for (; out->ahead_len && p < end; p += 64)
+		__builtin_prefetch(p);
 }
 
 int isp_batches_read(struct isp_batches *bs, uint64_t b, struct isp_batch *out)
@@ -167,6 +211,7 @@ int isp_batches_read(struct isp_batches *bs, uint64_t b, struct isp_batch *out)
 		return ISP_BATCH_NOT_YET;
 	int rc = read_batch(bs, out);
 	atomic_store_explicit(&bs->turn, b + 1, memory_order_release);
+	prefetch_ahead(out);
 	return rc;
 }
 
@@ -181,6 +226,7 @@ int isp_batches_next(struct isp_batches *bs, struct isp_batch *out)
 	atomic_store_explicit(&bs->turn, atomic_load_explicit(&bs->turn, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
 	atomic_store_explicit(&bs->reading, false, memory_order_release);
+	prefetch_ahead(out);
 	return rc;
 }
 

@@ -41,6 +41,8 @@ struct isp_batch {
 	struct isp_batch_pkt pkt[ISP_BATCH_PACKETS];
 	uint8_t *bytes;         /* copies, when the source does not keep its bytes */
 	size_t bytes_cap;
+	const uint8_t *ahead;   /* the reader's likely next batch, to prefetch */
+	size_t ahead_len;
 };
 
 struct isp_batches;

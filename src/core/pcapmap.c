@@ -154,16 +154,16 @@ void pcap_map_chores(struct pcap_map *m)
 	m->chores = m->off + CHORES_EVERY;
 }
 
-void pcap_map_prefetch(const struct pcap_map *m, size_t skip, size_t len)
+size_t pcap_map_ahead(const struct pcap_map *m, size_t skip, size_t len, const uint8_t **at)
 {
 	size_t from = m->off + skip, to = from + len;
 
 	if (to > m->len)
 		to = m->len;
 	if (to > m->populated)
-		to = m->populated;      /* a page not yet mapped would fault here */
-	for (size_t a = from & ~(size_t)63; a < to; a += 64)
-		__builtin_prefetch(m->base + a);
+		to = m->populated;
+	*at = m->base + from;
+	return to > from ? to - from : 0;
 }
 
 void pcap_map_close(struct pcap_map *m)

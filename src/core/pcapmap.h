@@ -77,10 +77,11 @@ static inline int pcap_map_next(struct pcap_map *m, const uint8_t **data, uint32
 	return 1;
 }
 
-/* Ask for the cache lines of [off + skip, off + skip + len) of the file
- * (off: the next record), for whoever will read them: workers that take
- * turns at the file warm the part they will read next. */
-void pcap_map_prefetch(const struct pcap_map *m, size_t skip, size_t len);
+/* The part of [off + skip, off + skip + len) of the file (off: the next
+ * record) that is mapped already: its length, *at its start. Workers that
+ * take turns at the file ask for the lines of the part they will read
+ * next (a page not mapped yet would fault in the prefetch). */
+size_t pcap_map_ahead(const struct pcap_map *m, size_t skip, size_t len, const uint8_t **at);
 
 void pcap_map_close(struct pcap_map *m);
 

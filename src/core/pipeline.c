@@ -177,6 +177,7 @@ static void *worker_main(void *arg)
 		spsc_pause(&spins);
 	if (go < 0)
 		return NULL;
+	isp_dissect_start(&me->dis, me->pl->reg, &me->own);
 	if (me->pl->local)
 		pl_run_local(me);
 	else if (me->pl->ordered)

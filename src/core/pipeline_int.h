@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 
 #include "batches.h"
+#include "dissect.h"
 #include "mesh.h"
 #include "pipeline.h"
 #include "spsc.h"
@@ -27,6 +28,7 @@ struct worker {
 	bool reading;                   /* its own view of `live` */
 	uint64_t local;                 /* packets of its share */
 	struct isp_packet own;          /* read by this worker */
+	struct isp_dissect dis;         /* own's dissection context (isp_dissect_start) */
 	struct isp_packet peer;         /* dissected by another */
 	struct isp_stats st;            /* of the packets it dissected */
 	struct isp_batch batch[AHEAD];  /* own batches read, not yet handled */

@@ -491,10 +491,9 @@ bool isp_source_keeps_bytes(const struct isp_source *s)
 	return s->mapped;
 }
 
-void isp_source_prefetch(struct isp_source *s, size_t skip, size_t len)
+size_t isp_source_ahead(struct isp_source *s, size_t skip, size_t len, const uint8_t **at)
 {
-	if (s->mapped)
-		pcap_map_prefetch(&s->map, skip, len);
+	return s->mapped ? pcap_map_ahead(&s->map, skip, len, at) : 0;
 }
 
 bool isp_source_is_file(const struct isp_source *s)

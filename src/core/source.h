@@ -106,9 +106,10 @@ const _Atomic int *isp_source_stop_flag(const struct isp_source *s);
 /* The optional inputs compiled in, one line each: for -V. */
 void isp_source_describe(FILE *out);
 
-/* A mapped capture: ask for the cache lines from `skip` bytes past the
- * next packet, `len` of them (nothing for other sources). */
-void isp_source_prefetch(struct isp_source *s, size_t skip, size_t len);
+/* A mapped capture: the bytes from `skip` past the next packet, `len` of
+ * them at most, that are mapped already (*at: their start), to ask for
+ * their cache lines; 0 for other sources. */
+size_t isp_source_ahead(struct isp_source *s, size_t skip, size_t len, const uint8_t **at);
 
 /* true for a capture file (or standard input): read to its end, at its
  * own pace, nothing lost by waiting. */
