@@ -17,6 +17,27 @@ pid=""
 trap '[ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
 . "$src/test/tools/checks.sh"
 ctl() { "$bld/intspect-ctl" -s "$tmp/c.sock" "$@"; }
+# start_live W: intspect -u on a free loopback port, W workers, the rules
+# of $tmp/r.conf and the control socket; sets port and pid
+start_live() {
+	rm -f "$tmp/c.sock"
+	port=$(python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	"$bld/intspect" -C "$tmp/r.conf" -u "127.0.0.1:$port" -w "$1" --control "$tmp/c.sock" \
+		>/dev/null 2>"$tmp/err" &
+	pid=$!
+	for _ in $(seq 50); do [ -S "$tmp/c.sock" ] && break; sleep 0.1; done
+}
+# send_pass: the capture once more, 8 senders
+send_pass() {
+	python3 "$src/test/inputs/send_reports.py" "$tmp/r.pcap" 127.0.0.1 "$port" 50 0.005 8 >/dev/null
+}
+# stop_live: SIGINT, then its exit status in rc
+stop_live() {
+	kill -INT "$pid"
+	wait "$pid"
+	rc=$?
+	pid=""
+}
 
 "$bld/intgen" -o "$tmp/r.pcap" -n 500 --seed 51 --format report --report-version 2.0 \
 	--hops 1-3 --flows 16 2>/dev/null
@@ -66,13 +87,9 @@ CONF
 }
 
 for w in 1 2; do
-	rm -f "$tmp"/*.out "$tmp/c.sock"
+	rm -f "$tmp"/*.out
 	conf_a >"$tmp/r.conf"
-	port=$(python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-	"$bld/intspect" -C "$tmp/r.conf" -u "127.0.0.1:$port" -w $w --control "$tmp/c.sock" \
-		>/dev/null 2>"$tmp/err" &
-	pid=$!
-	for _ in $(seq 50); do [ -S "$tmp/c.sock" ] && break; sleep 0.1; done
+	start_live $w
 	# 8 passes of the capture (4,000 reports, 8 senders), a reload in the middle
 	python3 "$src/test/inputs/send_reports.py" "$tmp/r.pcap" 127.0.0.1 "$port" 25 0.05 8 >/dev/null &
 	p1=$!
@@ -83,7 +100,7 @@ for w in 1 2; do
 	ctl --json reload >"$tmp/rl.json"
 	wait $p1
 	for _ in 2 3 4 5 6 7 8; do
-		python3 "$src/test/inputs/send_reports.py" "$tmp/r.pcap" 127.0.0.1 "$port" 50 0.005 8 >/dev/null
+		send_pass
 	done
 	sleep 0.3
 	# a broken file is refused; the rules go on
@@ -97,12 +114,9 @@ for w in 1 2; do
 	kill -HUP "$pid"
 	sleep 0.5
 	# the kept rules go on after it (an event's keys, escaped once, kept)
-	python3 "$src/test/inputs/send_reports.py" "$tmp/r.pcap" 127.0.0.1 "$port" 50 0.005 8 >/dev/null
+	send_pass
 	sleep 0.3
-	kill -INT "$pid"
-	wait "$pid"
-	rc=$?
-	pid=""
+	stop_live
 	if python3 - "$tmp" <<'PY' >"$tmp/check.out" 2>&1
 import json, os, sys
 t = sys.argv[1]
@@ -190,25 +204,17 @@ conf_c >"$tmp/c.conf"
 "$bld/intspect" -r "$tmp/r.pcap" -C "$tmp/c.conf" -q 2>/dev/null
 mv "$tmp/k.out" "$tmp/offline.out"
 for w in 1 2; do
-	rm -f "$tmp"/k.out "$tmp"/n.out "$tmp/c.sock"
+	rm -f "$tmp"/k.out "$tmp"/n.out
 	conf_c >"$tmp/r.conf"
-	port=$(python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-	"$bld/intspect" -C "$tmp/r.conf" -u "127.0.0.1:$port" -w $w --control "$tmp/c.sock" \
-		>/dev/null 2>"$tmp/err" &
-	pid=$!
-	for _ in $(seq 50); do [ -S "$tmp/c.sock" ] && break; sleep 0.1; done
-	python3 "$src/test/inputs/send_reports.py" "$tmp/r.pcap" 127.0.0.1 "$port" 50 0.005 8 >/dev/null
+	start_live $w
+	send_pass
 	sleep 0.3
 	conf_d >"$tmp/r.conf"
 	ctl --json reload >"$tmp/rl.json"
-	for _ in 2 3; do
-		python3 "$src/test/inputs/send_reports.py" "$tmp/r.pcap" 127.0.0.1 "$port" 50 0.005 8 >/dev/null
-	done
+	send_pass
+	send_pass
 	sleep 0.3
-	kill -INT "$pid"
-	wait "$pid"
-	rc=$?
-	pid=""
+	stop_live
 	if python3 - "$tmp" <<'PY' >"$tmp/check.out" 2>&1
 import collections, json, sys
 t = sys.argv[1]
