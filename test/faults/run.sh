@@ -6,7 +6,8 @@
 #     what could not wait is dropped and counted; at exit queued =
 #     delivered + dropped, the file holds exactly the delivered records,
 #     every line whole JSON (a write cut by ENOSPC is completed, or, when
-#     the disk is still full at exit, removed: its record counted dropped);
+#     the disk is still full at exit, removed: its record counted dropped,
+#     a case of its own);
 #   file removed: the file is deleted while written (a hard link keeps its
 #     lines): the channel opens a new one, and the two hold the delivered
 #     records exactly, none lost;
@@ -91,6 +92,26 @@ if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null 2>&1 && unshare -m true
 		[ "$(grep -c 'No space left' "$tmp/full.err")" -eq "$full" ] &&
 		ok "disk full: each of $full outage(s) said once (No space left on device), and $again end(s)" ||
 		bad "disk full: not said as expected" "$tmp/full.err"
+	# the disk still full at the exit: the line the last write cut is
+	# removed (its record counted dropped), the file holds whole lines
+	port=$(free_udp)
+	rm -f "$tmp/full.json" "$tmp/full.cut"
+	unshare -m sh "$src/test/faults/full.sh" "$tmp" "$bld/intspect" "$send" "$port" stays
+	rc=$(cat "$tmp/full.rc" 2>/dev/null || echo "?")
+	set -- $(counters "$tmp/full.err") x x x x x
+	q=$1 d=$2 x=$3
+	lines=$(whole "$tmp/full.json" 2>"$tmp/whole.err") || lines="bad"
+	cut=$(cat "$tmp/full.cut" 2>/dev/null)
+	if [ "$q" = 1000 ] && [ "$lines" = "$d" ] && [ "$q" -eq $((d + x)) ] 2>/dev/null &&
+	   [ "$x" -gt 0 ] && { [ "$cut" = cut ] || [ "$cut" = whole ]; } && [ "$rc" = 3 ]; then
+		[ "$cut" = cut ] && how="the line the disk cut removed at exit" ||
+			how="no line was cut this time"
+		ok "disk still full at exit: $d of 1000 records written, $x dropped and counted, the file holds exactly the $d, every line whole ($how; exit $rc)"
+	else
+		{ echo "exit $rc, counters: queued $q delivered $d dropped $x; lines: $lines; before the exit: $cut"
+		  cat "$tmp/whole.err" "$tmp/full.err"; } >"$tmp/full.why" 2>&1
+		bad "disk still full at exit" "$tmp/full.why"
+	fi
 else
 	echo "skip disk full: needs root and unshare -m"
 fi
