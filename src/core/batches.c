@@ -96,10 +96,10 @@ static int read_batch(struct isp_batches *bs, struct isp_batch *out)
 		struct isp_batch_pkt *p = &out->pkt[n];
 		*p = bs->held;
 		bs->has_held = false;
-		bs->tick_ts[bs->ticks++ % TICK_RING] = p->tick;
 		if (!bs->keeps_bytes && !(p->data = keep(out, &used, p->data, p->caplen))) {
 			oom = true;
 		} else {
+			bs->tick_ts[bs->ticks++ % TICK_RING] = p->tick;
 			bytes += p->caplen;
 			n++;
 		}
