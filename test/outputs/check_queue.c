@@ -710,6 +710,72 @@ START_TEST(renewal_wakes_a_waiting_push)
 }
 END_TEST
 
+/* A consumer is woken for a batch (wake_at records, or its staging
+ * buffer's bytes); a queue bounded below that is full first. Full, it
+ * must wake the consumer whatever the policy: it used to wake it only
+ * under block, so with drop-newest or drop-oldest the consumer slept
+ * until its deadline (flush-ms) while every record pushed meanwhile was
+ * dropped or evicted. Bounded by records (4 of a batch of 256) and by
+ * bytes (a 4 KiB ring, 8 records of 528 bytes would fill the 4 KiB
+ * staging buffer: 7 fit). */
+struct fw_arg {
+	struct isp_queue *q;
+	size_t len;
+	unsigned pushes;
+};
+
+static void *fw_pusher(void *arg)
+{
+	struct fw_arg *a = arg;
+	char text[600];
+
+	memset(text, 'f', sizeof(text));
+	/* once the consumer sleeps (its flag is set under the lock) */
+	for (int64_t until = isp_now_ns() + 5000000000; !atomic_load(&a->q->consumer_waiting);)
+		if (isp_now_ns() >= until)
+			return NULL;
+	for (unsigned i = 0; i < a->pushes; i++) {
+		struct isp_record r = { .report = "rep", .text = text, .len = a->len };
+
+		isp_queue_push(a->q, &r);
+	}
+	return NULL;
+}
+
+static void full_wakes(enum isp_drop_policy policy, size_t records, size_t bytes, size_t len,
+		       size_t fit)
+{
+	struct isp_counters cnt = { 0 };
+	struct isp_queue *q = isp_queue_new(records, bytes, policy, &cnt);
+	struct fw_arg a = { .q = q, .len = len, .pushes = (unsigned)fit + 3 };
+	struct isp_qbatch b;
+	pthread_t th;
+
+	ck_assert_ptr_nonnull(q);
+	isp_queue_set_wake(q, 256);
+	ck_assert_int_eq(isp_qbatch_init(&b, 256, bytes), 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, fw_pusher, &a), 0);
+	int64_t t0 = isp_now_ns();
+	size_t n = isp_queue_take(q, &b, t0 + 10000000000);
+	int64_t waited = isp_now_ns() - t0;
+
+	pthread_join(th, NULL);
+	ck_assert_uint_eq(n, fit);
+	ck_assert_msg(waited < 5000000000, "a full queue (policy %d) left the consumer asleep "
+		      "for %lld ms, until its deadline", (int)policy, (long long)(waited / 1000000));
+	isp_qbatch_free(&b);
+	isp_queue_free(q);
+}
+
+START_TEST(full_queue_wakes_the_consumer)
+{
+	full_wakes(ISP_DROP_NEWEST, 4, 1u << 20, 10, 4);
+	full_wakes(ISP_DROP_OLDEST, 4, 1u << 20, 10, 4);
+	full_wakes(ISP_DROP_NEWEST, 1000, 4096, 500, 7);
+	full_wakes(ISP_DROP_OLDEST, 1000, 4096, 500, 7);
+}
+END_TEST
+
 START_TEST(concurrent_block)
 {
 	concurrent(ISP_BLOCK, false);
@@ -757,6 +823,7 @@ int main(void)
 	tcase_add_test(tc, kill_while_written_in_place);
 	tcase_add_test(tc, kill_then_written_in_place);
 	tcase_add_test(tc, renewal_wakes_a_waiting_push);
+	tcase_add_test(tc, full_queue_wakes_the_consumer);
 	tcase_add_test(tc, concurrent_block);
 	tcase_add_test(tc, concurrent_drop_newest);
 	tcase_add_test(tc, concurrent_drop_oldest);
