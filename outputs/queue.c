@@ -517,14 +517,21 @@ again:
 			b->cap = grow;
 		} else {
 			/* Out of memory: drop (count) the record we cannot
-			 * hold rather than stall the channel on it. */
+			 * hold rather than stall the channel on it. That
+			 * makes room: producers blocked for it (since the
+			 * give-back above, which found none) must hear, as
+			 * no take may come to wake them. */
 			pthread_mutex_lock(&q->mu);
+			wake_room = false;
 			if (q->count > 0 && oldest(q)->size > b->cap) {
 				pop(q, oldest(q)->size);
 				atomic_fetch_add_explicit(&q->cnt->dropped, 1,
 							  memory_order_release);
+				wake_room = q->room_waiters > 0;
 			}
 			pthread_mutex_unlock(&q->mu);
+			if (wake_room)
+				pthread_cond_broadcast(&q->room);
 		}
 		goto again;
 	}
