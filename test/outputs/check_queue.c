@@ -786,7 +786,14 @@ END_TEST
  * made to fail here, in builds without a sanitizer (which brings its
  * own); the push is made to block in that instant, after the give-back
  * and before the drop: there is no other way to reach it. */
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if defined(__has_feature)      /* clang's way to say it */
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+	__has_feature(memory_sanitizer)
+#define SANITIZED 1
+#endif
+#endif
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && \
+	!defined(SANITIZED)
 #define CAN_FAIL_REALLOC 1
 extern void *__libc_realloc(void *p, size_t n);
 
