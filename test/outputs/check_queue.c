@@ -717,8 +717,10 @@ END_TEST
  * under block, so with drop-newest or drop-oldest the consumer slept
  * until its deadline (flush-ms) while every record pushed meanwhile was
  * dropped or evicted. Bounded by records (4 of a batch of 256) and by
- * bytes (a 4 KiB ring, 8 records of 528 bytes would fill the 4 KiB
- * staging buffer: 7 fit). */
+ * bytes: queue-bytes 4100 is a ring of 4096 (a multiple of 16) and a
+ * staging buffer of 4100, which 7 records of 528 bytes never fill (at
+ * 4096, the pad that drop-oldest's record after an eviction needs filled
+ * the ring to the staging size, which woke the consumer). */
 struct fw_arg {
 	struct isp_queue *q;
 	size_t len;
@@ -772,8 +774,8 @@ START_TEST(full_queue_wakes_the_consumer)
 {
 	full_wakes(ISP_DROP_NEWEST, 4, 1u << 20, 10, 4);
 	full_wakes(ISP_DROP_OLDEST, 4, 1u << 20, 10, 4);
-	full_wakes(ISP_DROP_NEWEST, 1000, 4096, 500, 7);
-	full_wakes(ISP_DROP_OLDEST, 1000, 4096, 500, 7);
+	full_wakes(ISP_DROP_NEWEST, 1000, 4100, 500, 7);
+	full_wakes(ISP_DROP_OLDEST, 1000, 4100, 500, 7);
 }
 END_TEST
 
