@@ -262,6 +262,17 @@ static bool push_locked(struct isp_queue *q, const struct isp_record *r,
 			continue;
 		if (q->count == 0)
 			return false;   /* no memory to grow: nothing to wait for */
+		/* Full, whatever the policy: the consumer must hear of the
+		 * records already in. It is woken for a batch (wake_at
+		 * records, or its staging buffer's bytes), which a queue
+		 * bounded below that never holds: it would sleep until its
+		 * deadline while records are dropped, evicted or blocked (a
+		 * batch push may also hold a batch's worth it was not woken
+		 * for). */
+		if (atomic_load_explicit(&q->consumer_waiting, memory_order_relaxed)) {
+			atomic_store_explicit(&q->consumer_waiting, false, memory_order_relaxed);
+			pthread_cond_signal(&q->data);
+		}
 		if (q->policy == ISP_DROP_OLDEST) {
 			/* count > 0 here: an empty ring always fits need <= cap. */
 			pop(q, oldest(q)->size);
@@ -270,12 +281,6 @@ static bool push_locked(struct isp_queue *q, const struct isp_record *r,
 		}
 		if (q->policy != ISP_BLOCK)
 			return false;
-		/* the consumer must hear of the records already in (a batch
-		 * push may hold a batch's worth it has not been woken for) */
-		if (atomic_load_explicit(&q->consumer_waiting, memory_order_relaxed)) {
-			atomic_store_explicit(&q->consumer_waiting, false, memory_order_relaxed);
-			pthread_cond_signal(&q->data);
-		}
 		q->room_waiters++;
 		pthread_cond_wait(&q->room, &q->mu);
 		q->room_waiters--;
@@ -512,14 +517,21 @@ again:
 			b->cap = grow;
 		} else {
 			/* Out of memory: drop (count) the record we cannot
-			 * hold rather than stall the channel on it. */
+			 * hold rather than stall the channel on it. That
+			 * makes room: producers blocked for it (since the
+			 * give-back above, which found none) must hear, as
+			 * no take may come to wake them. */
 			pthread_mutex_lock(&q->mu);
+			wake_room = false;
 			if (q->count > 0 && oldest(q)->size > b->cap) {
 				pop(q, oldest(q)->size);
 				atomic_fetch_add_explicit(&q->cnt->dropped, 1,
 							  memory_order_release);
+				wake_room = q->room_waiters > 0;
 			}
 			pthread_mutex_unlock(&q->mu);
+			if (wake_room)
+				pthread_cond_broadcast(&q->room);
 		}
 		goto again;
 	}
