@@ -64,8 +64,9 @@ static void dissect_batch(struct worker *me, const struct isp_batch *batch, uint
 	if (in_place)
 		return;
 	struct spsc_msg *m;
+	unsigned spins = 0;     /* one count for the whole wait: it comes to spill and sleep */
 	while (!(m = isp_fifo_push(&me->defer, 0)))
-		pl_wait_step(me, &(unsigned){ 0 });    /* the end of the batch cannot be lost */
+		pl_wait_step(me, &spins);       /* the end of the batch cannot be lost */
 	m->kind = SPSC_BATCH;
 }
 
