@@ -27,8 +27,10 @@
  * 4 = a payload placed elsewhere is returned as ISP_OK_AT (isp_next_at);
  * 5 = isp_dissect.in_fragment (isp_region_cut);
  * 6 = isp_next_by leaves ISP_TABLE_NONE in isp_dissect.next for "none";
- *     isp_dissect.l4_sport gone. */
-#define ISP_PLUGIN_ABI     6
+ *     isp_dissect.l4_sport gone;
+ * 7 = ISP_TBL_CARRIER (a module that dispatches through it would read
+ *     past the tables of a core without it). */
+#define ISP_PLUGIN_ABI     7
 #define ISP_MAX_LAYERS     16   /* protocol layers kept per packet */
 #define ISP_MAX_PROTOS     64   /* registered protocols */
 #define ISP_MAX_HOPS       32   /* per-hop array capacity */
@@ -153,6 +155,9 @@ enum isp_table {
 	ISP_TBL_GPE_NEXT,       /* VXLAN-GPE next protocol */
 	ISP_TBL_LINKTYPE,       /* pcap LINKTYPE_*: what a capture or a report
 	                           starts with (1 Ethernet, 228 IPv4, 229 IPv6) */
+	ISP_TBL_CARRIER,        /* enum isp_carrier: what a carrier that marks its
+	                           payload its own way hands it to (the INT option
+	                           of Geneve, GRE's INT protocol type) */
 	ISP_TBL__COUNT
 };
 

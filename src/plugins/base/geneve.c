@@ -43,8 +43,10 @@ static enum isp_verdict geneve_decode(struct isp_dissect *d, struct isp_layer *l
 		d->carrier_next_tbl = ISP_TBL_ETHERTYPE;
 		d->carrier_next_key = ptype;
 		d->carrier_next_off = l->off + l->len;
-		d->next = isp_proto_id(d->reg, "int");
-		if (d->next != ISP_PROTO_NONE)
+		/* a table's entry, not the protocol looked up by name: that
+		 * was a third of such a packet's instructions */
+		isp_next_by(d, ISP_TBL_CARRIER, ISP_CARRIER_GENEVE);
+		if (d->next != ISP_TABLE_NONE)
 			return isp_next_at(d, l->off + l->st.h[0], l->off + l->st.h[0] + l->st.h[1]);
 	}
 	isp_next_by(d, ISP_TBL_ETHERTYPE, ptype);

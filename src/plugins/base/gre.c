@@ -43,7 +43,7 @@ static enum isp_verdict gre_decode(struct isp_dissect *d, struct isp_layer *l)
 	uint16_t ptype = isp_be16(c.p + 2);
 	if (ptype == int_proto) {
 		d->carrier = ISP_CARRIER_GRE;
-		d->next = isp_proto_id(d->reg, "int");
+		isp_next_by(d, ISP_TBL_CARRIER, ISP_CARRIER_GRE);
 		return ISP_OK;
 	}
 	isp_next_by(d, ISP_TBL_ETHERTYPE, ptype);

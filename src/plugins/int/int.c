@@ -500,6 +500,8 @@ static const struct isp_link int_links[] = {
 	{ ISP_TBL_GPE_NEXT, 0x08 },     /* v1.0 */
 	{ ISP_TBL_GPE_NEXT, 0x80 },     /* v2.0 */
 	{ ISP_TBL_GPE_NEXT, 0x82 },     /* v2.1 */
+	{ ISP_TBL_CARRIER, ISP_CARRIER_GENEVE },
+	{ ISP_TBL_CARRIER, ISP_CARRIER_GRE },
 	ISP_LINKS_END
 };
 
