@@ -261,7 +261,9 @@ done
 "$bld/intspect" -C "$tmp/many.conf" -r "$tmp/inline.pcap" -w 2 >/dev/null 2>"$tmp/many.err"; rc=$?
 [ "$rc" -ne 0 ] && grep -q "more than 61 rules keep per-key state" "$tmp/many.err" &&
 	ok "64 keyed rules on 2 workers: refused with the reason" || { bad "64 keyed rules on 2 workers (exit $rc)"; cat "$tmp/many.err"; }
-"$bld/intspect" -C "$tmp/many.conf" -r "$tmp/inline.pcap" -w 1 -q 2>"$tmp/many1.err" &&
+# (its records to /dev/null: to the test's log, a slow disk under load made
+# the stdout channel drop some, and the run exit 3)
+"$bld/intspect" -C "$tmp/many.conf" -r "$tmp/inline.pcap" -w 1 -q >/dev/null 2>"$tmp/many1.err" &&
 	grep -q "event-report e63: 20000 matched" "$tmp/many1.err" &&
 	ok "64 keyed rules on 1 worker run" || bad "64 keyed rules on 1 worker"
 # signals while workers read a file: the capture arrives through a FIFO
