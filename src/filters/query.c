@@ -562,7 +562,10 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		in[j].isint = in[j].ok && in[j].v.k == XK_INT;
 	}
 	for (const struct qstep *sp = pl->step, *end = sp + r->nitems; sp < end; sp++) {
-		const struct qstep st = *sp;    /* a copy: the stores below could alias */
+		/* a copy: the stores below could alias. Its item is read from
+		 * sp where a case needs it (the general ways): loaded at the
+		 * head it cost a load a step for the in-place cases */
+		const struct qstep st = *sp;
 		uint8_t *cell = (uint8_t *)g + st.off;
 		switch ((enum qsrc)st.src) {
 		case QS_PACKET:         /* count(), rate(): agg_update without a value */
@@ -572,20 +575,20 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 			const struct qinput *x = st.u.in;
 			if (!x->ok)
 				break;
-			update_value(qs, st.it, sp, cell, &x->v, order);
+			update_value(qs, sp->it, sp, cell, &x->v, order);
 			break;
 		}
 		case QS_HOPS:
-			update_hops(e, qs, st.it, sp, cell, p, order);
+			update_hops(e, qs, sp->it, sp, cell, p, order);
 			break;
 		case QS_EXPR:
-			update_expr(e, qs, st.it, sp, cell, p, order);
+			update_expr(e, qs, sp->it, sp, cell, p, order);
 			break;
 #define IN_FAST(SRC, OP) case SRC:                                                      \
 			if (st.u.in->isint)                                                     \
-				update_int(qs, st.it, sp, cell, st.u.in->v.u.i, order, OP); \
+				update_int(qs, sp->it, sp, cell, st.u.in->v.u.i, order, OP); \
 			else if (st.u.in->ok)                                                   \
-				update_slow(qs, st.it, sp, cell, &st.u.in->v, order, false); \
+				update_slow(qs, sp->it, sp, cell, &st.u.in->v, order, false); \
 			break
 		IN_FAST(QS_IN_COUNT, AGF_COUNT);
 		IN_FAST(QS_IN_SUM, AGF_SUM);
