@@ -332,8 +332,11 @@ hops_loop(struct query_state *qs, const struct qitem *it, const struct qstep *st
 	/* every hop with a value, the usual case: a counted loop, cheaper a
 	 * hop than walking the bits below */
 	if (!missing) {
-		for (unsigned h = 0; h < n; h++)
-			update_int(qs, it, st, hops + h * size, int_of(type, arr[h]), order, op);
+		/* the values and the states walked by pointer: no index to
+		 * scale, no base to reload a hop (it was spilled: query_packet
+		 * keeps many values live) */
+		for (const uint64_t *a = arr, *end = arr + n; a != end; a++, hops += size)
+			update_int(qs, it, st, hops, int_of(type, *a), order, op);
 		return;
 	}
 	/* the hops with a value, as set bits: no test and branch per hop */
