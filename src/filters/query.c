@@ -35,7 +35,15 @@ enum qsrc {
 	 * case each, its update compiled for it (no dispatch by function) */
 	QS_IN_COUNT, QS_IN_SUM, QS_IN_AVG, QS_IN_VAR, QS_IN_MIN, QS_IN_MAX, QS_IN_FIRST,
 	QS_IN_LAST, QS_IN_ENDS,
+	/* QS_HOPS into a function with an in-place path and no diff(): the
+	 * same, its loop over the hops compiled for it */
+	QS_HOPS_COUNT, QS_HOPS_SUM, QS_HOPS_AVG, QS_HOPS_VAR, QS_HOPS_MIN, QS_HOPS_MAX,
+	QS_HOPS_FIRST, QS_HOPS_LAST, QS_HOPS_ENDS,
 };
+
+_Static_assert(QS_IN_ENDS - QS_IN_COUNT == AGF_ENDS - AGF_COUNT &&
+	       QS_HOPS_ENDS - QS_HOPS_COUNT == AGF_ENDS - AGF_COUNT,
+	       "QS_IN_* and QS_HOPS_* follow enum agg_fast");
 
 struct qstep {
 	uint8_t src;            /* enum qsrc */
@@ -127,21 +135,17 @@ static void plan_fill(const struct isp_engine *e, const struct qrule *r,
 			}
 			st->src = QS_INPUT;
 			st->u.in = &pl->in[j];
-			if (!st->diff && !st->gdiff) {
-				static const uint8_t fast[] = {
-					[AGF_COUNT] = QS_IN_COUNT, [AGF_SUM] = QS_IN_SUM,
-					[AGF_AVG] = QS_IN_AVG, [AGF_VAR] = QS_IN_VAR,
-					[AGF_MIN] = QS_IN_MIN, [AGF_MAX] = QS_IN_MAX,
-					[AGF_FIRST] = QS_IN_FIRST, [AGF_LAST] = QS_IN_LAST,
-					[AGF_ENDS] = QS_IN_ENDS,
-				};
-				if (st->op < sizeof(fast) && fast[st->op])
-					st->src = fast[st->op];
-			}
+			/* (QS_IN_* and QS_HOPS_* list the functions in the
+			 * order of enum agg_fast, from AGF_COUNT) */
+			if (!st->diff && !st->gdiff && st->op != AGF_NONE)
+				st->src = (uint8_t)(QS_IN_COUNT + st->op - AGF_COUNT);
 		} else if (a->op == CX_ATTR && it->per_hop && a->index == CX_HOP_CURRENT &&
 			   it->hop_slot_valid && it->hop_slot == a->slot) {
 			st->src = QS_HOPS;
 			st->u.sl = &e->sc.s[a->slot];
+			/* the conditions of update_hops's in-place loop */
+			if (!st->diff && st->op != AGF_NONE)
+				st->src = (uint8_t)(QS_HOPS_COUNT + st->op - AGF_COUNT);
 		} else {
 			st->src = QS_EXPR;
 		}
@@ -359,11 +363,27 @@ hops_fast(struct query_state *qs, const struct qitem *it, const struct qstep *st
 		hops_loop(qs, it, st, hops, n, size, missing, ISP_T_U64, arr, order, op);
 }
 
+/* update_hops's hops of a type that is not an integer in expressions
+ * (addresses): the general way, out of line (rare). */
+static __attribute__((noinline)) void hops_slow(struct query_state *qs, const struct qstep *st,
+						uint8_t *hops, const struct isp_value *hv,
+						uint64_t order)
+{
+	for (unsigned h = 0; h < hv->count; h++) {
+		struct xval v;
+		if (xval_from_value(hv, (int)h, &v))
+			update_slow(qs, st->it, st, hops + h * st->size, &v, order, st->gdiff);
+	}
+}
+
 /* A per-hop attribute hop by hop: the value is the slot's own element,
- * converted as xval_from_value does, without cx_eval. */
-static void update_hops(struct isp_engine *e, struct query_state *qs, const struct qitem *it,
-			const struct qstep *st, uint8_t *cell, const struct isp_packet *p,
-			uint64_t order)
+ * converted as xval_from_value does, without cx_eval. op: the function's
+ * in-place update (QS_HOPS_*: a constant at each use, so that the loop is
+ * compiled for it, with no dispatch per hop or per packet), or AGF_NONE
+ * for the general way per hop (QS_HOPS: percentiles, diff()). */
+static inline __attribute__((always_inline)) void
+update_hops(struct isp_engine *e, struct query_state *qs, const struct qstep *st, uint8_t *cell,
+	    const struct isp_packet *p, uint64_t order, unsigned op)
 {
 	struct qhops *c = (struct qhops *)cell;
 	const struct isp_value *hv = slot_value(&e->sc, p, st->u.sl);
@@ -377,41 +397,18 @@ static void update_hops(struct isp_engine *e, struct query_state *qs, const stru
 	uint32_t missing = hv->missing;
 	uint8_t type = hv->type, *hops = c->hops;
 	if (!int_type(type)) {
-		for (unsigned h = 0; h < n; h++) {
-			struct xval v;
-			if (xval_from_value(hv, (int)h, &v))
-				update_slow(qs, it, st, hops + h * size, &v, order, st->gdiff);
-		}
+		hops_slow(qs, st, hops, hv, order);
 		return;
 	}
-	unsigned op = st->op;
-	if (op == AGF_NONE || st->diff) {        /* percentiles, diff() per hop */
-		for (unsigned h = 0; h < n; h++) {
-			if (missing >> h & 1)
-				continue;
-			struct xval v = { .k = XK_INT, .u.i = int_of(type, hv->v.arr[h]) };
-			update_value(qs, it, st, hops + h * size, &v, order);
-		}
+	if (op != AGF_NONE) {   /* the usual case */
+		hops_fast(qs, st->it, st, hops, n, size, missing, type, hv->v.arr, order, op);
 		return;
 	}
-	/* the usual case: one loop per function, so the update inside is
-	 * compiled for it (no dispatch per hop) */
-	switch ((enum agg_fast)op) {
-#define HOPS_CASE(OP) case OP: \
-		hops_fast(qs, it, st, hops, n, size, missing, type, hv->v.arr, order, OP); break
-	HOPS_CASE(AGF_COUNT);
-	HOPS_CASE(AGF_SUM);
-	HOPS_CASE(AGF_AVG);
-	HOPS_CASE(AGF_VAR);
-	HOPS_CASE(AGF_MIN);
-	HOPS_CASE(AGF_MAX);
-	HOPS_CASE(AGF_FIRST);
-	HOPS_CASE(AGF_LAST);
-	HOPS_CASE(AGF_ENDS);
-#undef HOPS_CASE
-	default:
-		/* (AGF_NONE went the general way above) */
-		__builtin_unreachable();
+	for (unsigned h = 0; h < n; h++) {
+		if (missing >> h & 1)
+			continue;
+		struct xval v = { .k = XK_INT, .u.i = int_of(type, hv->v.arr[h]) };
+		update_value(qs, st->it, st, hops + h * size, &v, order);
 	}
 }
 
@@ -582,7 +579,7 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 			break;
 		}
 		case QS_HOPS:
-			update_hops(e, qs, sp->it, sp, cell, p, order);
+			update_hops(e, qs, sp, cell, p, order, AGF_NONE);
 			break;
 		case QS_EXPR:
 			update_expr(e, qs, sp->it, sp, cell, p, order);
@@ -603,6 +600,17 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		IN_FAST(QS_IN_LAST, AGF_LAST);
 		IN_FAST(QS_IN_ENDS, AGF_ENDS);
 #undef IN_FAST
+#define HOPS_FAST(SRC, OP) case SRC: update_hops(e, qs, sp, cell, p, order, OP); break
+		HOPS_FAST(QS_HOPS_COUNT, AGF_COUNT);
+		HOPS_FAST(QS_HOPS_SUM, AGF_SUM);
+		HOPS_FAST(QS_HOPS_AVG, AGF_AVG);
+		HOPS_FAST(QS_HOPS_VAR, AGF_VAR);
+		HOPS_FAST(QS_HOPS_MIN, AGF_MIN);
+		HOPS_FAST(QS_HOPS_MAX, AGF_MAX);
+		HOPS_FAST(QS_HOPS_FIRST, AGF_FIRST);
+		HOPS_FAST(QS_HOPS_LAST, AGF_LAST);
+		HOPS_FAST(QS_HOPS_ENDS, AGF_ENDS);
+#undef HOPS_FAST
 		default:
 			/* plan_init sets no other: no range check before the jump */
 			__builtin_unreachable();
