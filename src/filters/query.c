@@ -235,12 +235,15 @@ static __attribute__((noinline)) uint8_t *hop_grow(struct query_state *qs, struc
  * on first use; false when there is no room. */
 static inline bool hops_reserve(struct query_state *qs, struct qhops *c, unsigned n, size_t size)
 {
+	/* a path no longer than the group's longest so far, the usual case:
+	 * one test (c->nh <= c->cap <= ISP_MAX_HOPS) */
+	if (n <= c->nh)
+		return true;
 	if (n > ISP_MAX_HOPS)
 		return false;
 	if (n > c->cap && !hop_grow(qs, c, n - 1, size))
 		return false;
-	if (n > c->nh)
-		c->nh = (uint8_t)n;
+	c->nh = (uint8_t)n;
 	return true;
 }
 
