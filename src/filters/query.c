@@ -269,13 +269,13 @@ static void update_state(struct query_state *qs, const struct qitem *it, uint8_t
 
 /* The general way, out of line (floats, percentiles, addresses, a state
  * gone to floats): diff() first when `diff`, on a copy of v. */
-static __attribute__((noinline)) void update_slow(struct query_state *qs, const struct qitem *it,
-						  const struct qstep *st, uint8_t *kept,
-						  const struct xval *v, uint64_t order, bool diff)
+static __attribute__((noinline)) void update_slow(struct query_state *qs, const struct qstep *st,
+						  uint8_t *kept, const struct xval *v, uint64_t order,
+						  bool diff)
 {
 	struct xval c = *v;
 
-	update_state(qs, it, kept, st->size, &c, order, diff);
+	update_state(qs, st->it, kept, st->size, &c, order, diff);
 }
 
 /* One value into a kept state: an integer in place when the function has
@@ -285,21 +285,21 @@ static __attribute__((noinline)) void update_slow(struct query_state *qs, const 
  * general way when the state holds a float (a sum gone to floats, a float
  * min or max). */
 static inline __attribute__((always_inline)) void
-update_int(struct query_state *qs, const struct qitem *it, const struct qstep *st, uint8_t *kept,
+update_int(struct query_state *qs, const struct qstep *st, uint8_t *kept,
 	   int64_t x, uint64_t order, unsigned op)
 {
 	if (!agg_update_int(kept, op, x, order)) {
 		struct xval c = { .k = XK_INT, .u.i = x };
-		update_slow(qs, it, st, kept, &c, order, false);
+		update_slow(qs, st, kept, &c, order, false);
 	}
 }
 
 static inline __attribute__((always_inline)) void
-update_value(struct query_state *qs, const struct qitem *it, const struct qstep *st, uint8_t *kept,
+update_value(struct query_state *qs, const struct qstep *st, uint8_t *kept,
 	     const struct xval *v, uint64_t order)
 {
 	if (v->k != XK_INT || st->op == AGF_NONE) {
-		update_slow(qs, it, st, kept, v, order, st->gdiff);
+		update_slow(qs, st, kept, v, order, st->gdiff);
 		return;
 	}
 	int64_t x = v->u.i;
@@ -308,11 +308,11 @@ update_value(struct query_state *qs, const struct qitem *it, const struct qstep 
 		if (d == 0)
 			return;         /* a group's first value */
 		if (d < 0) {            /* the previous value was a float */
-			update_slow(qs, it, st, kept, v, order, true);
+			update_slow(qs, st, kept, v, order, true);
 			return;
 		}
 	}
-	update_int(qs, it, st, kept, x, order, st->op);
+	update_int(qs, st, kept, x, order, st->op);
 }
 
 /* An attribute type whose values are integers in expressions (the
@@ -332,7 +332,7 @@ static inline int64_t int_of(uint8_t type, uint64_t raw)
 /* update_hops' loop for one fast function (op a constant at each use),
  * and for timestamps or not (the conversion out of the loop). */
 static inline __attribute__((always_inline)) void
-hops_loop(struct query_state *qs, const struct qitem *it, const struct qstep *st, uint8_t *hops,
+hops_loop(struct query_state *qs, const struct qstep *st, uint8_t *hops,
 	  unsigned n, unsigned size, uint32_t missing, uint8_t type, const uint64_t *arr,
 	  uint64_t order, unsigned op)
 {
@@ -343,7 +343,7 @@ hops_loop(struct query_state *qs, const struct qitem *it, const struct qstep *st
 		 * scale, no base to reload a hop (it was spilled: query_packet
 		 * keeps many values live) */
 		for (const uint64_t *a = arr, *end = arr + n; a != end; a++, hops += size)
-			update_int(qs, it, st, hops, int_of(type, *a), order, op);
+			update_int(qs, st, hops, int_of(type, *a), order, op);
 		return;
 	}
 	/* the hops with a value, as set bits: no test and branch per hop */
@@ -351,19 +351,19 @@ hops_loop(struct query_state *qs, const struct qitem *it, const struct qstep *st
 
 	for (; have; have &= have - 1) {
 		unsigned h = (unsigned)__builtin_ctz(have);
-		update_int(qs, it, st, hops + h * size, int_of(type, arr[h]), order, op);
+		update_int(qs, st, hops + h * size, int_of(type, arr[h]), order, op);
 	}
 }
 
 static inline __attribute__((always_inline)) void
-hops_fast(struct query_state *qs, const struct qitem *it, const struct qstep *st, uint8_t *hops,
+hops_fast(struct query_state *qs, const struct qstep *st, uint8_t *hops,
 	  unsigned n, unsigned size, uint32_t missing, uint8_t type, const uint64_t *arr,
 	  uint64_t order, unsigned op)
 {
 	if (type == ISP_T_TIMESTAMP)
-		hops_loop(qs, it, st, hops, n, size, missing, ISP_T_TIMESTAMP, arr, order, op);
+		hops_loop(qs, st, hops, n, size, missing, ISP_T_TIMESTAMP, arr, order, op);
 	else
-		hops_loop(qs, it, st, hops, n, size, missing, ISP_T_U64, arr, order, op);
+		hops_loop(qs, st, hops, n, size, missing, ISP_T_U64, arr, order, op);
 }
 
 /* update_hops's hops of a type that is not an integer in expressions
@@ -375,7 +375,7 @@ static __attribute__((noinline)) void hops_slow(struct query_state *qs, const st
 	for (unsigned h = 0; h < hv->count; h++) {
 		struct xval v;
 		if (xval_from_value(hv, (int)h, &v))
-			update_slow(qs, st->it, st, hops + h * st->size, &v, order, st->gdiff);
+			update_slow(qs, st, hops + h * st->size, &v, order, st->gdiff);
 	}
 }
 
@@ -404,14 +404,14 @@ update_hops(struct isp_engine *e, struct query_state *qs, const struct qstep *st
 		return;
 	}
 	if (op != AGF_NONE) {   /* the usual case */
-		hops_fast(qs, st->it, st, hops, n, size, missing, type, hv->v.arr, order, op);
+		hops_fast(qs, st, hops, n, size, missing, type, hv->v.arr, order, op);
 		return;
 	}
 	for (unsigned h = 0; h < n; h++) {
 		if (missing >> h & 1)
 			continue;
 		struct xval v = { .k = XK_INT, .u.i = int_of(type, hv->v.arr[h]) };
-		update_value(qs, st->it, st, hops + h * size, &v, order);
+		update_value(qs, st, hops + h * size, &v, order);
 	}
 }
 
@@ -430,16 +430,17 @@ static inline bool input_value(const struct isp_value *v, int index, struct xval
 }
 
 /* Any other argument: cx_eval, per hop when it holds per-hop attributes. */
-static void update_expr(struct isp_engine *e, struct query_state *qs, const struct qitem *it,
-			const struct qstep *st, uint8_t *cell, const struct isp_packet *p, uint64_t order)
+static void update_expr(struct isp_engine *e, struct query_state *qs, const struct qstep *st,
+			uint8_t *cell, const struct isp_packet *p, uint64_t order)
 {
+	const struct qitem *it = st->it;
 	/* (built here: most rules have no such argument) */
 	struct cx_ctx ctx = { &e->sc, p, -1 };
 	struct xval v;
 
 	if (!it->per_hop) {
 		if (cx_eval(it->arg, &ctx, &v))
-			update_value(qs, it, st, cell, &v, order);
+			update_value(qs, st, cell, &v, order);
 		return;
 	}
 	struct qhops *c = (struct qhops *)cell;
@@ -454,7 +455,7 @@ static void update_expr(struct isp_engine *e, struct query_state *qs, const stru
 			continue;
 		uint8_t *s = hop_state(qs, c, h, st->size);
 		if (s)
-			update_value(qs, it, st, s, &v, order);
+			update_value(qs, st, s, &v, order);
 	}
 }
 
@@ -566,8 +567,9 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 	}
 	for (const struct qstep *sp = pl->step, *end = sp + r->nitems; sp < end; sp++) {
 		/* a copy: the stores below could alias. Its item is read from
-		 * sp where a case needs it (the general ways): loaded at the
-		 * head it cost a load a step for the in-place cases */
+		 * sp by the general ways that need it (update_slow): loaded
+		 * where a case starts, it cost a load (and a spill) a step for
+		 * the in-place cases */
 		const struct qstep st = *sp;
 		uint8_t *cell = (uint8_t *)g + st.off;
 		switch ((enum qsrc)st.src) {
@@ -578,20 +580,20 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 			const struct qinput *x = st.u.in;
 			if (!x->ok)
 				break;
-			update_value(qs, sp->it, sp, cell, &x->v, order);
+			update_value(qs, sp, cell, &x->v, order);
 			break;
 		}
 		case QS_HOPS:
 			update_hops(e, qs, sp, cell, p, order, AGF_NONE);
 			break;
 		case QS_EXPR:
-			update_expr(e, qs, sp->it, sp, cell, p, order);
+			update_expr(e, qs, sp, cell, p, order);
 			break;
 #define IN_FAST(SRC, OP) case SRC:                                                      \
 			if (st.u.in->isint)                                                     \
-				update_int(qs, sp->it, sp, cell, st.u.in->v.u.i, order, OP); \
+				update_int(qs, sp, cell, st.u.in->v.u.i, order, OP); \
 			else if (st.u.in->ok)                                                   \
-				update_slow(qs, sp->it, sp, cell, &st.u.in->v, order, false); \
+				update_slow(qs, sp, cell, &st.u.in->v, order, false); \
 			break
 		IN_FAST(QS_IN_COUNT, AGF_COUNT);
 		IN_FAST(QS_IN_SUM, AGF_SUM);
