@@ -62,9 +62,9 @@ struct qstep {
 struct qinput {
 	struct slot *sl;        /* its slot */
 	int16_t slot, index;    /* as in the CX_ATTR */
-	bool ok;                /* this packet: present */
-	bool isint;             /* ok, and an integer: the in-place paths */
-	struct xval v;          /* this packet: the value */
+	/* this packet: the value, of kind XK_NONE when absent (one byte
+	 * to store and to test: XK_INT takes the in-place paths) */
+	struct xval v;
 };
 
 struct qplan {
@@ -562,8 +562,8 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 	struct qinput *in = pl->in;
 	for (unsigned j = 0, n = pl->nin; j < n; j++) {
 		const struct isp_value *v = slot_value(&e->sc, p, in[j].sl);
-		in[j].ok = v && input_value(v, in[j].index, &in[j].v);
-		in[j].isint = in[j].ok && in[j].v.k == XK_INT;
+		if (!v || !input_value(v, in[j].index, &in[j].v))
+			in[j].v.k = XK_NONE;
 	}
 	for (const struct qstep *sp = pl->step, *end = sp + r->nitems; sp < end; sp++) {
 		/* a copy: the stores below could alias. Its item is read from
@@ -578,7 +578,7 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 			break;
 		case QS_INPUT: {
 			const struct qinput *x = st.u.in;
-			if (!x->ok)
+			if (x->v.k == XK_NONE)
 				break;
 			update_value(qs, sp, cell, &x->v, order);
 			break;
@@ -589,10 +589,10 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		case QS_EXPR:
 			update_expr(e, qs, sp, cell, p, order);
 			break;
-#define IN_FAST(SRC, OP) case SRC:                                                      \
-			if (st.u.in->isint)                                                     \
-				update_int(qs, sp, cell, st.u.in->v.u.i, order, OP); \
-			else if (st.u.in->ok)                                                   \
+#define IN_FAST(SRC, OP) case SRC:                                                    \
+			if (st.u.in->v.k == XK_INT)                                   \
+				update_int(qs, sp, cell, st.u.in->v.u.i, order, OP);  \
+			else if (st.u.in->v.k != XK_NONE)                             \
 				update_slow(qs, sp, cell, &st.u.in->v, order, false); \
 			break
 		IN_FAST(QS_IN_COUNT, AGF_COUNT);
