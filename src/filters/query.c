@@ -29,7 +29,8 @@
 enum qsrc {
 	QS_PACKET,      /* count(), rate(): no value, a packet */
 	QS_INPUT,       /* an attribute, or one hop of it: an input of the plan */
-	QS_HOPS,        /* a per-hop attribute aggregated hop by hop */
+	QS_HOPS,        /* a per-hop attribute aggregated hop by hop, the
+	                   general way (percentiles, diff(): QS_HOPS_* below) */
 	QS_EXPR,        /* anything else: cx_eval */
 	/* QS_INPUT into a function with an in-place path and no diff(): one
 	 * case each, its update compiled for it (no dispatch by function) */
