@@ -245,15 +245,39 @@ struct isp_attr_desc {
 #define ISP_ALIAS_PREFIX "alias of "
 #define ISP_ALIAS_OF(full_name) ISP_ALIAS_PREFIX full_name
 
-static inline bool isp_attr_is_alias(const struct isp_attr_desc *a)
+/* The help text after `mark` when it starts with it, else NULL. */
+static inline const char *isp_attr_help_after(const struct isp_attr_desc *a, const char *mark)
 {
-	const char *h = a->help, *m = ISP_ALIAS_PREFIX;
+	const char *h = a->help;
 
 	if (!h)
-		return false;
-	while (*m && *h == *m)
-		h++, m++;
-	return *m == 0;
+		return NULL;
+	while (*mark && *h == *mark)
+		h++, mark++;
+	return *mark == 0 ? h : NULL;
+}
+
+static inline bool isp_attr_is_alias(const struct isp_attr_desc *a)
+{
+	return isp_attr_help_after(a, ISP_ALIAS_PREFIX) != NULL;
+}
+
+/*
+ * A scalar that is the sum of the available (not unavailable) elements of
+ * a per-hop attribute of the same protocol layer (int.latency of
+ * int.hop_latencies) has the help ISP_SUM_OF("proto.attr") followed by any
+ * remark. Its getter still computes it alone; a rule set that reads both
+ * fetches the per-hop attribute once and adds its elements up (expr.c)
+ * rather than reading the hops from the packet twice. A mark in the help
+ * text for the reason an alias is.
+ */
+#define ISP_SUM_PREFIX "sum of the available "
+#define ISP_SUM_OF(full_name) ISP_SUM_PREFIX full_name
+
+/* ISP_SUM_OF's "proto.attr", ending at a space or the end, or NULL. */
+static inline const char *isp_attr_sum_of(const struct isp_attr_desc *a)
+{
+	return isp_attr_help_after(a, ISP_SUM_PREFIX);
 }
 
 /* A static link below a parent: "udp port 4789 is vxlan". */

@@ -6,6 +6,33 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * The slot whose elements slot i adds up, when its attribute is marked
+ * ISP_SUM_OF and the per-hop attribute it names, on the same layer (same
+ * protocol and instance), is a slot too: the rules read it anyway, so the
+ * sum costs an add a hop rather than a second read of the hops. -1 when
+ * not (the attribute's own getter then computes it).
+ */
+static int sum_source(const struct isp_registry *reg, const struct isp_attr_ref *refs,
+		      unsigned n, unsigned i)
+{
+	const char *full = isp_attr_sum_of(isp_attr_desc_of(reg, &refs[i]));
+	const char *proto = reg->proto[refs[i].proto].desc->name;
+	size_t pl = strlen(proto);
+
+	if (!full || strncmp(full, proto, pl) != 0 || full[pl] != '.')
+		return -1;
+	const char *name = full + pl + 1;
+	size_t nl = strcspn(name, " ");
+	for (unsigned j = 0; j < n; j++) {
+		const struct isp_attr_desc *b = isp_attr_desc_of(reg, &refs[j]);
+		if (refs[j].proto == refs[i].proto && refs[j].instance == refs[i].instance &&
+		    b->per_hop && strncmp(b->name, name, nl) == 0 && b->name[nl] == 0)
+			return (int)j;
+	}
+	return -1;
+}
+
 int slot_cache_init(struct slot_cache *sc, const struct isp_registry *reg,
 		    const struct isp_attr_ref *refs, unsigned n)
 {
@@ -19,13 +46,39 @@ int slot_cache_init(struct slot_cache *sc, const struct isp_registry *reg,
 	for (unsigned i = 0; i < n; i++) {
 		const struct isp_attr_desc *a = isp_attr_desc_of(reg, &refs[i]);
 		struct slot *s = &sc->s[i];
-		s->meta = refs[i].proto == reg->meta;
+		s->from = refs[i].proto == reg->meta ? SLOT_META : SLOT_LAYER;
 		s->instance = refs[i].instance;
 		s->proto = refs[i].proto;
+		s->type = a->type;
 		s->get = a->get;
 		s->arg = a->arg;
 	}
+	for (unsigned i = 0; i < n; i++) {
+		int j = sum_source(reg, refs, n, i);
+		if (j >= 0) {
+			sc->s[i].from = SLOT_SUM;
+			sc->s[i].sum_of = &sc->s[j];
+		}
+	}
 	return 0;
+}
+
+bool slot_sum(struct slot_cache *sc, const struct isp_packet *p, struct slot *s)
+{
+	const struct isp_value *a = slot_value(sc, p, s->sum_of);
+
+	if (!a || !a->is_array)
+		return false;
+	uint64_t sum = 0;
+	if (!a->missing) {      /* every hop with a value, the usual case */
+		for (unsigned h = 0, n = a->count; h < n; h++)
+			sum += a->v.arr[h];
+	} else {                /* the hops with a value, as set bits */
+		uint32_t have = ~a->missing & (uint32_t)((UINT64_C(1) << a->count) - 1);
+		for (; have; have &= have - 1)
+			sum += a->v.arr[__builtin_ctz(have)];
+	}
+	return isp_val_scalar(&s->v, s->type, sum);
 }
 
 void slot_cache_free(struct slot_cache *sc)

@@ -56,17 +56,26 @@ struct cx {
 	uint16_t nargs;
 };
 
+/* Where a slot's value comes from. */
+enum slot_from {
+	SLOT_LAYER,             /* the getter, on the attribute's layer */
+	SLOT_META,              /* the getter, without a layer: meta.* */
+	SLOT_SUM,               /* ISP_SUM_OF: the elements of slot sum_of added up */
+};
+
 /* Per-worker cache of attribute values for the current packet. */
 struct slot {
 	uint32_t gen;
 	bool present;
 	/* where the value comes from, resolved once (isp_attr_get's chain of
 	 * loads, registry to descriptor, done per fetch before) */
-	bool meta;              /* no layer: meta.* */
+	uint8_t from;           /* enum slot_from */
 	uint8_t instance;       /* 0 = innermost */
+	uint8_t type;           /* SLOT_SUM: the sum's type */
 	uint16_t proto;
 	isp_get_fn get;
 	uintptr_t arg;
+	struct slot *sum_of;    /* SLOT_SUM: the per-hop attribute's slot */
 	struct isp_value v;
 };
 
@@ -98,6 +107,10 @@ static inline void slot_cache_next(struct slot_cache *sc)
 	}
 }
 
+/* A SLOT_SUM slot's value, from its per-hop slot (out of line: it
+ * fetches that slot, and few slots are sums). */
+bool slot_sum(struct slot_cache *sc, const struct isp_packet *p, struct slot *s);
+
 /* slot_get's first call for a slot in a packet: fetch. Inline: a record
  * fetches a dozen attributes a packet, and the call cost a tenth of each. */
 static inline __attribute__((always_inline)) void slot_fill(struct slot_cache *sc,
@@ -108,7 +121,7 @@ static inline __attribute__((always_inline)) void slot_fill(struct slot_cache *s
 
 	s->gen = sc->gen;
 	/* isp_attr_get, with what it looks up per fetch resolved in the slot */
-	if (!s->meta) {
+	if (s->from == SLOT_LAYER) {
 		if (!(p->protos >> s->proto & 1)) {
 			s->present = false;
 			return;
@@ -119,6 +132,9 @@ static inline __attribute__((always_inline)) void slot_fill(struct slot_cache *s
 			s->present = false;
 			return;
 		}
+	} else if (s->from == SLOT_SUM) {
+		s->present = slot_sum(sc, p, s);
+		return;
 	}
 	s->present = s->get(p, l, s->arg, &s->v);
 }

@@ -29,13 +29,22 @@
 enum qsrc {
 	QS_PACKET,      /* count(), rate(): no value, a packet */
 	QS_INPUT,       /* an attribute, or one hop of it: an input of the plan */
-	QS_HOPS,        /* a per-hop attribute aggregated hop by hop */
+	QS_HOPS,        /* a per-hop attribute aggregated hop by hop, the
+	                   general way (percentiles, diff(): QS_HOPS_* below) */
 	QS_EXPR,        /* anything else: cx_eval */
 	/* QS_INPUT into a function with an in-place path and no diff(): one
 	 * case each, its update compiled for it (no dispatch by function) */
 	QS_IN_COUNT, QS_IN_SUM, QS_IN_AVG, QS_IN_VAR, QS_IN_MIN, QS_IN_MAX, QS_IN_FIRST,
 	QS_IN_LAST, QS_IN_ENDS,
+	/* QS_HOPS into a function with an in-place path and no diff(): the
+	 * same, its loop over the hops compiled for it */
+	QS_HOPS_COUNT, QS_HOPS_SUM, QS_HOPS_AVG, QS_HOPS_VAR, QS_HOPS_MIN, QS_HOPS_MAX,
+	QS_HOPS_FIRST, QS_HOPS_LAST, QS_HOPS_ENDS,
 };
+
+_Static_assert(QS_IN_ENDS - QS_IN_COUNT == AGF_ENDS - AGF_COUNT &&
+	       QS_HOPS_ENDS - QS_HOPS_COUNT == AGF_ENDS - AGF_COUNT,
+	       "QS_IN_* and QS_HOPS_* follow enum agg_fast");
 
 struct qstep {
 	uint8_t src;            /* enum qsrc */
@@ -54,9 +63,9 @@ struct qstep {
 struct qinput {
 	struct slot *sl;        /* its slot */
 	int16_t slot, index;    /* as in the CX_ATTR */
-	bool ok;                /* this packet: present */
-	bool isint;             /* ok, and an integer: the in-place paths */
-	struct xval v;          /* this packet: the value */
+	/* this packet: the value, of kind XK_NONE when absent (one byte
+	 * to store and to test: XK_INT takes the in-place paths) */
+	struct xval v;
 };
 
 struct qplan {
@@ -127,21 +136,17 @@ static void plan_fill(const struct isp_engine *e, const struct qrule *r,
 			}
 			st->src = QS_INPUT;
 			st->u.in = &pl->in[j];
-			if (!st->diff && !st->gdiff) {
-				static const uint8_t fast[] = {
-					[AGF_COUNT] = QS_IN_COUNT, [AGF_SUM] = QS_IN_SUM,
-					[AGF_AVG] = QS_IN_AVG, [AGF_VAR] = QS_IN_VAR,
-					[AGF_MIN] = QS_IN_MIN, [AGF_MAX] = QS_IN_MAX,
-					[AGF_FIRST] = QS_IN_FIRST, [AGF_LAST] = QS_IN_LAST,
-					[AGF_ENDS] = QS_IN_ENDS,
-				};
-				if (st->op < sizeof(fast) && fast[st->op])
-					st->src = fast[st->op];
-			}
+			/* (QS_IN_* and QS_HOPS_* list the functions in the
+			 * order of enum agg_fast, from AGF_COUNT) */
+			if (!st->diff && !st->gdiff && st->op != AGF_NONE)
+				st->src = (uint8_t)(QS_IN_COUNT + st->op - AGF_COUNT);
 		} else if (a->op == CX_ATTR && it->per_hop && a->index == CX_HOP_CURRENT &&
 			   it->hop_slot_valid && it->hop_slot == a->slot) {
 			st->src = QS_HOPS;
 			st->u.sl = &e->sc.s[a->slot];
+			/* the conditions of update_hops's in-place loop */
+			if (!st->diff && st->op != AGF_NONE)
+				st->src = (uint8_t)(QS_HOPS_COUNT + st->op - AGF_COUNT);
 		} else {
 			st->src = QS_EXPR;
 		}
@@ -231,12 +236,15 @@ static __attribute__((noinline)) uint8_t *hop_grow(struct query_state *qs, struc
  * on first use; false when there is no room. */
 static inline bool hops_reserve(struct query_state *qs, struct qhops *c, unsigned n, size_t size)
 {
+	/* a path no longer than the group's longest so far, the usual case:
+	 * one test (c->nh <= c->cap <= ISP_MAX_HOPS) */
+	if (n <= c->nh)
+		return true;
 	if (n > ISP_MAX_HOPS)
 		return false;
 	if (n > c->cap && !hop_grow(qs, c, n - 1, size))
 		return false;
-	if (n > c->nh)
-		c->nh = (uint8_t)n;
+	c->nh = (uint8_t)n;
 	return true;
 }
 
@@ -262,13 +270,13 @@ static void update_state(struct query_state *qs, const struct qitem *it, uint8_t
 
 /* The general way, out of line (floats, percentiles, addresses, a state
  * gone to floats): diff() first when `diff`, on a copy of v. */
-static __attribute__((noinline)) void update_slow(struct query_state *qs, const struct qitem *it,
-						  const struct qstep *st, uint8_t *kept,
-						  const struct xval *v, uint64_t order, bool diff)
+static __attribute__((noinline)) void update_slow(struct query_state *qs, const struct qstep *st,
+						  uint8_t *kept, const struct xval *v, uint64_t order,
+						  bool diff)
 {
 	struct xval c = *v;
 
-	update_state(qs, it, kept, st->size, &c, order, diff);
+	update_state(qs, st->it, kept, st->size, &c, order, diff);
 }
 
 /* One value into a kept state: an integer in place when the function has
@@ -278,21 +286,21 @@ static __attribute__((noinline)) void update_slow(struct query_state *qs, const 
  * general way when the state holds a float (a sum gone to floats, a float
  * min or max). */
 static inline __attribute__((always_inline)) void
-update_int(struct query_state *qs, const struct qitem *it, const struct qstep *st, uint8_t *kept,
+update_int(struct query_state *qs, const struct qstep *st, uint8_t *kept,
 	   int64_t x, uint64_t order, unsigned op)
 {
 	if (!agg_update_int(kept, op, x, order)) {
 		struct xval c = { .k = XK_INT, .u.i = x };
-		update_slow(qs, it, st, kept, &c, order, false);
+		update_slow(qs, st, kept, &c, order, false);
 	}
 }
 
 static inline __attribute__((always_inline)) void
-update_value(struct query_state *qs, const struct qitem *it, const struct qstep *st, uint8_t *kept,
+update_value(struct query_state *qs, const struct qstep *st, uint8_t *kept,
 	     const struct xval *v, uint64_t order)
 {
 	if (v->k != XK_INT || st->op == AGF_NONE) {
-		update_slow(qs, it, st, kept, v, order, st->gdiff);
+		update_slow(qs, st, kept, v, order, st->gdiff);
 		return;
 	}
 	int64_t x = v->u.i;
@@ -301,11 +309,11 @@ update_value(struct query_state *qs, const struct qitem *it, const struct qstep 
 		if (d == 0)
 			return;         /* a group's first value */
 		if (d < 0) {            /* the previous value was a float */
-			update_slow(qs, it, st, kept, v, order, true);
+			update_slow(qs, st, kept, v, order, true);
 			return;
 		}
 	}
-	update_int(qs, it, st, kept, x, order, st->op);
+	update_int(qs, st, kept, x, order, st->op);
 }
 
 /* An attribute type whose values are integers in expressions (the
@@ -325,15 +333,18 @@ static inline int64_t int_of(uint8_t type, uint64_t raw)
 /* update_hops' loop for one fast function (op a constant at each use),
  * and for timestamps or not (the conversion out of the loop). */
 static inline __attribute__((always_inline)) void
-hops_loop(struct query_state *qs, const struct qitem *it, const struct qstep *st, uint8_t *hops,
+hops_loop(struct query_state *qs, const struct qstep *st, uint8_t *hops,
 	  unsigned n, unsigned size, uint32_t missing, uint8_t type, const uint64_t *arr,
 	  uint64_t order, unsigned op)
 {
 	/* every hop with a value, the usual case: a counted loop, cheaper a
 	 * hop than walking the bits below */
 	if (!missing) {
-		for (unsigned h = 0; h < n; h++)
-			update_int(qs, it, st, hops + h * size, int_of(type, arr[h]), order, op);
+		/* the values and the states walked by pointer: no index to
+		 * scale, no base to reload a hop (it was spilled: query_packet
+		 * keeps many values live) */
+		for (const uint64_t *a = arr, *end = arr + n; a != end; a++, hops += size)
+			update_int(qs, st, hops, int_of(type, *a), order, op);
 		return;
 	}
 	/* the hops with a value, as set bits: no test and branch per hop */
@@ -341,26 +352,42 @@ hops_loop(struct query_state *qs, const struct qitem *it, const struct qstep *st
 
 	for (; have; have &= have - 1) {
 		unsigned h = (unsigned)__builtin_ctz(have);
-		update_int(qs, it, st, hops + h * size, int_of(type, arr[h]), order, op);
+		update_int(qs, st, hops + h * size, int_of(type, arr[h]), order, op);
 	}
 }
 
 static inline __attribute__((always_inline)) void
-hops_fast(struct query_state *qs, const struct qitem *it, const struct qstep *st, uint8_t *hops,
+hops_fast(struct query_state *qs, const struct qstep *st, uint8_t *hops,
 	  unsigned n, unsigned size, uint32_t missing, uint8_t type, const uint64_t *arr,
 	  uint64_t order, unsigned op)
 {
 	if (type == ISP_T_TIMESTAMP)
-		hops_loop(qs, it, st, hops, n, size, missing, ISP_T_TIMESTAMP, arr, order, op);
+		hops_loop(qs, st, hops, n, size, missing, ISP_T_TIMESTAMP, arr, order, op);
 	else
-		hops_loop(qs, it, st, hops, n, size, missing, ISP_T_U64, arr, order, op);
+		hops_loop(qs, st, hops, n, size, missing, ISP_T_U64, arr, order, op);
+}
+
+/* update_hops's hops of a type that is not an integer in expressions
+ * (addresses): the general way, out of line (rare). */
+static __attribute__((noinline)) void hops_slow(struct query_state *qs, const struct qstep *st,
+						uint8_t *hops, const struct isp_value *hv,
+						uint64_t order)
+{
+	for (unsigned h = 0; h < hv->count; h++) {
+		struct xval v;
+		if (xval_from_value(hv, (int)h, &v))
+			update_slow(qs, st, hops + h * st->size, &v, order, st->gdiff);
+	}
 }
 
 /* A per-hop attribute hop by hop: the value is the slot's own element,
- * converted as xval_from_value does, without cx_eval. */
-static void update_hops(struct isp_engine *e, struct query_state *qs, const struct qitem *it,
-			const struct qstep *st, uint8_t *cell, const struct isp_packet *p,
-			uint64_t order)
+ * converted as xval_from_value does, without cx_eval. op: the function's
+ * in-place update (QS_HOPS_*: a constant at each use, so that the loop is
+ * compiled for it, with no dispatch per hop or per packet), or AGF_NONE
+ * for the general way per hop (QS_HOPS: percentiles, diff()). */
+static inline __attribute__((always_inline)) void
+update_hops(struct isp_engine *e, struct query_state *qs, const struct qstep *st, uint8_t *cell,
+	    const struct isp_packet *p, uint64_t order, unsigned op)
 {
 	struct qhops *c = (struct qhops *)cell;
 	const struct isp_value *hv = slot_value(&e->sc, p, st->u.sl);
@@ -374,41 +401,18 @@ static void update_hops(struct isp_engine *e, struct query_state *qs, const stru
 	uint32_t missing = hv->missing;
 	uint8_t type = hv->type, *hops = c->hops;
 	if (!int_type(type)) {
-		for (unsigned h = 0; h < n; h++) {
-			struct xval v;
-			if (xval_from_value(hv, (int)h, &v))
-				update_slow(qs, it, st, hops + h * size, &v, order, st->gdiff);
-		}
+		hops_slow(qs, st, hops, hv, order);
 		return;
 	}
-	unsigned op = st->op;
-	if (op == AGF_NONE || st->diff) {        /* percentiles, diff() per hop */
-		for (unsigned h = 0; h < n; h++) {
-			if (missing >> h & 1)
-				continue;
-			struct xval v = { .k = XK_INT, .u.i = int_of(type, hv->v.arr[h]) };
-			update_value(qs, it, st, hops + h * size, &v, order);
-		}
+	if (op != AGF_NONE) {   /* the usual case */
+		hops_fast(qs, st, hops, n, size, missing, type, hv->v.arr, order, op);
 		return;
 	}
-	/* the usual case: one loop per function, so the update inside is
-	 * compiled for it (no dispatch per hop) */
-	switch ((enum agg_fast)op) {
-#define HOPS_CASE(OP) case OP: \
-		hops_fast(qs, it, st, hops, n, size, missing, type, hv->v.arr, order, OP); break
-	HOPS_CASE(AGF_COUNT);
-	HOPS_CASE(AGF_SUM);
-	HOPS_CASE(AGF_AVG);
-	HOPS_CASE(AGF_VAR);
-	HOPS_CASE(AGF_MIN);
-	HOPS_CASE(AGF_MAX);
-	HOPS_CASE(AGF_FIRST);
-	HOPS_CASE(AGF_LAST);
-	HOPS_CASE(AGF_ENDS);
-#undef HOPS_CASE
-	default:
-		/* (AGF_NONE went the general way above) */
-		__builtin_unreachable();
+	for (unsigned h = 0; h < n; h++) {
+		if (missing >> h & 1)
+			continue;
+		struct xval v = { .k = XK_INT, .u.i = int_of(type, hv->v.arr[h]) };
+		update_value(qs, st, hops + h * size, &v, order);
 	}
 }
 
@@ -427,16 +431,17 @@ static inline bool input_value(const struct isp_value *v, int index, struct xval
 }
 
 /* Any other argument: cx_eval, per hop when it holds per-hop attributes. */
-static void update_expr(struct isp_engine *e, struct query_state *qs, const struct qitem *it,
-			const struct qstep *st, uint8_t *cell, const struct isp_packet *p, uint64_t order)
+static void update_expr(struct isp_engine *e, struct query_state *qs, const struct qstep *st,
+			uint8_t *cell, const struct isp_packet *p, uint64_t order)
 {
+	const struct qitem *it = st->it;
 	/* (built here: most rules have no such argument) */
 	struct cx_ctx ctx = { &e->sc, p, -1 };
 	struct xval v;
 
 	if (!it->per_hop) {
 		if (cx_eval(it->arg, &ctx, &v))
-			update_value(qs, it, st, cell, &v, order);
+			update_value(qs, st, cell, &v, order);
 		return;
 	}
 	struct qhops *c = (struct qhops *)cell;
@@ -451,7 +456,7 @@ static void update_expr(struct isp_engine *e, struct query_state *qs, const stru
 			continue;
 		uint8_t *s = hop_state(qs, c, h, st->size);
 		if (s)
-			update_value(qs, it, st, s, &v, order);
+			update_value(qs, st, s, &v, order);
 	}
 }
 
@@ -558,11 +563,15 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 	struct qinput *in = pl->in;
 	for (unsigned j = 0, n = pl->nin; j < n; j++) {
 		const struct isp_value *v = slot_value(&e->sc, p, in[j].sl);
-		in[j].ok = v && input_value(v, in[j].index, &in[j].v);
-		in[j].isint = in[j].ok && in[j].v.k == XK_INT;
+		if (!v || !input_value(v, in[j].index, &in[j].v))
+			in[j].v.k = XK_NONE;
 	}
 	for (const struct qstep *sp = pl->step, *end = sp + r->nitems; sp < end; sp++) {
-		const struct qstep st = *sp;    /* a copy: the stores below could alias */
+		/* a copy: the stores below could alias. Its item is read from
+		 * sp by the general ways that need it (update_slow): loaded
+		 * where a case starts, it cost a load (and a spill) a step for
+		 * the in-place cases */
+		const struct qstep st = *sp;
 		uint8_t *cell = (uint8_t *)g + st.off;
 		switch ((enum qsrc)st.src) {
 		case QS_PACKET:         /* count(), rate(): agg_update without a value */
@@ -570,22 +579,22 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 			break;
 		case QS_INPUT: {
 			const struct qinput *x = st.u.in;
-			if (!x->ok)
+			if (x->v.k == XK_NONE)
 				break;
-			update_value(qs, st.it, sp, cell, &x->v, order);
+			update_value(qs, sp, cell, &x->v, order);
 			break;
 		}
 		case QS_HOPS:
-			update_hops(e, qs, st.it, sp, cell, p, order);
+			update_hops(e, qs, sp, cell, p, order, AGF_NONE);
 			break;
 		case QS_EXPR:
-			update_expr(e, qs, st.it, sp, cell, p, order);
+			update_expr(e, qs, sp, cell, p, order);
 			break;
-#define IN_FAST(SRC, OP) case SRC:                                                      \
-			if (st.u.in->isint)                                                     \
-				update_int(qs, st.it, sp, cell, st.u.in->v.u.i, order, OP); \
-			else if (st.u.in->ok)                                                   \
-				update_slow(qs, st.it, sp, cell, &st.u.in->v, order, false); \
+#define IN_FAST(SRC, OP) case SRC:                                                    \
+			if (st.u.in->v.k == XK_INT)                                   \
+				update_int(qs, sp, cell, st.u.in->v.u.i, order, OP);  \
+			else if (st.u.in->v.k != XK_NONE)                             \
+				update_slow(qs, sp, cell, &st.u.in->v, order, false); \
 			break
 		IN_FAST(QS_IN_COUNT, AGF_COUNT);
 		IN_FAST(QS_IN_SUM, AGF_SUM);
@@ -597,6 +606,17 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		IN_FAST(QS_IN_LAST, AGF_LAST);
 		IN_FAST(QS_IN_ENDS, AGF_ENDS);
 #undef IN_FAST
+#define HOPS_FAST(SRC, OP) case SRC: update_hops(e, qs, sp, cell, p, order, OP); break
+		HOPS_FAST(QS_HOPS_COUNT, AGF_COUNT);
+		HOPS_FAST(QS_HOPS_SUM, AGF_SUM);
+		HOPS_FAST(QS_HOPS_AVG, AGF_AVG);
+		HOPS_FAST(QS_HOPS_VAR, AGF_VAR);
+		HOPS_FAST(QS_HOPS_MIN, AGF_MIN);
+		HOPS_FAST(QS_HOPS_MAX, AGF_MAX);
+		HOPS_FAST(QS_HOPS_FIRST, AGF_FIRST);
+		HOPS_FAST(QS_HOPS_LAST, AGF_LAST);
+		HOPS_FAST(QS_HOPS_ENDS, AGF_ENDS);
+#undef HOPS_FAST
 		default:
 			/* plan_init sets no other: no range check before the jump */
 			__builtin_unreachable();

@@ -1,7 +1,8 @@
 /*
  * check_robust.c - every prefix of every test capture, and every single-byte
  * mutation of it, dissects without reading past the captured bytes (the
- * suite runs under ASan+UBSan) and with every attribute fetched. Each
+ * suite runs under ASan+UBSan) and with every attribute fetched (a sum of
+ * a per-hop attribute equal to its elements added up). Each
  * capture starts at the protocol of its link type, as intspect starts it.
  */
 #include <check.h>
@@ -16,6 +17,40 @@
 
 static uint16_t first;          /* the current capture's first protocol */
 
+/* An ISP_SUM_OF attribute (ref r, its value v when present) is present
+ * exactly when the per-hop attribute it names is, and equals the sum of
+ * that one's available elements: what the rules' slot cache computes it
+ * from when they read both. */
+static void check_sum_of(const struct isp_packet *p, struct isp_attr_ref r, bool present,
+			 const struct isp_value *v)
+{
+	const struct isp_registry *reg = tl_registry();
+	const struct isp_proto_desc *d = reg->proto[r.proto].desc;
+	const char *full = isp_attr_sum_of(&d->attrs[r.attr]);
+	size_t pl = strlen(d->name);
+
+	if (!full)
+		return;
+	ck_assert(strncmp(full, d->name, pl) == 0 && full[pl] == '.');
+	r.attr = 0;
+	while (d->attrs[r.attr].name && strcmp(d->attrs[r.attr].name, full + pl + 1) != 0)
+		r.attr++;
+	ck_assert_ptr_nonnull(d->attrs[r.attr].name);
+	ck_assert(d->attrs[r.attr].per_hop);
+
+	struct isp_value hv;
+	bool hpresent = isp_attr_get(reg, p, &r, &hv);
+	ck_assert_int_eq(present, hpresent);
+	if (!present)
+		return;
+	uint64_t sum = 0;
+	for (unsigned h = 0; h < hv.count; h++)
+		if (!(hv.missing >> h & 1))
+			sum += hv.v.arr[h];
+	ck_assert(!v->is_array && !(v->missing & 1));
+	ck_assert_uint_eq(v->v.u, sum);
+}
+
 static void fetch_all(const struct isp_packet *p)
 {
 	const struct isp_registry *reg = tl_registry();
@@ -26,8 +61,10 @@ static void fetch_all(const struct isp_packet *p)
 		for (uint16_t a = 0; d->attrs && d->attrs[a].name; a++) {
 			for (uint8_t inst = 0; inst <= 2; inst++) {
 				struct isp_attr_ref r = { i, inst, a };
-				if (isp_attr_get(reg, p, &r, &v) && v.is_array)
+				bool present = isp_attr_get(reg, p, &r, &v);
+				if (present && v.is_array)
 					ck_assert_uint_le(v.count, ISP_MAX_HOPS);
+				check_sum_of(p, r, present, &v);
 			}
 		}
 	}

@@ -459,7 +459,7 @@ static const struct isp_attr_desc int_attrs[] = {
 	SCALAR("tail_dest_port", ISP_T_U16, S_TAIL_PORT, "v0.5 tail: original destination port"),
 	SCALAR("tail_dscp", ISP_T_U8, S_TAIL_DSCP, "v0.5 tail: original DSCP (the last byte's low 6 bits)"),
 	SCALAR("hop_ml_mismatch", ISP_T_U8, S_HOPML_MISMATCH, "1 when HopML disagrees with the bitmap"),
-	{ "latency", ISP_T_U64, 0, int_latency_sum, 0, "sum of the available hop latencies" },
+	{ "latency", ISP_T_U64, 0, int_latency_sum, 0, ISP_SUM_OF("int.hop_latencies") },
 	INT_PER_HOP(HOP_ATTR)
 	IS_FLAG("is_switch_id", 0, "bit 0 (0x8000, switch ID)"),
 	IS_FLAG("is_in_egress_port_id", 1, "bit 1 (0x4000, level-1 ports)"),
