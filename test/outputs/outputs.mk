@@ -16,9 +16,9 @@ EXTRA_DIST += outputs/README.md test/outputs/inplace.sh
 TESTS += test/outputs/inplace.sh
 
 if HAVE_CHECK
-check_PROGRAMS += test/outputs/check_queue test/outputs/check_channel \
-	test/outputs/check_file test/outputs/bench_submit
-TESTS += test/outputs/check_queue test/outputs/check_channel \
+check_PROGRAMS += test/outputs/check_queue test/outputs/check_queue_wake \
+	test/outputs/check_channel test/outputs/check_file test/outputs/bench_submit
+TESTS += test/outputs/check_queue test/outputs/check_queue_wake test/outputs/check_channel \
 	test/outputs/check_file
 OUTPUTS_TEST_FAKE = test/outputs/fake.c test/outputs/fake.h \
 	test/outputs/chantest.c test/outputs/chantest.h \
@@ -26,6 +26,9 @@ OUTPUTS_TEST_FAKE = test/outputs/fake.c test/outputs/fake.h \
 test_outputs_check_queue_SOURCES = test/outputs/check_queue.c $(OUTPUTS_TEST_FAKE)
 test_outputs_check_queue_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
 test_outputs_check_queue_LDADD = libispout.la $(CHECK_LIBS) -lpthread
+test_outputs_check_queue_wake_SOURCES = test/outputs/check_queue_wake.c
+test_outputs_check_queue_wake_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
+test_outputs_check_queue_wake_LDADD = libispout.la $(CHECK_LIBS) -lpthread
 test_outputs_check_channel_SOURCES = test/outputs/check_channel.c $(OUTPUTS_TEST_FAKE)
 test_outputs_check_channel_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
 test_outputs_check_channel_LDADD = libispout.la $(CHECK_LIBS) -lpthread

@@ -30,6 +30,7 @@ case_() {
 }
 case_ pipeline "$bld/test/unit/check_pipeline"
 case_ queue "$bld/test/outputs/check_queue"
+case_ queue_wake "$bld/test/outputs/check_queue_wake"
 case_ workers sh "$top/test/inputs/workers.sh"
 case_ udp sh "$top/test/inputs/udp.sh"
 case_ dpdk sh "$top/test/inputs/dpdk.sh"
