@@ -199,9 +199,11 @@ static int read_batch(struct isp_batches *bs, struct isp_batch *out)
 
 static void prefetch_ahead(const struct isp_batch *out)
 {
+	if (!out->ahead_len)
+		return;         /* out->ahead is not set */
 	const uint8_t *p = out->ahead - (uintptr_t)out->ahead % 64, *end = out->ahead + out->ahead_len;
 
-	for (; out->ahead_len && p < end; p += 64)
+	for (; p < end; p += 64)
 		__builtin_prefetch(p);
 }
 
