@@ -68,9 +68,14 @@ metrics net {
   output-channel = {prom, lp}
 }
 # a string field (ip.dst) where other records have numbers; operators in
-# select texts (their words keep the two sums apart)
+# select texts (their words keep the two sums apart). The event has no
+# key: its series are its last record's, so its records must come in one
+# order to both channels, which they do from one worker (a delta-cond
+# with one memory for all runs on one); two workers each writing some
+# could interleave them differently in each channel
 event-report net_ev {
   event = "int.latency"
+  delta-cond = {"int.latency"}
   attributes = {"ip.dst", "int.hop_latencies"}
   output-channel = {prom, lp}
 }
