@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "cursor.h"
+#include "jsonw.h"
 
 /* Raised when a plugin built against an older header could not work:
  * 2 = isp_packet.report_inner, isp_short_verdict(d, l);
@@ -29,8 +30,10 @@
  * 6 = isp_next_by leaves ISP_TABLE_NONE in isp_dissect.next for "none";
  *     isp_dissect.l4_sport gone;
  * 7 = ISP_TBL_CARRIER (a module that dispatches through it would read
- *     past the tables of a core without it). */
-#define ISP_PLUGIN_ABI     7
+ *     past the tables of a core without it);
+ * 8 = isp_proto_desc.puts (a module's shorter descriptor would be
+ *     read past its end). */
+#define ISP_PLUGIN_ABI     8
 #define ISP_MAX_LAYERS     16   /* protocol layers kept per packet */
 #define ISP_MAX_PROTOS     64   /* registered protocols */
 #define ISP_MAX_HOPS       32   /* per-hop array capacity */
@@ -224,6 +227,30 @@ typedef bool (*isp_get_fn)(const struct isp_packet *p,
 typedef int (*isp_option_fn)(const char *key, const char *value,
 			     char *err, size_t errlen);
 
+/*
+ * A per-hop attribute of numbers written as text straight from the packet,
+ * for the record writers, which otherwise have get() fill an array and
+ * then read it back: each hop's value in decimal (jsonw_utoa_top, through
+ * top) followed by a comma, in path order, or the last hop first with
+ * ISP_PUT_WIRE_ORDER. Returns the end (after the last comma), or NULL
+ * when it writes nothing the writer can use: no hop, a hop's value
+ * unavailable (all-ones), the attribute absent. The writer then calls
+ * get() and writes what it returns, so a put() must write exactly the
+ * numbers get() would return. out has room for ISP_MAX_HOPS numbers of
+ * JSONW_U64_MAX digits and their commas.
+ */
+#define ISP_PUT_WIRE_ORDER 1u
+typedef char *(*isp_put_fn)(const struct isp_packet *p, const struct isp_layer *l,
+			    uintptr_t arg, char *out, unsigned flags, struct jsonw_top *top);
+
+/* An attribute's put, by the attribute's name (isp_proto_desc.puts): a
+ * list apart from the attribute tables, which every plugin writes
+ * positionally. */
+struct isp_attr_put {
+	const char *name;
+	isp_put_fn put;
+};
+
 struct isp_attr_desc {
 	const char *name;       /* without the protocol prefix */
 	uint8_t type;           /* enum isp_type */
@@ -296,6 +323,7 @@ struct isp_proto_desc {
 	const char *const *detect_parents; /* NULL-terminated parent names */
 	isp_detect_fn detect;
 	const struct isp_attr_desc *attrs; /* terminated by .name = NULL */
+	const struct isp_attr_put *puts;   /* optional; terminated by .name = NULL */
 	isp_option_fn set_option;
 	const char *options_help;
 };

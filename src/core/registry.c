@@ -365,6 +365,17 @@ int isp_attr_lookup(const struct isp_registry *reg, const char *name,
 
 /* The numbered instances of isp_attr_get (registry.h), and any caller that
  * wants the layer itself. */
+isp_put_fn isp_attr_put_of(const struct isp_registry *reg, const struct isp_attr_ref *r)
+{
+	const struct isp_proto_desc *d = reg->proto[r->proto].desc;
+	const char *name = d->attrs[r->attr].name;
+
+	for (const struct isp_attr_put *u = d->puts; u && u->name; u++)
+		if (strcmp(u->name, name) == 0)
+			return u->put;
+	return NULL;
+}
+
 const struct isp_layer *isp_attr_layer(const struct isp_packet *p,
 				       const struct isp_attr_ref *r)
 {

@@ -70,6 +70,9 @@ isp_attr_desc_of(const struct isp_registry *reg, const struct isp_attr_ref *r)
 	return &reg->proto[r->proto].desc->attrs[r->attr];
 }
 
+/* The attribute's put (isp_proto_desc.puts), or NULL. */
+isp_put_fn isp_attr_put_of(const struct isp_registry *reg, const struct isp_attr_ref *r);
+
 /* Layer for a reference in a dissected packet, or NULL when absent. */
 const struct isp_layer *isp_attr_layer(const struct isp_packet *p,
 				       const struct isp_attr_ref *r);

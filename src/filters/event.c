@@ -303,16 +303,20 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 	struct slot *const *at = wf->at;
 	struct slot_cache *const sc = &e->sc;
 	const struct isp_value *v[REC_BATCH];
-	for (unsigned left = wf->n, n; left; left -= n, key += n, slot += n, at += n) {
-		n = left < REC_BATCH ? left : REC_BATCH;
-		if (e->hop < 0) {
-			for (unsigned i = 0; i < n; i++)
-				v[i] = slot_value(sc, p, at[i]);
-		} else {
-			for (unsigned i = 0; i < n; i++)
-				v[i] = engine_get_in(e, p, slot[i], true);
+	if (e->hop < 0 && (rec->mmt || !rec->csv)) {
+		rec_slot_fields(rec, key, at, wf->n, sc, p);
+	} else {
+		for (unsigned left = wf->n, n; left; left -= n, key += n, slot += n, at += n) {
+			n = left < REC_BATCH ? left : REC_BATCH;
+			if (e->hop < 0) {
+				for (unsigned i = 0; i < n; i++)
+					v[i] = slot_value(sc, p, at[i]);
+			} else {
+				for (unsigned i = 0; i < n; i++)
+					v[i] = engine_get_in(e, p, slot[i], true);
+			}
+			rec_fields(rec, key, v, n);
 		}
-		rec_fields(rec, key, v, n);
 	}
 	/* MMT-Probe puts a comma after the event's value, then the
 	 * attributes: with none, the row ends with an empty cell */

@@ -60,6 +60,15 @@ int slot_cache_init(struct slot_cache *sc, const struct isp_registry *reg,
 			sc->s[i].sum_of = &sc->s[j];
 		}
 	}
+	/* a record writes these straight from the packet (event.c) */
+	for (unsigned i = 0; i < n; i++) {
+		const struct isp_attr_desc *a = isp_attr_desc_of(reg, &refs[i]);
+		struct slot *s = &sc->s[i];
+		bool numbers = a->type <= ISP_T_U64;
+
+		if (s->from == SLOT_LAYER && s->instance == 0 && a->per_hop && numbers)
+			s->put = isp_attr_put_of(reg, &refs[i]);
+	}
 	return 0;
 }
 

@@ -76,6 +76,8 @@ struct slot {
 	isp_get_fn get;
 	uintptr_t arg;
 	struct slot *sum_of;    /* SLOT_SUM: the per-hop attribute's slot */
+	isp_put_fn put;         /* the attribute's put (SLOT_LAYER, innermost
+				   instance, numbers per hop), or NULL */
 	struct isp_value v;
 };
 

@@ -607,6 +607,34 @@ void rec_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *
  * copy, then at most a full per-hop array of 20-digit numbers. */
 #define FIELD_MAX (REC_JKEY_PAD + 2 + ISP_MAX_HOPS * (JSONW_U64_MAX + 1))
 
+/* A field of rec_fields' own loop at o (FIELD_MAX bytes of room): its key
+ * then its value (put_value_can, then put_value, with the array test made
+ * once: most fields are per-hop arrays), or NULL, with nothing written
+ * that counts, for rec_field's general path. */
+static inline __attribute__((always_inline)) char *put_field_at(struct rec *r, char *o,
+								 const struct rec_jkey *k,
+								 const struct isp_value *v)
+{
+	if (k->len >= REC_JKEY_PAD)
+		return NULL;
+	if (!v) {
+		memcpy(o, k->text - 1, REC_JKEY_PAD);
+		o += k->len + 1;
+		memcpy(o, "null", 4);
+		return o + 4;
+	}
+	if (v->is_array) {
+		if (!(NUMBER_TYPES >> v->type & 1) || v->count > ISP_MAX_HOPS)
+			return NULL;
+		memcpy(o, k->text - 1, REC_JKEY_PAD);
+		return put_array(r, o + k->len + 1, v);
+	}
+	if (!(SCALAR_TYPES >> v->type & 1))
+		return NULL;
+	memcpy(o, k->text - 1, REC_JKEY_PAD);
+	return put_scalar(r, o + k->len + 1, v);
+}
+
 void rec_fields(struct rec *r, const struct rec_jkey *const *key,
 		const struct isp_value *const *val, unsigned n)
 {
@@ -622,36 +650,9 @@ void rec_fields(struct rec *r, const struct rec_jkey *const *key,
 		/* room for every field left, however large: no check below */
 		if (r->w.cap - r->w.len < (size_t)(n - i) * FIELD_MAX)
 			goto one_by_one;
-		char *o = r->w.buf + r->w.len;
-		for (; i < n; i++) {
-			const struct rec_jkey *k = key[i];
-			const struct isp_value *v = val[i];
-
-			if (k->len >= REC_JKEY_PAD)
-				break;  /* rec_field's general path, then check again */
-			if (!v) {
-				memcpy(o, k->text - 1, REC_JKEY_PAD);
-				o += k->len + 1;
-				memcpy(o, "null", 4);
-				o += 4;
-				continue;
-			}
-			/* put_value_can, then put_value, with the array test made
-			 * once: most fields are per-hop arrays */
-			if (v->is_array) {
-				if (!(NUMBER_TYPES >> v->type & 1) || v->count > ISP_MAX_HOPS)
-					break;
-				memcpy(o, k->text - 1, REC_JKEY_PAD);
-				o += k->len + 1;
-				o = put_array(r, o, v);
-				continue;
-			}
-			if (!(SCALAR_TYPES >> v->type & 1))
-				break;
-			memcpy(o, k->text - 1, REC_JKEY_PAD);
-			o += k->len + 1;
-			o = put_scalar(r, o, v);
-		}
+		char *o = r->w.buf + r->w.len, *end;
+		for (; i < n && (end = put_field_at(r, o, key[i], val[i])) != NULL; i++)
+			o = end;
 		r->w.len = (size_t)(o - r->w.buf);
 		if (i < n) {
 			rec_field(r, key[i], val[i]);
@@ -662,4 +663,59 @@ void rec_fields(struct rec *r, const struct rec_jkey *const *key,
 one_by_one:
 	for (; i < n; i++)
 		rec_field(r, key[i], val[i]);
+}
+
+void rec_slot_fields(struct rec *r, const struct rec_jkey *const *key, struct slot *const *at,
+		     unsigned n, struct slot_cache *sc, const struct isp_packet *p)
+{
+	/* in locals: the text's stores could be to anything */
+	const uint32_t gen = sc->gen;
+	const uint64_t protos = p->protos;
+	unsigned i = 0;
+
+	if (r->mmt) {
+		rec_mmt_slot_fields(r, at, key, n, sc, p);
+		return;
+	}
+	if (r->csv || !r->w.need_comma)
+		goto one_by_one;
+	while (i < n) {
+		/* room for the next REC_BATCH fields, however large */
+		unsigned lim = n - i < REC_BATCH ? n : i + REC_BATCH;
+		if (r->w.cap - r->w.len < (size_t)(lim - i) * FIELD_MAX)
+			goto one_by_one;
+		char *o = r->w.buf + r->w.len, *end;
+		for (; i < lim; i++) {
+			const struct rec_jkey *k = key[i];
+			struct slot *s = at[i];
+
+			/* a per-hop attribute no rule read in this packet: from
+			 * the packet to the text, its numbers' last comma
+			 * closing the array; else (put declined) its value */
+			if (s->put && s->gen != gen && (protos >> s->proto & 1) &&
+			    k->len < REC_JKEY_PAD) {
+				memcpy(o, k->text - 1, REC_JKEY_PAD);
+				char *b = o + k->len + 1;
+				*b++ = '[';
+				end = s->put(p, &p->layer[p->last[s->proto]], s->arg, b, 0, &r->top);
+				if (end) {
+					end[-1] = ']';
+					o = end;
+					continue;
+				}
+			}
+			if (!(end = put_field_at(r, o, k, slot_value(sc, p, s))))
+				break;
+			o = end;
+		}
+		r->w.len = (size_t)(o - r->w.buf);
+		if (i < lim) {
+			rec_field(r, key[i], slot_value(sc, p, at[i]));
+			i++;
+		}
+	}
+	return;
+one_by_one:
+	for (; i < n; i++)
+		rec_field(r, key[i], slot_value(sc, p, at[i]));
 }

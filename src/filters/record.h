@@ -159,6 +159,12 @@ void rec_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *
  * null), without a call and a room check per field when the buffer has
  * room for the largest of them all. Keys and values apart: a caller's
  * keys are listed once, and only its values change a record. */
+/* rec_fields of slots' values, from sc for packet p: a per-hop attribute
+ * that no rule read in the packet is written by its put (isp_put_fn)
+ * straight from the packet when it can, JSON and MMT's CSV, instead of
+ * filling its array to read it back. */
+void rec_slot_fields(struct rec *r, const struct rec_jkey *const *key, struct slot *const *at,
+		     unsigned n, struct slot_cache *sc, const struct isp_packet *p);
 #define REC_BATCH 32    /* fields a caller gathers for one rec_fields */
 void rec_fields(struct rec *r, const struct rec_jkey *const *key,
 		const struct isp_value *const *v, unsigned n);
@@ -168,6 +174,9 @@ void rec_json_cell(struct rec *r, const char *json, size_t n);
 /* MMT-Probe's cells (record_mmt.c): a field with its comma; a result
  * (after rec_key_prepared); an absent value; a quoted string. */
 void rec_mmt_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *v);
+/* rec_slot_fields' MMT CSV: put's hops as cells, the last hop first. */
+void rec_mmt_slot_fields(struct rec *r, struct slot *const *at, const struct rec_jkey *const *key,
+			 unsigned n, struct slot_cache *sc, const struct isp_packet *p);
 /* rec_mmt_field for each of n fields, numbers without a call a field. */
 void rec_mmt_fields(struct rec *r, const struct rec_jkey *const *key,
 		    const struct isp_value *const *v, unsigned n);

@@ -179,6 +179,48 @@ void rec_mmt_fields(struct rec *r, const struct rec_jkey *const *key,
 		rec_mmt_field(r, key[i], v[i]);
 }
 
+void rec_mmt_slot_fields(struct rec *r, struct slot *const *at, const struct rec_jkey *const *key,
+			 unsigned n, struct slot_cache *sc, const struct isp_packet *p)
+{
+	/* in locals: the text's stores could be to anything, so fields
+	 * read through a pointer would be read again for every slot */
+	const uint32_t gen = sc->gen;
+	const uint64_t protos = p->protos;
+	unsigned i = 0;
+
+	while (i < n) {
+		/* room for the next REC_BATCH fields */
+		unsigned lim = n - i < REC_BATCH ? n : i + REC_BATCH;
+		char *o = jsonw_room(&r->w, (size_t)(lim - i) * CELLS_MAX), *end;
+		if (!o)
+			break;
+		for (; i < lim; i++) {
+			struct slot *s = at[i];
+			/* rec_slot_fields' put, its hops as cells */
+			if (s->put && s->gen != gen && (protos >> s->proto & 1)) {
+				end = s->put(p, &p->layer[p->last[s->proto]], s->arg, o + 1,
+					     ISP_PUT_WIRE_ORDER, &r->top);
+				if (end) {
+					*o = ',';
+					o = end - 1;    /* the last comma */
+					continue;
+				}
+			}
+			const struct isp_value *v = slot_value(sc, p, s);
+			if (!v || !cells_direct(v))
+				break;
+			o = put_cells_at(r, o, v);
+		}
+		r->w.len = (size_t)(o - r->w.buf);
+		if (i < lim) {
+			rec_mmt_field(r, key[i], slot_value(sc, p, at[i]));
+			i++;
+		}
+	}
+	for (; i < n; i++)
+		rec_mmt_field(r, key[i], slot_value(sc, p, at[i]));
+}
+
 void rec_mmt_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *v)
 {
 	if (v && put_cells(r, v))

@@ -2,7 +2,8 @@
  * check_robust.c - every prefix of every test capture, and every single-byte
  * mutation of it, dissects without reading past the captured bytes (the
  * suite runs under ASan+UBSan) and with every attribute fetched (a sum of
- * a per-hop attribute equal to its elements added up). Each
+ * a per-hop attribute equal to its elements added up, a per-hop
+ * attribute's text the same as its array's). Each
  * capture starts at the protocol of its link type, as intspect starts it.
  */
 #include <check.h>
@@ -51,6 +52,60 @@ static void check_sum_of(const struct isp_packet *p, struct isp_attr_ref r, bool
 	ck_assert_uint_eq(v->v.u, sum);
 }
 
+/* An attribute's put (isp_put_fn) writes exactly the numbers of its
+ * getter's array, in path order and in the wire's, each in decimal
+ * (printf's, not the writer's code) and followed by a comma; or NULL
+ * exactly when the getter has no array to give, no hop, or a hop whose
+ * value is unavailable: what the record writers fall back on. */
+static void check_put(const struct isp_packet *p, struct isp_attr_ref r, bool present,
+		      const struct isp_value *v)
+{
+	const struct isp_registry *reg = tl_registry();
+	static struct jsonw_top kept;   /* across calls, as a writer keeps it */
+	static isp_put_fn puts[ISP_MAX_PROTOS][256];    /* looked up once */
+	static bool looked[ISP_MAX_PROTOS][256];
+	char got[ISP_MAX_HOPS * (JSONW_U64_MAX + 1) + 1], want[sizeof(got)];
+
+	if (r.attr >= 256)
+		return;
+	if (!looked[r.proto][r.attr]) {
+		puts[r.proto][r.attr] = isp_attr_put_of(reg, &r);
+		looked[r.proto][r.attr] = true;
+	}
+	isp_put_fn put = puts[r.proto][r.attr];
+	if (!put)
+		return;
+	/* plain tests, ck_abort_msg on a failure only: a Check assertion
+	 * that passes still costs a write to its parent, and this runs for
+	 * every attribute of every prefix and mutation */
+	const char *name = reg->proto[r.proto].desc->attrs[r.attr].name;
+	uintptr_t arg = reg->proto[r.proto].desc->attrs[r.attr].arg;
+	const struct isp_layer *l = present ? isp_attr_layer(p, &r) : NULL;
+	if (!present || !l || v->count == 0 || v->missing) {
+		struct jsonw_top top = { 0 };
+		if (l && put(p, l, arg, got, 0, &top) != NULL)
+			ck_abort_msg("%s: put wrote what its getter has not", name);
+		return;
+	}
+	for (unsigned order = 0; order < 2; order++) {
+		size_t n = 0;
+		for (unsigned k = 0; k < v->count; k++) {
+			unsigned h = order ? v->count - 1 - k : k;
+			n += (size_t)snprintf(want + n, sizeof(want) - n, "%llu,",
+					      (unsigned long long)v->v.arr[h]);
+		}
+		struct jsonw_top fresh = { 0 };
+		for (unsigned t = 0; t < 2; t++) {
+			char *end = put(p, l, arg, got, order ? ISP_PUT_WIRE_ORDER : 0,
+					t ? &kept : &fresh);
+			if (!end || (size_t)(end - got) != n || memcmp(got, want, n) != 0)
+				ck_abort_msg("%s: put wrote %.*s, its getter has %.*s", name,
+					     end ? (int)(end - got) : 4, end ? got : "NULL",
+					     (int)n, want);
+		}
+	}
+}
+
 static void fetch_all(const struct isp_packet *p)
 {
 	const struct isp_registry *reg = tl_registry();
@@ -65,6 +120,7 @@ static void fetch_all(const struct isp_packet *p)
 				if (present && v.is_array)
 					ck_assert_uint_le(v.count, ISP_MAX_HOPS);
 				check_sum_of(p, r, present, &v);
+				check_put(p, r, present, &v);
 			}
 		}
 	}

@@ -208,6 +208,22 @@ hop_get(const struct isp_packet *p, const struct isp_layer *l, uintptr_t arg,
 	return true;
 }
 
+/* The same attribute as text (isp_put_fn): NULL where hop_get returns
+ * false or no hop, and at an unavailable value. */
+static inline __attribute__((always_inline)) char *
+hop_put(const struct isp_packet *p, const struct isp_layer *l, uintptr_t arg,
+	char *o, unsigned flags, struct jsonw_top *top)
+{
+	struct int_state s;
+	unsigned off, size;
+
+	int_state_load_hops(l, &s);
+	if (s.nhops == 0 || !hop_field(&s, arg, &off, &size))
+		return NULL;
+	return int_hops_put(p->data + l->off + s.stack_off + off, s.nhops, s.stride, size,
+			    (enum int_part)((arg >> 8) & 0xff), flags & ISP_PUT_WIRE_ORDER, o, top);
+}
+
 /* name, element type, bit, part, flags, help */
 #define INT_PER_HOP(X) \
 	X(hop_switch_ids, ISP_T_U32, 0, INT_PART_WHOLE, 0, "switch (node) ID per hop") \
@@ -244,6 +260,15 @@ hop_get(const struct isp_packet *p, const struct isp_layer *l, uintptr_t arg,
 		return hop_get(p, l, HOP(bit, part, type) | (flags), o);        \
 	}
 INT_PER_HOP(HOP_GETTER)
+
+#define HOP_PUTTER(name, type, bit, part, flags, help)                          \
+	static char *put_##name(const struct isp_packet *p, const struct isp_layer *l, \
+				uintptr_t arg, char *o, unsigned fl, struct jsonw_top *top) \
+	{                                                                       \
+		(void)arg;                                                      \
+		return hop_put(p, l, HOP(bit, part, type) | (flags), o, fl, top); \
+	}
+INT_PER_HOP(HOP_PUTTER)
 
 /* int.latency: summed in place, without building the per-hop array. */
 static bool int_latency_sum(const struct isp_packet *p, const struct isp_layer *l,
@@ -493,6 +518,13 @@ static const struct isp_attr_desc int_attrs[] = {
 	{ 0 }
 };
 
+#define HOP_PUT(name, type, bit, part, flags, help) { #name, put_##name },
+
+static const struct isp_attr_put int_puts[] = {
+	INT_PER_HOP(HOP_PUT)
+	{ 0 }
+};
+
 static const char *const int_parents[] = { "udp", "tcp", NULL };
 
 static const struct isp_link int_links[] = {
@@ -513,6 +545,7 @@ static const struct isp_proto_desc int_desc = {
 	.detect_parents = int_parents,
 	.detect = int_detect,
 	.attrs = int_attrs,
+	.puts = int_puts,
 	.set_option = int_set_option,
 	.options_help =
 		"dscp=V[/M][,...]   DSCP values (6-bit) that mark INT over TCP/UDP (default 0x20/0x3f; none)\n"

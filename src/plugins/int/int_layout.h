@@ -251,6 +251,46 @@ int_hops_loop(const uint8_t *f, unsigned nhops, unsigned stride, unsigned size,
 }
 
 /*
+ * int_hops_loop's values as text (isp_put_fn): each number and a comma,
+ * in path order (the blocks from the last, the first hop) or in the
+ * wire's (from the first). NULL at an unavailable value: the writer then
+ * takes the array, which marks it. nhops > 0. No pointer is made past
+ * either end of the stack.
+ */
+static inline __attribute__((always_inline)) char *
+int_hops_put_loop(const uint8_t *f, unsigned nhops, unsigned stride, unsigned size,
+		  enum int_part part, bool wire_order, char *o, struct jsonw_top *top)
+{
+	struct int_part_geom g = int_part_geom(size * 8, part);
+	ptrdiff_t step = wire_order ? (ptrdiff_t)stride : -(ptrdiff_t)stride;
+
+	if (!wire_order)
+		f += (size_t)(nhops - 1) * stride;
+	for (unsigned left = nhops;; f += step) {
+		uint64_t v = ((size == 8 ? isp_be64(f) : isp_be32(f)) >> g.shift) & g.mask;
+		if (v == g.mask)
+			return NULL;
+		o += jsonw_utoa_top(v, o, top);
+		*o++ = ',';
+		if (--left == 0)
+			return o;
+	}
+}
+
+/* int_hops_read's values as text (int_hops_put_loop), for one field size
+ * and order each, so that the load and the walk are fixed in the loop. */
+static inline __attribute__((always_inline)) char *
+int_hops_put(const uint8_t *field, unsigned nhops, unsigned stride, unsigned size,
+	     enum int_part part, bool wire_order, char *o, struct jsonw_top *top)
+{
+	if (size == 8)
+		return wire_order ? int_hops_put_loop(field, nhops, stride, 8, part, true, o, top)
+				  : int_hops_put_loop(field, nhops, stride, 8, part, false, o, top);
+	return wire_order ? int_hops_put_loop(field, nhops, stride, 4, part, true, o, top)
+			  : int_hops_put_loop(field, nhops, stride, 4, part, false, o, top);
+}
+
+/*
  * Per-hop array of one part of a field: `field` is the field in the first
  * block of a stack of `nhops` (<= ISP_MAX_HOPS) blocks of `stride` bytes,
  * the first block being the LAST hop; size is the field's (4 or 8). Fills
