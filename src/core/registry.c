@@ -363,8 +363,6 @@ int isp_attr_lookup(const struct isp_registry *reg, const char *name,
 	return -1;
 }
 
-/* The numbered instances of isp_attr_get (registry.h), and any caller that
- * wants the layer itself. */
 isp_put_fn isp_attr_put_of(const struct isp_registry *reg, const struct isp_attr_ref *r)
 {
 	const struct isp_proto_desc *d = reg->proto[r->proto].desc;
@@ -376,6 +374,8 @@ isp_put_fn isp_attr_put_of(const struct isp_registry *reg, const struct isp_attr
 	return NULL;
 }
 
+/* The numbered instances of isp_attr_get (registry.h), and any caller that
+ * wants the layer itself. */
 const struct isp_layer *isp_attr_layer(const struct isp_packet *p,
 				       const struct isp_attr_ref *r)
 {

@@ -154,6 +154,19 @@ static inline const struct isp_value *slot_value(struct slot_cache *sc, const st
 	return s->present ? &s->v : NULL;
 }
 
+/* The layer a record writer hands slot s's put (isp_put_fn), or NULL:
+ * the slot has one, no rule read it in this packet (gen: the cache's
+ * generation) and its protocol is in the packet (protos: p->protos).
+ * gen and protos come from the caller's locals: a writer's stores to its
+ * text could be to anything, and would have them read again a slot. */
+static inline __attribute__((always_inline)) const struct isp_layer *
+slot_put_layer(const struct slot *s, uint32_t gen, uint64_t protos, const struct isp_packet *p)
+{
+	if (!s->put || s->gen == gen || !(protos >> s->proto & 1))
+		return NULL;
+	return &p->layer[p->last[s->proto]];
+}
+
 /* The same by the slot's number. */
 static inline const struct isp_value *slot_get(struct slot_cache *sc, const struct isp_packet *p,
 					       unsigned slot)

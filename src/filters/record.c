@@ -668,15 +668,15 @@ one_by_one:
 void rec_slot_fields(struct rec *r, const struct rec_jkey *const *key, struct slot *const *at,
 		     unsigned n, struct slot_cache *sc, const struct isp_packet *p)
 {
-	/* in locals: the text's stores could be to anything */
-	const uint32_t gen = sc->gen;
-	const uint64_t protos = p->protos;
-	unsigned i = 0;
-
 	if (r->mmt) {
 		rec_mmt_slot_fields(r, at, key, n, sc, p);
 		return;
 	}
+	const uint32_t gen = sc->gen;   /* slot_put_layer's */
+	const uint64_t protos = p->protos;
+	const struct isp_layer *l;
+	unsigned i = 0;
+
 	if (r->csv || !r->w.need_comma)
 		goto one_by_one;
 	while (i < n) {
@@ -692,12 +692,11 @@ void rec_slot_fields(struct rec *r, const struct rec_jkey *const *key, struct sl
 			/* a per-hop attribute no rule read in this packet: from
 			 * the packet to the text, its numbers' last comma
 			 * closing the array; else (put declined) its value */
-			if (s->put && s->gen != gen && (protos >> s->proto & 1) &&
-			    k->len < REC_JKEY_PAD) {
+			if (k->len < REC_JKEY_PAD && (l = slot_put_layer(s, gen, protos, p)) != NULL) {
 				memcpy(o, k->text - 1, REC_JKEY_PAD);
 				char *b = o + k->len + 1;
 				*b++ = '[';
-				end = s->put(p, &p->layer[p->last[s->proto]], s->arg, b, 0, &r->top);
+				end = s->put(p, l, s->arg, b, 0, &r->top);
 				if (end) {
 					end[-1] = ']';
 					o = end;

@@ -159,15 +159,15 @@ void rec_field(struct rec *r, const struct rec_jkey *k, const struct isp_value *
  * null), without a call and a room check per field when the buffer has
  * room for the largest of them all. Keys and values apart: a caller's
  * keys are listed once, and only its values change a record. */
+#define REC_BATCH 32    /* fields a caller gathers for one rec_fields */
+void rec_fields(struct rec *r, const struct rec_jkey *const *key,
+		const struct isp_value *const *v, unsigned n);
 /* rec_fields of slots' values, from sc for packet p: a per-hop attribute
  * that no rule read in the packet is written by its put (isp_put_fn)
  * straight from the packet when it can, JSON and MMT's CSV, instead of
  * filling its array to read it back. */
 void rec_slot_fields(struct rec *r, const struct rec_jkey *const *key, struct slot *const *at,
 		     unsigned n, struct slot_cache *sc, const struct isp_packet *p);
-#define REC_BATCH 32    /* fields a caller gathers for one rec_fields */
-void rec_fields(struct rec *r, const struct rec_jkey *const *key,
-		const struct isp_value *const *v, unsigned n);
 /* A value given as JSON text (arrays built by the caller): JSON as is,
  * CSV as one cell. */
 void rec_json_cell(struct rec *r, const char *json, size_t n);

@@ -182,10 +182,9 @@ void rec_mmt_fields(struct rec *r, const struct rec_jkey *const *key,
 void rec_mmt_slot_fields(struct rec *r, struct slot *const *at, const struct rec_jkey *const *key,
 			 unsigned n, struct slot_cache *sc, const struct isp_packet *p)
 {
-	/* in locals: the text's stores could be to anything, so fields
-	 * read through a pointer would be read again for every slot */
-	const uint32_t gen = sc->gen;
+	const uint32_t gen = sc->gen;   /* slot_put_layer's */
 	const uint64_t protos = p->protos;
+	const struct isp_layer *l;
 	unsigned i = 0;
 
 	while (i < n) {
@@ -197,9 +196,8 @@ void rec_mmt_slot_fields(struct rec *r, struct slot *const *at, const struct rec
 		for (; i < lim; i++) {
 			struct slot *s = at[i];
 			/* rec_slot_fields' put, its hops as cells */
-			if (s->put && s->gen != gen && (protos >> s->proto & 1)) {
-				end = s->put(p, &p->layer[p->last[s->proto]], s->arg, o + 1,
-					     ISP_PUT_WIRE_ORDER, &r->top);
+			if ((l = slot_put_layer(s, gen, protos, p)) != NULL) {
+				end = s->put(p, l, s->arg, o + 1, ISP_PUT_WIRE_ORDER, &r->top);
 				if (end) {
 					*o = ',';
 					o = end - 1;    /* the last comma */
