@@ -11,6 +11,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PCAP_MAP_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define PCAP_MAP_ASAN 1
+#endif
+#ifdef PCAP_MAP_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
+
 #define GLOBAL_HDR 24
 #define PREFETCH_AHEAD 2048             /* a few packets ahead */
 #define POPULATE_CHUNK (2u << 20)       /* pages mapped ahead at a time */
@@ -33,6 +45,13 @@ int pcap_map_open(struct pcap_map *m, const char *path, char *err, size_t errlen
 	close(fd);
 	if (p == MAP_FAILED)
 		return 0;
+#ifdef PCAP_MAP_ASAN
+	/* The kernel may hand out addresses of a large block ASan freed
+	 * and unmapped, whose shadow still says "freed": the mapping is
+	 * ours, every byte of it readable (a fuzz run read one such file's
+	 * magic as a use after free). */
+	ASAN_UNPOISON_MEMORY_REGION(p, (size_t)st.st_size);
+#endif
 	const uint8_t *b = p;
 	uint32_t magic;
 	memcpy(&magic, b, 4);
