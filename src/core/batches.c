@@ -58,6 +58,8 @@ struct isp_batches *isp_batches_new(struct isp_source *src, unsigned n, uint64_t
 	bs->src = src;
 	bs->keeps_bytes = isp_source_keeps_bytes(src);
 	bs->map = isp_source_map(src);
+	if (bs->map && n > 1)
+		bs->map->defer_calls = true;    /* made after the turn (calls_after) */
 	bs->stop = isp_source_stop_flag(src);
 	bs->count = count;
 	bs->n = n;
@@ -207,12 +209,30 @@ static void prefetch_ahead(const struct isp_batch *out)
 		__builtin_prefetch(p);
 }
 
+/* The mapped file's calls noted during the turn, taken before it passes */
+static inline void calls_take(struct isp_batches *bs, struct pcap_map_calls *c)
+{
+	if (bs->map)
+		pcap_map_calls_take(bs->map, c);
+}
+
+/* ... and made after it (none most turns: one every 2 MiB of file) */
+static inline void calls_after(struct isp_batches *bs, const struct pcap_map_calls *c)
+{
+	if (__builtin_expect(c->map_len | c->drop_len, 0))
+		pcap_map_calls_make(bs->map, c);
+}
+
 int isp_batches_read(struct isp_batches *bs, uint64_t b, struct isp_batch *out)
 {
+	struct pcap_map_calls c = { 0 };
+
 	if (atomic_load_explicit(&bs->turn, memory_order_acquire) != b)
 		return ISP_BATCH_NOT_YET;
 	int rc = read_batch(bs, out);
+	calls_take(bs, &c);
 	atomic_store_explicit(&bs->turn, b + 1, memory_order_release);
+	calls_after(bs, &c);
 	prefetch_ahead(out);
 	return rc;
 }
@@ -225,9 +245,12 @@ int isp_batches_next(struct isp_batches *bs, struct isp_batch *out)
 		spsc_pause(&spins);
 	bs->cut_at_ticks = true;
 	int rc = read_batch(bs, out);
+	struct pcap_map_calls c = { 0 };
+	calls_take(bs, &c);
 	atomic_store_explicit(&bs->turn, atomic_load_explicit(&bs->turn, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
 	atomic_store_explicit(&bs->reading, false, memory_order_release);
+	calls_after(bs, &c);
 	prefetch_ahead(out);
 	return rc;
 }

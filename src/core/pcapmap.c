@@ -91,17 +91,52 @@ int pcap_map_open(struct pcap_map *m, const char *path, char *err, size_t errlen
 	return 1;
 }
 
+static void populate(struct pcap_map *m, size_t off, size_t n)
+{
+#ifdef MADV_POPULATE_READ
+	if (!atomic_load_explicit(&m->no_populate, memory_order_relaxed) &&
+	    madvise((void *)(m->base + off), n, MADV_POPULATE_READ) != 0 && errno == EINVAL)
+		/* an older kernel: the pages fault in */
+		atomic_store_explicit(&m->no_populate, true, memory_order_relaxed);
+#else
+	(void)m;
+	(void)off;
+	(void)n;
+#endif
+}
+
+static void drop(const struct pcap_map *m, size_t off, size_t n)
+{
+	madvise((void *)(m->base + off), n, MADV_DONTNEED);
+}
+
 static void populate_ahead(struct pcap_map *m)
 {
 	size_t n = m->len - m->populated < POPULATE_CHUNK ? m->len - m->populated : POPULATE_CHUNK;
 
-#ifdef MADV_POPULATE_READ
-	if (!m->no_populate &&
-	    madvise((void *)(m->base + m->populated), n, MADV_POPULATE_READ) != 0 &&
-	    errno == EINVAL)
-		m->no_populate = true;  /* an older kernel: the pages fault in */
-#endif
+	if (m->defer_calls) {
+		/* contiguous with any noted before: one range */
+		if (!m->due.map_len)
+			m->due.map_off = m->populated;
+		m->due.map_len += n;
+	} else {
+		populate(m, m->populated, n);
+	}
 	m->populated += n;
+}
+
+void pcap_map_calls_take(struct pcap_map *m, struct pcap_map_calls *out)
+{
+	*out = m->due;
+	memset(&m->due, 0, sizeof(m->due));
+}
+
+void pcap_map_calls_make(struct pcap_map *m, const struct pcap_map_calls *c)
+{
+	if (c->map_len)
+		populate(m, c->map_off, c->map_len);
+	if (c->drop_len)
+		drop(m, c->drop_off, c->drop_len);
 }
 
 int pcap_map_odd(struct pcap_map *m, const uint8_t **data, uint32_t *caplen,
@@ -146,7 +181,13 @@ void pcap_map_chores(struct pcap_map *m)
 	if (m->off - m->dropped >= (16u << 20)) {
 		size_t upto = (m->off & ~(size_t)0xfffff);
 		if (upto > m->dropped) {
-			madvise((void *)(m->base + m->dropped), upto - m->dropped, MADV_DONTNEED);
+			if (!m->defer_calls) {
+				drop(m, m->dropped, upto - m->dropped);
+			} else {
+				if (!m->due.drop_len)
+					m->due.drop_off = m->dropped;
+				m->due.drop_len += upto - m->dropped;
+			}
 			m->dropped = upto;
 		}
 	}

@@ -10,6 +10,7 @@
 #ifndef ISP_PCAPMAP_H
 #define ISP_PCAPMAP_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,13 +23,27 @@ struct pcap_map {
 	size_t prefetched;      /* cache lines before this offset were asked for */
 	size_t populated;       /* pages before this offset were mapped ahead */
 	size_t chores;          /* where mapping, dropping and prefetching are due */
-	bool no_populate;       /* the kernel cannot map ahead (before 5.14) */
+	/* workers take turns at the file (batches.c): the system calls are
+	 * noted here, taken by the turn's holder and made after its turn */
+	bool defer_calls;
+	struct pcap_map_calls {
+		size_t map_off, map_len;        /* MADV_POPULATE_READ */
+		size_t drop_off, drop_len;      /* MADV_DONTNEED */
+	} due;
+	_Atomic bool no_populate;       /* the kernel cannot map ahead (before 5.14) */
 	bool swap;              /* file written with the other byte order */
 	bool nano;              /* nanosecond timestamps */
 	uint32_t linktype;
 	uint32_t snaplen;
 	uint32_t max_incl;      /* a longer record is cut (snaplen) or bad */
 };
+
+/* The calls noted since the last take (defer_calls), into *out; the
+ * caller makes them with pcap_map_calls_make once the others may read
+ * on (an madvise takes tens of microseconds: under the turn, the other
+ * workers waited for it). */
+void pcap_map_calls_take(struct pcap_map *m, struct pcap_map_calls *out);
+void pcap_map_calls_make(struct pcap_map *m, const struct pcap_map_calls *c);
 
 /* 1: mapped; 0: not a classic pcap file (use libpcap); -1: error in err. */
 int pcap_map_open(struct pcap_map *m, const char *path, char *err, size_t errlen);
