@@ -19,8 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define ISP_BATCH_PACKETS 128
-#define ISP_BATCH_BYTES (64u * 1024u)   /* captured bytes, unless one packet is larger */
+#define ISP_BATCH_PACKETS 512
+#define ISP_BATCH_BYTES (256u * 1024u)   /* captured bytes, unless one packet is larger */
 
 struct isp_source;
 

@@ -295,10 +295,12 @@ grep -q "^intspect: [0-9]* packets (" "$tmp/usr1.err" && grep -q "packets/s" "$t
 	{ bad "SIGINT with 2 workers (exit $rc)"; tail -3 "$tmp/sig.err"; }
 # packets from before the last window's end, which no worker holds open
 # (its tick closed it): they count in the open window, as for one worker
-# (200 packets in [0,1 s), 128 in [1,2 s), then 8 batches of 128 that each
+# (200 packets in [0,1 s), a batch in [1,2 s), then 8 batches that each
 # begin with one from 0.5 s: the worker that takes one holds no window)
-python3 - "$src/test/data/gen-rules-8.pcap" "$tmp/late.pcap" <<'PY'
+bsz=$(sed -n 's/^#define ISP_BATCH_PACKETS \([0-9]*\).*/\1/p' "$src/src/core/batches.h")
+python3 - "$src/test/data/gen-rules-8.pcap" "$tmp/late.pcap" "$bsz" <<'PY'
 import struct, sys
+bsz = int(sys.argv[3])
 d = open(sys.argv[1], "rb").read()
 cl = struct.unpack("<I", d[32:36])[0]
 pkt = bytearray(d[40:40 + cl])
@@ -310,10 +312,10 @@ with open(sys.argv[2], "wb") as w:
         w.write(pkt)
     for k in range(200): put(100000 + k * 1000, 1)
     t = 1100000
-    for k in range(128): put(t, 2); t += 100
+    for k in range(bsz): put(t, 2); t += 100
     for b in range(8):
         put(500000 + b, 3)
-        for k in range(127): put(t, 2); t += 100
+        for k in range(bsz - 1): put(t, 2); t += 100
 PY
 printf 'query-report late {\n  ms-period = 1000\n  select = {"count()"}\n  group-by = {"ip.src"}\n}\n' >"$tmp/late.conf"
 "$bld/intspect" -r "$tmp/late.pcap" -C "$tmp/late.conf" -w 1 2>/dev/null | sort >"$tmp/late.1"
