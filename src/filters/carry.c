@@ -14,9 +14,10 @@
  *
  * An entry: its slot and its value's length (2 bytes each, in the host's
  * order: they never leave the process; ABSENT for no value), then the
- * value's first 8 bytes (type, is_array, count, missing) and its
- * `length` bytes (an array's elements, an address, a string with its
- * NUL, or 8). No alignment: read and written with memcpy.
+ * value's first 8 bytes (type, is_array, count, missing, as struct
+ * isp_value lays them out) and its `length` bytes (an array's elements,
+ * an address, a string with its NUL, or 8), copied in one piece each
+ * way. No alignment: read and written with memcpy.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -131,11 +132,11 @@ static inline size_t payload_len(const struct isp_value *v)
 	}
 }
 
-/* n bytes, most often 8 (a number): that one without a call */
+/* n bytes, most often 16 (a number and its head): that one without a call */
 static inline void copy_payload(void *to, const void *from, size_t n)
 {
-	if (n == 8)
-		memcpy(to, from, 8);
+	if (n == VALUE_HEAD + 8)
+		memcpy(to, from, VALUE_HEAD + 8);
 	else
 		memcpy(to, from, n);
 }
@@ -159,21 +160,9 @@ size_t isp_engine_pack(struct isp_engine *e, const struct isp_packet *p, uint64_
 		o += ENTRY_HEAD;
 		if (!v)
 			continue;
-		/* field by field, as the getter just stored them: one wider
-		 * load across its narrow stores would wait for them to retire */
-		o[0] = v->type;
-		o[1] = v->is_array;
-		o[2] = v->count;
-		o[3] = 0;
-		memcpy(o + 4, &v->missing, 4);
-		o += VALUE_HEAD;
-		if (v->is_array) {
-			for (size_t i = 0; i < n / 8; i++)
-				memcpy(o + 8 * i, &v->v.arr[i], 8);
-		} else {
-			copy_payload(o, &v->v, n);
-		}
-		o += n;
+		/* the value's head and payload as they are: one copy */
+		copy_payload(o, v, VALUE_HEAD + n);
+		o += VALUE_HEAD + n;
 	}
 	return (size_t)(o - out);
 }
@@ -201,10 +190,9 @@ static bool unpack(struct isp_engine *e, const uint8_t *in, size_t len)
 		size_t n = head[1];
 		if ((size_t)(end - in) < VALUE_HEAD + n || n > sizeof(s->v.v))
 			return false;
-		memcpy(&s->v, in, VALUE_HEAD);
+		copy_payload(&s->v, in, VALUE_HEAD + n);
 		if (s->v.is_array && (size_t)s->v.count * 8u != n)
 			return false;
-		copy_payload(&s->v.v, in + VALUE_HEAD, n);
 		if (s->v.type == ISP_T_STRING && !s->v.is_array && n)
 			s->v.v.str[n - 1] = 0;
 		in += VALUE_HEAD + n;
