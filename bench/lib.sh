@@ -19,6 +19,7 @@ measure() {     # label floor-pps command...
 		i=$((i + 1))
 	done
 	m=$(median <"$tmp/runs")
+	echo "$m" >"$tmp/last"          # for a caller that compares workloads
 	awk -v l="$label" -v m="$m" -v f="$floor" \
 		'BEGIN { printf "  %-34s %8.2f Mpps   %5.1f%% of the floor\n", l, m / 1e6, 100 * m / f }'
 }
