@@ -110,18 +110,23 @@ static void drop(const struct pcap_map *m, size_t off, size_t n)
 	madvise((void *)(m->base + off), n, MADV_DONTNEED);
 }
 
+/* Note [at, at + n) for a call made after the turn: contiguous with any
+ * range noted before, so one range a call. */
+static void note(size_t *off, size_t *len, size_t at, size_t n)
+{
+	if (!*len)
+		*off = at;
+	*len += n;
+}
+
 static void populate_ahead(struct pcap_map *m)
 {
 	size_t n = m->len - m->populated < POPULATE_CHUNK ? m->len - m->populated : POPULATE_CHUNK;
 
-	if (m->defer_calls) {
-		/* contiguous with any noted before: one range */
-		if (!m->due.map_len)
-			m->due.map_off = m->populated;
-		m->due.map_len += n;
-	} else {
+	if (m->defer_calls)
+		note(&m->due.map_off, &m->due.map_len, m->populated, n);
+	else
 		populate(m, m->populated, n);
-	}
 	m->populated += n;
 }
 
@@ -181,13 +186,10 @@ void pcap_map_chores(struct pcap_map *m)
 	if (m->off - m->dropped >= (16u << 20)) {
 		size_t upto = (m->off & ~(size_t)0xfffff);
 		if (upto > m->dropped) {
-			if (!m->defer_calls) {
+			if (m->defer_calls)
+				note(&m->due.drop_off, &m->due.drop_len, m->dropped, upto - m->dropped);
+			else
 				drop(m, m->dropped, upto - m->dropped);
-			} else {
-				if (!m->due.drop_len)
-					m->due.drop_off = m->dropped;
-				m->due.drop_len += upto - m->dropped;
-			}
 			m->dropped = upto;
 		}
 	}
