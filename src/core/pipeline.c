@@ -307,7 +307,11 @@ run_single_from(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ctl,
 		if (isp_dissect_refused(p))
 			continue;
 		do {
-			if (pl->has_ops)
+			if (!pl->has_ops)
+				continue;
+			if (map && pl->ops.item_held)
+				pl->ops.item_held(me->ctx, p, ISP_ROUTE_ALL);
+			else
 				pl->ops.item(me->ctx, p, ISP_ROUTE_ALL);
 		} while (isp_dissect_next_report(pl->reg, p, st));
 		if (__builtin_expect(ckpt, 0)) {

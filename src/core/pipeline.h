@@ -50,6 +50,11 @@ struct isp_pipeline_ops {
 	bool (*local_only)(void *w);
 	/* an item, with what route gave for this worker (ISP_ROUTE_ALL alone) */
 	void (*item)(void *w, const struct isp_packet *p, uint64_t what);
+	/* optional, one worker: the same for an item whose packet bytes stay
+	 * readable until the pipeline ends (a mapped capture file), which
+	 * the rules may hold a few items before running it; they run what
+	 * they hold first when tick or publish is called */
+	void (*item_held)(void *w, const struct isp_packet *p, uint64_t what);
 	/* optional, n > 1: the item route was last given, on this worker,
 	 * to this worker (what route fetched of it is at hand) */
 	void (*item_routed)(void *w, const struct isp_packet *p, uint64_t what);

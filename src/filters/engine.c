@@ -153,7 +153,7 @@ struct isp_engine *isp_engine_new(const struct isp_program *prog, const struct i
 		isp_engine_free(e);
 		return NULL;
 	}
-	if (rule)
+	if (rule || ahead_init(e) != 0)
 		goto oom;
 	/* several workers share each channel: hand records over in batches
 	 * (one lock for many), not one at a time */
@@ -438,6 +438,7 @@ static void partial_ends(struct isp_engine *e);
 
 void isp_engine_tick(struct isp_engine *e, uint64_t now_ns)
 {
+	engine_ahead_drain(e);          /* the items before the tick */
 	e->tick_now = now_ns;
 	for (unsigned i = 0; i < e->prog->nmonitors; i++)
 		monitor_tick(e, i, now_ns);
@@ -463,6 +464,8 @@ static void partial_ends(struct isp_engine *e)
 
 bool isp_engine_holding(const struct isp_engine *e)
 {
+	if (engine_ahead_holds(e))
+		return true;
 	for (unsigned i = 0; i < e->prog->nqueries; i++)
 		if (e->q[i].win_end)
 			return true;
@@ -532,6 +535,7 @@ void isp_engine_free(struct isp_engine *e)
 		return;
 	dta_engine_free(e);
 	carry_free(e);
+	ahead_free(e);
 	free(e->pub);
 	free(e->saved_bit);
 	pthread_mutex_destroy(&e->pub_mu);

@@ -23,6 +23,7 @@ struct rule_stats {
 	uint64_t overflows;     /* query groups not created (max-groups) */
 	uint64_t windows;       /* query windows flushed */
 	uint64_t expired;       /* event keys idle for idle-timeout-ms (also records) */
+	uint64_t ahead;         /* event items whose key was looked up ahead (ahead.c) */
 	/* flow monitors: windows count intervals, overflows overflow records */
 	uint64_t flows;         /* entries created */
 	uint64_t sampled_out;   /* packets of flows not sampled */
@@ -124,6 +125,15 @@ struct route {
 struct ctl_cmd;
 #define ROUTE_MAX 61
 
+/* An item's key of an event rule, built ahead (ahead.c). */
+#define AHEAD_RULES 4
+#define AHEAD_NONE 0xffff       /* len: the rule does not run on the item */
+struct ahead_key {
+	uint64_t hash;          /* table_hash of the bytes */
+	uint16_t len;
+	uint8_t bytes[64];
+};
+
 struct isp_engine {
 	const struct isp_program *prog;
 	struct slot_cache sc;
@@ -170,6 +180,12 @@ struct isp_engine {
 	uint64_t carry_bad;             /* packed items that did not parse: none */
 	uint8_t keybuf[16 * (6 + 8 * ISP_MAX_HOPS) + ISP_STR_MAX * 16];
 	char keytext[1024];
+	/* items held to look their keys up ahead (ahead.c), or NULL; the
+	 * keys of the item being run, or NULL; per event rule, its place
+	 * among the keys (-1: none) */
+	struct ahead *ahead;
+	const struct ahead_key *prep;
+	int8_t *ahead_pos;
 };
 
 /* channels: opened channels by program channel index (the engine does not
@@ -180,6 +196,23 @@ struct isp_engine *isp_engine_new(const struct isp_program *prog, const struct i
 				  size_t errlen);
 /* An item, running the rules `what` names (ROUTE_REST, route bits). */
 void isp_engine_item(struct isp_engine *e, const struct isp_packet *p, uint64_t what);
+/* An item whose packet bytes stay readable to the end of the input (a
+ * mapped file): it may be held a few items, while the keys of the next
+ * ones are looked up (ahead.c), and run before anything that is not an
+ * item (engine_ahead_drain). */
+void isp_engine_item_held(struct isp_engine *e, const struct isp_packet *p, uint64_t what);
+int ahead_init(struct isp_engine *e);
+void ahead_free(struct isp_engine *e);
+void engine_ahead_drain(struct isp_engine *e);
+bool engine_ahead_holds(const struct isp_engine *e);
+/* The key of event rule i built ahead for the item being run, or NULL. */
+static inline const struct ahead_key *engine_prepared_key(const struct isp_engine *e, unsigned i)
+{
+	if (!e->prep || e->ahead_pos[i] < 0)
+		return NULL;
+	const struct ahead_key *k = &e->prep[e->ahead_pos[i]];
+	return k->len != AHEAD_NONE ? k : NULL;
+}
 /* Several workers: the item route was last called for, on this engine,
  * whose values route fetched are at hand. */
 void isp_engine_item_routed(struct isp_engine *e, const struct isp_packet *p, uint64_t what);

@@ -358,10 +358,18 @@ event_run(struct isp_engine *e, unsigned i, const struct isp_packet *p, const bo
 	if (r->ndelta) {
 		if (!delta_signature(e, r, p, &sig))
 			return;         /* none of the delta attributes: nothing to compare */
-		size_t klen = r->nkey ? engine_key(e, p, r->key_slots, r->nkey, e->keybuf,
-						   sizeof(e->keybuf)) : 0;
 		bool created;
-		struct tentry *te = table_get(&es->keys, e->keybuf, klen, p->ts_ns, true, &created);
+		struct tentry *te;
+		const struct ahead_key *ak = hops ? NULL : engine_prepared_key(e, i);
+		if (ak) {
+			es->st.ahead++;
+			te = table_get_hashed(&es->keys, ak->bytes, ak->len, ak->hash, p->ts_ns, true,
+					      &created);
+		} else {
+			size_t klen = r->nkey ? engine_key(e, p, r->key_slots, r->nkey, e->keybuf,
+							   sizeof(e->keybuf)) : 0;
+			te = table_get(&es->keys, e->keybuf, klen, p->ts_ns, true, &created);
+		}
 		if (!te)
 			return;
 		k = tentry_state(te);

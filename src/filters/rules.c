@@ -125,6 +125,16 @@ static void item(void *w, const struct isp_packet *p, uint64_t what)
 	isp_engine_item(((struct rules_worker *)w)->e, p, what);
 }
 
+static void item_held(void *w, const struct isp_packet *p, uint64_t what)
+{
+	struct isp_engine *e = ((struct rules_worker *)w)->e;
+
+	if (e->ahead)
+		isp_engine_item_held(e, p, what);
+	else
+		isp_engine_item(e, p, what);    /* no rule looks its keys up ahead */
+}
+
 static void item_routed(void *w, const struct isp_packet *p, uint64_t what)
 {
 	isp_engine_item_routed(((struct rules_worker *)w)->e, p, what);
@@ -224,6 +234,7 @@ static void publish(void *w)
 {
 	struct rules_worker *rw = w;
 
+	engine_ahead_drain(rw->e);      /* no item held across a swap or a command */
 	if (rw->r->n == 1)
 		rules_swap_here(rw->r);         /* one worker: between two items */
 	struct isp_engine *e = rw->e;
@@ -249,6 +260,7 @@ const struct isp_pipeline_ops isp_rules_ops = {
 	.route = route,
 	.local_only = local_only,
 	.item = item,
+	.item_held = item_held,
 	.item_routed = item_routed,
 	.pack = pack,
 	.item_packed = item_packed,
@@ -270,6 +282,7 @@ static void add_counts(struct rule_stats *to, const struct rule_stats *from, uns
 		to[i].evictions += from[i].evictions;
 		to[i].overflows += from[i].overflows;
 		to[i].expired += from[i].expired;
+		to[i].ahead += from[i].ahead;
 		to[i].flows += from[i].flows;
 		to[i].sampled_out += from[i].sampled_out;
 		to[i].excluded += from[i].excluded;
@@ -326,7 +339,7 @@ static unsigned counts(const struct isp_rules *r, bool published, struct isp_rul
 			.name = i < ne ? r->prog->events[i].name : i < ne + nq ?
 				r->prog->queries[i - ne].name : r->prog->monitors[i - ne - nq].name,
 			.matched = s->matched, .records = s->records, .dropped = s->dropped,
-			.evicted = s->evictions, .expired = s->expired,
+			.evicted = s->evictions, .expired = s->expired, .ahead = s->ahead,
 			.overflows = s->overflows, .windows = s->windows,
 			.expires = i < ne && r->prog->events[i].idle_ns != 0,
 			.flows = s->flows, .sampled_out = s->sampled_out, .excluded = s->excluded,
@@ -356,15 +369,18 @@ void isp_rules_print_stats(const struct isp_rules *r, bool published, FILE *out)
 	n = got < n ? got : n;
 	for (unsigned i = 0; i < n; i++) {
 		if (c[i].kind[0] == 'e') {
-			char idle[48] = "";
+			char idle[48] = "", ahead[48] = "";
 			if (c[i].expires)
 				snprintf(idle, sizeof(idle), ", %llu keys expired",
 					 (unsigned long long)c[i].expired);
+			if (c[i].ahead)
+				snprintf(ahead, sizeof(ahead), ", %llu looked up ahead",
+					 (unsigned long long)c[i].ahead);
 			fprintf(out, "intspect: event-report %s: %llu matched, %llu records, "
-				"%llu dropped, %llu keys evicted%s\n", c[i].name,
+				"%llu dropped, %llu keys evicted%s%s\n", c[i].name,
 				(unsigned long long)c[i].matched, (unsigned long long)c[i].records,
 				(unsigned long long)c[i].dropped, (unsigned long long)c[i].evicted,
-				idle);
+				idle, ahead);
 		} else if (c[i].kind[0] == 'm') {
 			fprintf(out, "intspect: flow-monitor %s: %llu matched, %llu flows (%llu in the "
 				"table), %llu packets sampled out, %llu excluded, %llu intervals, "

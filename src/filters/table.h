@@ -168,6 +168,26 @@ static inline struct tentry *table_find_hashed(const struct table *t, const void
 	return NULL;
 }
 
+/* Prefetching a lookup ahead of it: the key's slot, then (once that has
+ * come) the entry the slot holds. Hints only: the table may change
+ * before the lookup. */
+static inline void table_prefetch_slot(const struct table *t, uint64_t h)
+{
+	__builtin_prefetch(&t->slot[(uint32_t)h & t->mask]);
+}
+
+static inline void table_prefetch_entry(const struct table *t, uint64_t h)
+{
+	uint32_t r = t->slot[(uint32_t)h & t->mask];
+
+	if (r) {
+		struct tentry *e = table_entry(t, r);
+		__builtin_prefetch((const uint8_t *)e - 12, 1);        /* the words before */
+		__builtin_prefetch(e, 1);                               /* the tag, the state */
+		__builtin_prefetch(tentry_key(t, e));
+	}
+}
+
 /* Remove one entry of an evicting table (its memory serves the next
  * insertion). The entry last in insertion order takes its place there, so
  * a caller walking table_at while removing walks from the end. */
