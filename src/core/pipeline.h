@@ -50,7 +50,7 @@ struct isp_pipeline_ops {
 	bool (*local_only)(void *w);
 	/* an item, with what route gave for this worker (ISP_ROUTE_ALL alone) */
 	void (*item)(void *w, const struct isp_packet *p, uint64_t what);
-	/* optional, one worker: the same for an item whose packet bytes stay
+	/* optional: the same for an item whose packet bytes stay
 	 * readable until the pipeline ends (a mapped capture file), which
 	 * the rules may hold a few items before running it; they run what
 	 * they hold first when tick or publish is called */

@@ -46,32 +46,40 @@ struct ahead_item {
 
 struct ahead {
 	unsigned head, n;               /* the oldest held item, how many */
-	bool on;                        /* a table is large (ahead_worth) */
-	unsigned recheck;               /* items until on is asked again */
 	unsigned nrules;
-	unsigned rule[AHEAD_RULES];     /* the event rules whose keys are built */
+	/* the rules whose keys are built: events, then queries (nevents +
+	 * their index), their tables and their bits in `what` */
+	unsigned rule[AHEAD_RULES];
+	struct table *table[AHEAD_RULES];
+	uint64_t bit[AHEAD_RULES];
 	struct ahead_item item[AHEAD_RING];
 };
 
 int ahead_init(struct isp_engine *e)
 {
 	const struct isp_program *prog = e->prog;
-	unsigned rule[AHEAD_RULES], n = 0;
+	unsigned rule[AHEAD_RULES], n = 0, nrules = prog->nevents + prog->nqueries;
 
 	for (unsigned i = 0; i < prog->nevents && n < AHEAD_RULES; i++) {
 		const struct erule *r = &prog->events[i];
 		if (r->ndelta && r->nkey && !r->per_hop && e->ev[i].keys.key_max <= AHEAD_KEY)
 			rule[n++] = i;
 	}
-	if (!n || e->partial)
-		return 0;       /* several workers: their items do not stay */
+	for (unsigned i = 0; i < prog->nqueries && n < AHEAD_RULES; i++)
+		if (prog->queries[i].ngroup && e->q[i].groups.key_max <= AHEAD_KEY)
+			rule[n++] = prog->nevents + i;
+	if (!n)
+		return 0;
 	if (!(e->ahead = calloc(1, sizeof(*e->ahead))) ||
-	    !(e->ahead_pos = malloc(prog->nevents * sizeof(*e->ahead_pos))))
+	    !(e->ahead_pos = malloc(nrules * sizeof(*e->ahead_pos))))
 		return -1;
-	memset(e->ahead_pos, 0xff, prog->nevents * sizeof(*e->ahead_pos));
+	memset(e->ahead_pos, 0xff, nrules * sizeof(*e->ahead_pos));
 	for (unsigned k = 0; k < n; k++) {
-		e->ahead->rule[k] = rule[k];
-		e->ahead_pos[rule[k]] = (int8_t)k;
+		unsigned i = rule[k];
+		struct ahead *a = e->ahead;
+		a->rule[k] = i;
+		a->table[k] = i < prog->nevents ? &e->ev[i].keys : &e->q[i - prog->nevents].groups;
+		e->ahead_pos[i] = (int8_t)k;
 	}
 	e->ahead->nrules = n;
 	return 0;
@@ -91,7 +99,7 @@ static bool ahead_worth(const struct isp_engine *e)
 	const struct ahead *a = e->ahead;
 
 	for (unsigned k = 0; k < a->nrules; k++)
-		if (e->ev[a->rule[k]].keys.count >= AHEAD_MIN_KEYS)
+		if (a->table[k]->count >= AHEAD_MIN_KEYS)
 			return true;
 	return false;
 }
@@ -123,7 +131,7 @@ bool engine_ahead_holds(const struct isp_engine *e)
 
 /* Hold item p: its keys built and their slots asked for, the entries of
  * an item held before asked for, the oldest run past AHEAD_HOLD. */
-static __attribute__((noinline)) void hold(struct isp_engine *e, struct ahead *a,
+static inline void hold(struct isp_engine *e, struct ahead *a,
 					    const struct isp_packet *p, uint64_t what)
 {
 	struct ahead_item *it = &a->item[(a->head + a->n) & (AHEAD_RING - 1)];
@@ -133,18 +141,29 @@ static __attribute__((noinline)) void hold(struct isp_engine *e, struct ahead *a
 	memcpy(it->p.last, p->last, sizeof(p->last));
 	it->what = what;
 	slot_cache_next(&e->sc);
+	const unsigned ne = e->prog->nevents;
 	for (unsigned k = 0; k < a->nrules; k++) {
 		unsigned i = a->rule[k];
-		const struct erule *r = &e->prog->events[i];
 		struct ahead_key *key = &it->key[k];
-		if (!(what & e->ebit[i])) {
-			key->len = AHEAD_NONE;
-			continue;
+		if (i < ne) {
+			const struct erule *r = &e->prog->events[i];
+			if (!(what & e->ebit[i])) {
+				key->len = AHEAD_NONE;
+				continue;
+			}
+			size_t len = engine_key(e, &it->p, r->key_slots, r->nkey, key->bytes,
+						AHEAD_KEY);
+			key->len = (uint16_t)len;
+			key->hash = table_hash(key->bytes, len);
+		} else {
+			if (!(what & e->qbit[i - ne])) {
+				key->len = AHEAD_NONE;
+				continue;
+			}
+			key->len = (uint16_t)query_group_key(e, i - ne, &it->p, key->bytes, AHEAD_KEY,
+							     &key->hash);
 		}
-		size_t len = engine_key(e, &it->p, r->key_slots, r->nkey, key->bytes, AHEAD_KEY);
-		key->len = (uint16_t)len;
-		key->hash = table_hash(key->bytes, len);
-		table_prefetch_slot(&e->ev[i].keys, key->hash);
+		table_prefetch_slot(a->table[k], key->hash);
 	}
 	a->n++;
 	if (a->n > AHEAD_ENTRY) {
@@ -152,25 +171,21 @@ static __attribute__((noinline)) void hold(struct isp_engine *e, struct ahead *a
 		const struct ahead_item *b = &a->item[(a->head + a->n - 1 - AHEAD_ENTRY) & (AHEAD_RING - 1)];
 		for (unsigned k = 0; k < a->nrules; k++)
 			if (b->key[k].len != AHEAD_NONE)
-				table_prefetch_entry(&e->ev[a->rule[k]].keys, b->key[k].hash);
+				table_prefetch_entry(a->table[k], b->key[k].hash);
 	}
 	if (a->n > AHEAD_HOLD)
 		run_oldest(e);
 }
 
+void engine_ahead_recheck(struct isp_engine *e)
+{
+	e->ahead_recheck = AHEAD_RECHECK;
+	e->ahead_on = e->ahead && ahead_worth(e);
+	if (!e->ahead_on)
+		engine_ahead_drain(e);  /* the tables shrank: nothing held */
+}
+
 void isp_engine_item_held(struct isp_engine *e, const struct isp_packet *p, uint64_t what)
 {
-	struct ahead *a = e->ahead;
-
-	if (__builtin_expect(a->recheck-- == 0, 0)) {
-		a->recheck = AHEAD_RECHECK;
-		a->on = ahead_worth(e);
-	}
-	if (a->on) {
-		hold(e, a, p, what);
-		return;
-	}
-	if (a->n)
-		engine_ahead_drain(e);  /* the table shrank: no more holding */
-	isp_engine_item(e, p, what);
+	hold(e, e->ahead, p, what);
 }

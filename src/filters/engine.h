@@ -55,7 +55,7 @@ struct isp_rule_count {
 	uint64_t dropped;       /* records a channel refused, or too large */
 	uint64_t evicted;       /* event keys evicted (max-keys) */
 	uint64_t expired;       /* event keys expired (idle-timeout-ms) */
-	uint64_t ahead;         /* event items whose key was looked up ahead (large tables) */
+	uint64_t ahead;         /* items whose key was looked up ahead (large tables) */
 	uint64_t overflows;     /* query packets beyond max-groups; monitor overflow records */
 	uint64_t windows;       /* query windows, monitor intervals closed */
 	bool expires;           /* the event has idle-timeout-ms */

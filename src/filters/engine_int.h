@@ -23,7 +23,7 @@ struct rule_stats {
 	uint64_t overflows;     /* query groups not created (max-groups) */
 	uint64_t windows;       /* query windows flushed */
 	uint64_t expired;       /* event keys idle for idle-timeout-ms (also records) */
-	uint64_t ahead;         /* event items whose key was looked up ahead (ahead.c) */
+	uint64_t ahead;         /* items whose key was looked up ahead (ahead.c) */
 	/* flow monitors: windows count intervals, overflows overflow records */
 	uint64_t flows;         /* entries created */
 	uint64_t sampled_out;   /* packets of flows not sampled */
@@ -186,6 +186,8 @@ struct isp_engine {
 	struct ahead *ahead;
 	const struct ahead_key *prep;
 	int8_t *ahead_pos;
+	bool ahead_on;                  /* a table is large: items are held */
+	unsigned ahead_recheck;         /* items until ahead_on is asked again */
 };
 
 /* channels: opened channels by program channel index (the engine does not
@@ -199,16 +201,29 @@ void isp_engine_item(struct isp_engine *e, const struct isp_packet *p, uint64_t 
 /* An item whose packet bytes stay readable to the end of the input (a
  * mapped file): it may be held a few items, while the keys of the next
  * ones are looked up (ahead.c), and run before anything that is not an
- * item (engine_ahead_drain). */
+ * item (engine_ahead_drain). Inline: most items of most rule sets are not
+ * held (no table is large), and pay two tests. */
+void engine_ahead_recheck(struct isp_engine *e);
 void isp_engine_item_held(struct isp_engine *e, const struct isp_packet *p, uint64_t what);
+static inline void engine_item_held(struct isp_engine *e, const struct isp_packet *p,
+				    uint64_t what)
+{
+	if (__builtin_expect(e->ahead_recheck-- == 0, 0))
+		engine_ahead_recheck(e);
+	if (e->ahead_on)
+		isp_engine_item_held(e, p, what);
+	else
+		isp_engine_item(e, p, what);
+}
 int ahead_init(struct isp_engine *e);
 void ahead_free(struct isp_engine *e);
 void engine_ahead_drain(struct isp_engine *e);
 bool engine_ahead_holds(const struct isp_engine *e);
-/* The key of event rule i built ahead for the item being run, or NULL. */
+/* The key built ahead for the item being run of rule i (event i, or
+ * query i - nevents), or NULL. */
 static inline const struct ahead_key *engine_prepared_key(const struct isp_engine *e, unsigned i)
 {
-	if (!e->prep || e->ahead_pos[i] < 0)
+	if (__builtin_expect(!e->prep, 1) || e->ahead_pos[i] < 0)
 		return NULL;
 	const struct ahead_key *k = &e->prep[e->ahead_pos[i]];
 	return k->len != AHEAD_NONE ? k : NULL;
@@ -395,6 +410,10 @@ const uint8_t *engine_key_value(const uint8_t *k, const uint8_t *end, uint8_t ty
 				 bool per_hop, struct isp_value *v, bool *present);
 int query_init(struct isp_engine *e, unsigned i);
 void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p);
+/* Query i's group key of p into buf (at most cap bytes; 0 when its
+ * longest key is longer) and its table hash: what query_packet looks up. */
+size_t query_group_key(struct isp_engine *e, unsigned i, const struct isp_packet *p, uint8_t *buf,
+		       size_t cap, uint64_t *hash);
 void query_flush(struct isp_engine *e, unsigned i);
 /* Write the groups of rule i's open window now and go on with the window
  * empty (a Kafka input's partitions leaving); its close writes the rest.

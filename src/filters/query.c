@@ -466,10 +466,10 @@ static void update_expr(struct isp_engine *e, struct query_state *qs, const stru
  * dispatch (the slot's value taken directly, the width known from the
  * attribute's type).
  */
-static size_t group_key(struct isp_engine *e, const struct isp_packet *p, const struct qrule *r,
-			const struct qplan *pl)
+static inline __attribute__((always_inline)) size_t
+group_key(struct isp_engine *e, const struct isp_packet *p, const struct qrule *r,
+			const struct qplan *pl, uint8_t *buf)
 {
-	uint8_t *buf = e->keybuf;
 	size_t len = 0;
 
 	for (unsigned i = 0; i < r->ngroup; i++)
@@ -482,7 +482,7 @@ static size_t group_key(struct isp_engine *e, const struct isp_packet *p, const 
  * round per 8 bytes and a final avalanche (the table takes the low bits),
  * a third of XXH3's instructions on these 10- to 50-byte keys. Where the
  * groups land shows in no record: they come out in their order of arrival. */
-static uint64_t group_hash(const uint8_t *k, size_t len)
+static inline __attribute__((always_inline)) uint64_t group_hash(const uint8_t *k, size_t len)
 {
 	const uint64_t m = 0xbf58476d1ce4e5b9u;
 	uint64_t h = 0x9e3779b97f4a7c15u ^ len, w;
@@ -507,6 +507,21 @@ static uint64_t group_hash(const uint8_t *k, size_t len)
 	h ^= h >> 31;
 	h *= 0x94d049bb133111ebu;
 	return h ^ h >> 32;
+}
+
+size_t query_group_key(struct isp_engine *e, unsigned i, const struct isp_packet *p, uint8_t *buf,
+		       size_t cap, uint64_t *hash)
+{
+	const struct qrule *r = &e->prog->queries[i];
+	const struct qplan *pl = e->q[i].plan;
+	size_t len;
+
+	if (e->q[i].groups.key_max > cap)
+		return 0;
+	len = pl->key_fixed ? group_key(e, p, r, pl, buf) :
+	      engine_key(e, p, r->group_slots, r->ngroup, buf, e->q[i].groups.key_max);
+	*hash = group_hash(buf, len);
+	return len;
 }
 
 void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
@@ -544,14 +559,25 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		}
 	}
 	qs->st.matched++;
-	size_t klen = pl->key_fixed ? group_key(e, p, r, pl) :
-		      engine_key(e, p, r->group_slots, r->ngroup, e->keybuf, qs->groups.key_max);
+	const struct ahead_key *ak = engine_prepared_key(e, e->prog->nevents + i);
+	const uint8_t *key = e->keybuf;
+	size_t klen;
+	uint64_t h;
+	if (ak) {
+		qs->st.ahead++;
+		key = ak->bytes;
+		klen = ak->len;
+		h = ak->hash;
+	} else {
+		klen = pl->key_fixed ? group_key(e, p, r, pl, e->keybuf) :
+		       engine_key(e, p, r->group_slots, r->ngroup, e->keybuf, qs->groups.key_max);
+		h = group_hash(e->keybuf, klen);
+	}
 	bool created = false;
-	uint64_t h = group_hash(e->keybuf, klen);
 	/* most packets find their group: the insertion path only for the rest */
-	struct tentry *te = table_find_hashed(&qs->groups, e->keybuf, klen, h);
+	struct tentry *te = table_find_hashed(&qs->groups, key, klen, h);
 	if (!te)
-		te = table_get_hashed(&qs->groups, e->keybuf, klen, h, p->ts_ns, false, &created);
+		te = table_get_hashed(&qs->groups, key, klen, h, p->ts_ns, false, &created);
 	if (!te)
 		return;         /* max-groups reached: counted in overflows */
 	struct qgroup *g = tentry_state(te);

@@ -127,12 +127,7 @@ static void item(void *w, const struct isp_packet *p, uint64_t what)
 
 static void item_held(void *w, const struct isp_packet *p, uint64_t what)
 {
-	struct isp_engine *e = ((struct rules_worker *)w)->e;
-
-	if (e->ahead)
-		isp_engine_item_held(e, p, what);
-	else
-		isp_engine_item(e, p, what);    /* no rule looks its keys up ahead */
+	engine_item_held(((struct rules_worker *)w)->e, p, what);
 }
 
 static void item_routed(void *w, const struct isp_packet *p, uint64_t what)
@@ -392,11 +387,16 @@ void isp_rules_print_stats(const struct isp_rules *r, bool published, FILE *out)
 				(unsigned long long)c[i].dropped, (unsigned long long)c[i].evicted,
 				(unsigned long long)c[i].overflows);
 		} else {
+			char ahead[48] = "";
+			if (c[i].ahead)
+				snprintf(ahead, sizeof(ahead), ", %llu looked up ahead",
+					 (unsigned long long)c[i].ahead);
 			fprintf(out, "intspect: query-report %s: %llu matched, %llu windows, "
-				"%llu records, %llu dropped, %llu packets beyond max-groups\n",
+				"%llu records, %llu dropped, %llu packets beyond max-groups%s\n",
 				c[i].name, (unsigned long long)c[i].matched,
 				(unsigned long long)c[i].windows, (unsigned long long)c[i].records,
-				(unsigned long long)c[i].dropped, (unsigned long long)c[i].overflows);
+				(unsigned long long)c[i].dropped, (unsigned long long)c[i].overflows,
+				ahead);
 		}
 	}
 	free(c);

@@ -5,11 +5,13 @@
 # same, in the same order, as from standard input (read through libpcap,
 # whose buffer is reused: nothing is held), and the summary says how many
 # items were looked up ahead. Cases: a per-flow delta event with a band
-# and an idle timeout (expiry records at ticks, between held items), next
-# to rules that are not looked up ahead (per hop, a key longer than 64
-# bytes, a where condition on a rule that is); -c stopping mid-way;
-# coalesced reports (several items a packet); a table that never grows
-# large (nothing held, no count printed).
+# and an idle timeout (expiry records at ticks, between held items) and a
+# query grouped by flow whose windows close mid-capture, next to rules
+# that are not looked up ahead (per hop, a key longer than 64 bytes, a
+# where condition on a rule that is); -c stopping mid-way; coalesced
+# reports (several items a packet); 2 workers running a query whose
+# windows merge (each worker holds its own items); a table that never
+# grows large (nothing held, no count printed).
 set -u
 bld=${top_builddir:-.}
 tmp=$(mktemp -d)
@@ -47,6 +49,11 @@ event-report per-path {
   delta-key = {"int.hop_switch_ids", "int.hop_queue_ids"}
   attributes = {"int.hop_switch_ids"}
 }
+query-report per-flow-q {
+  ms-period = 40
+  select = {"count()", "avg(int.hop_latencies)", "max(int.latency)"}
+  group-by = {"ip.src", "ip.dst", "udp.src_port"}
+}
 event-report per-hop {
   event = "int.hop_queue_occups"
   per-hop = true
@@ -79,10 +86,11 @@ same() {
 		diff "$tmp/file.sum" "$tmp/stdin.sum" | head -6
 	fi
 	ahead=$(sed -n 's/.*event-report per-flow: .* \([0-9]*\) looked up ahead$/\1/p' "$tmp/file.err")
-	if [ "${ahead:-0}" -gt 0 ] && ! grep -q "looked up ahead" "$tmp/stdin.err"; then
-		ok "$name: $ahead items looked up ahead from the file, none from stdin"
+	qahead=$(sed -n 's/.*query-report per-flow-q: .* \([0-9]*\) looked up ahead$/\1/p' "$tmp/file.err")
+	if [ "${ahead:-0}" -gt 0 ] && [ "${qahead:-0}" -gt 0 ] && ! grep -q "looked up ahead" "$tmp/stdin.err"; then
+		ok "$name: $ahead event and $qahead query items looked up ahead from the file, none from stdin"
 	else
-		bad "$name: looked up ahead: file '${ahead:-}', stdin '$(grep -c "looked up ahead" "$tmp/stdin.err")'"
+		bad "$name: looked up ahead: file '${ahead:-}' '${qahead:-}', stdin '$(grep -c "looked up ahead" "$tmp/stdin.err")'"
 	fi
 	# only the rules whose keys are short and not per hop
 	if grep -q "event-report per-path: .*ahead\|event-report per-hop: .*ahead" "$tmp/file.err"; then
@@ -97,6 +105,19 @@ grep -q "keys expired" "$tmp/file.err" && [ "$(sed -n 's/.*per-flow: .* \([0-9]*
 	ok "idle keys expired at ticks between held items" || bad "no key expired: the ticks were not exercised"
 same "-c 50000" "$tmp/flows.pcap" -c 50000
 same "3 reports a packet" "$tmp/reports.pcap"
+
+# 2 workers, a query whose windows merge: each worker holds its items
+sed -n '/^query-report per-flow-q/,/^}/p' "$tmp/rules.conf" >"$tmp/query.conf"
+"$bld/intspect" -r "$tmp/flows.pcap" -C "$tmp/query.conf" -w 2 >"$tmp/q2.out" 2>"$tmp/q2.err"
+"$bld/intspect" -r - -C "$tmp/query.conf" -w 2 <"$tmp/flows.pcap" >"$tmp/q2s.out" 2>/dev/null
+"$bld/intspect" -r "$tmp/flows.pcap" -C "$tmp/query.conf" >"$tmp/q1.out" 2>/dev/null
+n=$(wc -l <"$tmp/q2.out")
+if [ "$n" -gt 1000 ] && cmp -s "$tmp/q2.out" "$tmp/q2s.out" && cmp -s "$tmp/q2.out" "$tmp/q1.out" &&
+   grep -q "query-report per-flow-q: .* [1-9][0-9]* looked up ahead" "$tmp/q2.err"; then
+	ok "2 workers: the same $n query records as from stdin and as 1 worker, looked up ahead"
+else
+	bad "2 workers: $(wc -l <"$tmp/q2s.out") from stdin, $(wc -l <"$tmp/q1.out") with 1 worker; $(grep -o '[0-9]* looked up ahead' "$tmp/q2.err")"
+fi
 
 # a table that stays small: nothing held, no count
 "$bld/intgen" -o "$tmp/few.pcap" -n 20000 --flows 64 --seed 9 >/dev/null
