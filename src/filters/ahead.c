@@ -47,27 +47,30 @@ struct ahead_item {
 struct ahead {
 	unsigned head, n;               /* the oldest held item, how many */
 	unsigned nrules;
-	/* the rules whose keys are built: events, then queries (nevents +
-	 * their index), their tables and their bits in `what` */
+	/* the rules whose keys are built (events, queries at nevents + their
+	 * index, flow monitors after them) and their tables */
 	unsigned rule[AHEAD_RULES];
 	struct table *table[AHEAD_RULES];
-	uint64_t bit[AHEAD_RULES];
 	struct ahead_item item[AHEAD_RING];
 };
 
 int ahead_init(struct isp_engine *e)
 {
 	const struct isp_program *prog = e->prog;
-	unsigned rule[AHEAD_RULES], n = 0, nrules = prog->nevents + prog->nqueries;
+	const unsigned ne = prog->nevents, nq = prog->nqueries;
+	unsigned rule[AHEAD_RULES], n = 0, nrules = ne + nq + prog->nmonitors;
 
 	for (unsigned i = 0; i < prog->nevents && n < AHEAD_RULES; i++) {
 		const struct erule *r = &prog->events[i];
 		if (r->ndelta && r->nkey && !r->per_hop && e->ev[i].keys.key_max <= AHEAD_KEY)
 			rule[n++] = i;
 	}
-	for (unsigned i = 0; i < prog->nqueries && n < AHEAD_RULES; i++)
+	for (unsigned i = 0; i < nq && n < AHEAD_RULES; i++)
 		if (prog->queries[i].ngroup && e->q[i].groups.key_max <= AHEAD_KEY)
-			rule[n++] = prog->nevents + i;
+			rule[n++] = ne + i;
+	for (unsigned i = 0; i < prog->nmonitors && n < AHEAD_RULES; i++)
+		if (prog->monitors[i].nmatch && e->mon[i].entries.key_max <= AHEAD_KEY)
+			rule[n++] = ne + nq + i;
 	if (!n)
 		return 0;
 	if (!(e->ahead = calloc(1, sizeof(*e->ahead))) ||
@@ -78,7 +81,8 @@ int ahead_init(struct isp_engine *e)
 		unsigned i = rule[k];
 		struct ahead *a = e->ahead;
 		a->rule[k] = i;
-		a->table[k] = i < prog->nevents ? &e->ev[i].keys : &e->q[i - prog->nevents].groups;
+		a->table[k] = i < ne ? &e->ev[i].keys : i < ne + nq ? &e->q[i - ne].groups :
+			      &e->mon[i - ne - nq].entries;
 		e->ahead_pos[i] = (int8_t)k;
 	}
 	e->ahead->nrules = n;
@@ -141,27 +145,31 @@ static inline void hold(struct isp_engine *e, struct ahead *a,
 	memcpy(it->p.last, p->last, sizeof(p->last));
 	it->what = what;
 	slot_cache_next(&e->sc);
-	const unsigned ne = e->prog->nevents;
+	const unsigned ne = e->prog->nevents, nq = e->prog->nqueries;
 	for (unsigned k = 0; k < a->nrules; k++) {
 		unsigned i = a->rule[k];
 		struct ahead_key *key = &it->key[k];
+		key->len = AHEAD_NONE;
 		if (i < ne) {
 			const struct erule *r = &e->prog->events[i];
-			if (!(what & e->ebit[i])) {
-				key->len = AHEAD_NONE;
+			if (!(what & e->ebit[i]))
 				continue;
-			}
-			size_t len = engine_key(e, &it->p, r->key_slots, r->nkey, key->bytes,
-						AHEAD_KEY);
-			key->len = (uint16_t)len;
-			key->hash = table_hash(key->bytes, len);
-		} else {
-			if (!(what & e->qbit[i - ne])) {
-				key->len = AHEAD_NONE;
+			key->len = (uint16_t)engine_key(e, &it->p, r->key_slots, r->nkey, key->bytes,
+							AHEAD_KEY);
+			key->hash = table_hash(key->bytes, key->len);
+		} else if (i < ne + nq) {
+			if (!(what & e->qbit[i - ne]))
 				continue;
-			}
 			key->len = (uint16_t)query_group_key(e, i - ne, &it->p, key->bytes, AHEAD_KEY,
 							     &key->hash);
+		} else {
+			const struct mrule *r = &e->prog->monitors[i - ne - nq];
+			if (!(what & e->mbit[i - ne - nq]))
+				continue;
+			/* the monitor's own key: its match fields (monitor_packet) */
+			key->len = (uint16_t)engine_key(e, &it->p, r->match_slots, r->nmatch,
+							key->bytes, AHEAD_KEY);
+			key->hash = table_hash(key->bytes, key->len);
 		}
 		table_prefetch_slot(a->table[k], key->hash);
 	}

@@ -219,8 +219,8 @@ int ahead_init(struct isp_engine *e);
 void ahead_free(struct isp_engine *e);
 void engine_ahead_drain(struct isp_engine *e);
 bool engine_ahead_holds(const struct isp_engine *e);
-/* The key built ahead for the item being run of rule i (event i, or
- * query i - nevents), or NULL. */
+/* The key built ahead for the item being run of rule i (event i, query
+ * i - nevents, flow monitor i - nevents - nqueries), or NULL. */
 static inline const struct ahead_key *engine_prepared_key(const struct isp_engine *e, unsigned i)
 {
 	if (__builtin_expect(!e->prep, 1) || e->ahead_pos[i] < 0)

@@ -185,9 +185,20 @@ void monitor_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p
 		if (!slot_get(&e->sc, p, (unsigned)r->match_slots[k]))
 			return;         /* not a flow of this monitor */
 	ms->st.matched++;
-	size_t klen = engine_key(e, p, r->match_slots, r->nmatch, e->keybuf, sizeof(e->keybuf));
-	uint64_t h = table_hash(e->keybuf, klen);
-	struct tentry *te = table_find_hashed(&ms->entries, e->keybuf, klen, h);
+	const struct ahead_key *ak = engine_prepared_key(e, e->prog->nevents + e->prog->nqueries + i);
+	const uint8_t *key = e->keybuf;
+	size_t klen;
+	uint64_t h;
+	if (ak) {
+		ms->st.ahead++;
+		key = ak->bytes;
+		klen = ak->len;
+		h = ak->hash;
+	} else {
+		klen = engine_key(e, p, r->match_slots, r->nmatch, e->keybuf, sizeof(e->keybuf));
+		h = table_hash(e->keybuf, klen);
+	}
+	struct tentry *te = table_find_hashed(&ms->entries, key, klen, h);
 	if (te) {
 		if (p->ts_ns > *tentry_seen(te))
 			*tentry_seen(te) = p->ts_ns;
@@ -201,7 +212,7 @@ void monitor_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p
 			return;
 		}
 		bool created;
-		te = table_get_hashed(&ms->entries, e->keybuf, klen, h, p->ts_ns, true, &created);
+		te = table_get_hashed(&ms->entries, key, klen, h, p->ts_ns, true, &created);
 		if (!te)
 			return;
 		struct mon_entry *en = tentry_state(te);

@@ -363,14 +363,15 @@ void isp_rules_print_stats(const struct isp_rules *r, bool published, FILE *out)
 	unsigned got = counts(r, published, c, n);
 	n = got < n ? got : n;
 	for (unsigned i = 0; i < n; i++) {
+		char ahead[48] = "";    /* only where a table grew large (ahead.c) */
+		if (c[i].ahead)
+			snprintf(ahead, sizeof(ahead), ", %llu looked up ahead",
+				 (unsigned long long)c[i].ahead);
 		if (c[i].kind[0] == 'e') {
-			char idle[48] = "", ahead[48] = "";
+			char idle[48] = "";
 			if (c[i].expires)
 				snprintf(idle, sizeof(idle), ", %llu keys expired",
 					 (unsigned long long)c[i].expired);
-			if (c[i].ahead)
-				snprintf(ahead, sizeof(ahead), ", %llu looked up ahead",
-					 (unsigned long long)c[i].ahead);
 			fprintf(out, "intspect: event-report %s: %llu matched, %llu records, "
 				"%llu dropped, %llu keys evicted%s%s\n", c[i].name,
 				(unsigned long long)c[i].matched, (unsigned long long)c[i].records,
@@ -379,18 +380,14 @@ void isp_rules_print_stats(const struct isp_rules *r, bool published, FILE *out)
 		} else if (c[i].kind[0] == 'm') {
 			fprintf(out, "intspect: flow-monitor %s: %llu matched, %llu flows (%llu in the "
 				"table), %llu packets sampled out, %llu excluded, %llu intervals, "
-				"%llu records, %llu dropped, %llu evicted, %llu overflow records\n",
+				"%llu records, %llu dropped, %llu evicted, %llu overflow records%s\n",
 				c[i].name, (unsigned long long)c[i].matched,
 				(unsigned long long)c[i].flows, (unsigned long long)c[i].entries,
 				(unsigned long long)c[i].sampled_out, (unsigned long long)c[i].excluded,
 				(unsigned long long)c[i].windows, (unsigned long long)c[i].records,
 				(unsigned long long)c[i].dropped, (unsigned long long)c[i].evicted,
-				(unsigned long long)c[i].overflows);
+				(unsigned long long)c[i].overflows, ahead);
 		} else {
-			char ahead[48] = "";
-			if (c[i].ahead)
-				snprintf(ahead, sizeof(ahead), ", %llu looked up ahead",
-					 (unsigned long long)c[i].ahead);
 			fprintf(out, "intspect: query-report %s: %llu matched, %llu windows, "
 				"%llu records, %llu dropped, %llu packets beyond max-groups%s\n",
 				c[i].name, (unsigned long long)c[i].matched,

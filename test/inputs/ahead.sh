@@ -5,8 +5,9 @@
 # same, in the same order, as from standard input (read through libpcap,
 # whose buffer is reused: nothing is held), and the summary says how many
 # items were looked up ahead. Cases: a per-flow delta event with a band
-# and an idle timeout (expiry records at ticks, between held items) and a
-# query grouped by flow whose windows close mid-capture, next to rules
+# and an idle timeout (expiry records at ticks, between held items), a
+# query grouped by flow whose windows close mid-capture and a flow
+# monitor whose intervals do, next to rules
 # that are not looked up ahead (per hop, a key longer than 64 bytes, a
 # where condition on a rule that is); -c stopping mid-way; coalesced
 # reports (several items a packet); 2 workers running a query whose
@@ -54,6 +55,12 @@ query-report per-flow-q {
   select = {"count()", "avg(int.hop_latencies)", "max(int.latency)"}
   group-by = {"ip.src", "ip.dst", "udp.src_port"}
 }
+flow-monitor fm {
+  match = {"ip.src", "ip.dst", "udp.src_port"}
+  query-interval = 20
+  buffer = 4
+  counters = {"sum(int.hop_latencies)", "max(int.hop_queue_occups)"}
+}
 event-report per-hop {
   event = "int.hop_queue_occups"
   per-hop = true
@@ -87,10 +94,12 @@ same() {
 	fi
 	ahead=$(sed -n 's/.*event-report per-flow: .* \([0-9]*\) looked up ahead$/\1/p' "$tmp/file.err")
 	qahead=$(sed -n 's/.*query-report per-flow-q: .* \([0-9]*\) looked up ahead$/\1/p' "$tmp/file.err")
-	if [ "${ahead:-0}" -gt 0 ] && [ "${qahead:-0}" -gt 0 ] && ! grep -q "looked up ahead" "$tmp/stdin.err"; then
-		ok "$name: $ahead event and $qahead query items looked up ahead from the file, none from stdin"
+	mahead=$(sed -n 's/.*flow-monitor fm: .* \([0-9]*\) looked up ahead$/\1/p' "$tmp/file.err")
+	if [ "${ahead:-0}" -gt 0 ] && [ "${qahead:-0}" -gt 0 ] && [ "${mahead:-0}" -gt 0 ] &&
+	   ! grep -q "looked up ahead" "$tmp/stdin.err"; then
+		ok "$name: $ahead event, $qahead query and $mahead monitor items looked up ahead from the file, none from stdin"
 	else
-		bad "$name: looked up ahead: file '${ahead:-}' '${qahead:-}', stdin '$(grep -c "looked up ahead" "$tmp/stdin.err")'"
+		bad "$name: looked up ahead: file '${ahead:-}' '${qahead:-}' '${mahead:-}', stdin '$(grep -c "looked up ahead" "$tmp/stdin.err")'"
 	fi
 	# only the rules whose keys are short and not per hop
 	if grep -q "event-report per-path: .*ahead\|event-report per-hop: .*ahead" "$tmp/file.err"; then
