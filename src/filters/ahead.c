@@ -22,9 +22,10 @@
 
 #include "engine_int.h"
 
-/* A key of at most this many bytes is built ahead (addresses and ports:
- * a 5-tuple takes 31); rules with longer possible keys run as before. */
-#define AHEAD_KEY 64
+/* A rule's keys are built ahead when its table keeps at most this many
+ * bytes of a key (a 5-tuple takes 31, a switch path and its queue ids of
+ * up to 32 hops 524, a string 257). */
+#define AHEAD_KEY_MAX 1024
 /* The ring of held items (a power of two); items between asking for a
  * key's slot and for its entry; items held before one runs. Measured on
  * a million flows (2M packets, this 2-core VM, interleaved runs): holding
@@ -51,6 +52,7 @@ struct ahead {
 	 * index, flow monitors after them) and their tables */
 	unsigned rule[AHEAD_RULES];
 	struct table *table[AHEAD_RULES];
+	uint8_t *keys;                  /* every held item's key bytes */
 	struct ahead_item item[AHEAD_RING];
 };
 
@@ -62,14 +64,14 @@ int ahead_init(struct isp_engine *e)
 
 	for (unsigned i = 0; i < prog->nevents && n < AHEAD_RULES; i++) {
 		const struct erule *r = &prog->events[i];
-		if (r->ndelta && r->nkey && !r->per_hop && e->ev[i].keys.key_max <= AHEAD_KEY)
+		if (r->ndelta && r->nkey && !r->per_hop && e->ev[i].keys.key_max <= AHEAD_KEY_MAX)
 			rule[n++] = i;
 	}
 	for (unsigned i = 0; i < nq && n < AHEAD_RULES; i++)
-		if (prog->queries[i].ngroup && e->q[i].groups.key_max <= AHEAD_KEY)
+		if (prog->queries[i].ngroup && e->q[i].groups.key_max <= AHEAD_KEY_MAX)
 			rule[n++] = ne + i;
 	for (unsigned i = 0; i < prog->nmonitors && n < AHEAD_RULES; i++)
-		if (prog->monitors[i].nmatch && e->mon[i].entries.key_max <= AHEAD_KEY)
+		if (prog->monitors[i].nmatch && e->mon[i].entries.key_max <= AHEAD_KEY_MAX)
 			rule[n++] = ne + nq + i;
 	if (!n)
 		return 0;
@@ -77,20 +79,30 @@ int ahead_init(struct isp_engine *e)
 	    !(e->ahead_pos = malloc(nrules * sizeof(*e->ahead_pos))))
 		return -1;
 	memset(e->ahead_pos, 0xff, nrules * sizeof(*e->ahead_pos));
+	struct ahead *a = e->ahead;
+	size_t room = 0;
 	for (unsigned k = 0; k < n; k++) {
 		unsigned i = rule[k];
-		struct ahead *a = e->ahead;
 		a->rule[k] = i;
 		a->table[k] = i < ne ? &e->ev[i].keys : i < ne + nq ? &e->q[i - ne].groups :
 			      &e->mon[i - ne - nq].entries;
 		e->ahead_pos[i] = (int8_t)k;
+		room += a->table[k]->key_max;
 	}
-	e->ahead->nrules = n;
+	a->nrules = n;
+	if (!(a->keys = malloc(AHEAD_RING * room)))
+		return -1;
+	uint8_t *at = a->keys;
+	for (unsigned j = 0; j < AHEAD_RING; j++)
+		for (unsigned k = 0; k < n; k++, at += a->table[k - 1]->key_max)
+			a->item[j].key[k].bytes = at;
 	return 0;
 }
 
 void ahead_free(struct isp_engine *e)
 {
+	if (e->ahead)
+		free(e->ahead->keys);
 	free(e->ahead);
 	free(e->ahead_pos);
 	e->ahead = NULL;
@@ -150,26 +162,35 @@ static inline void hold(struct isp_engine *e, struct ahead *a,
 		unsigned i = a->rule[k];
 		struct ahead_key *key = &it->key[k];
 		key->len = AHEAD_NONE;
+		size_t max = a->table[k]->key_max, len;
 		if (i < ne) {
+			/* as event_run: the key built whole, cut to what the
+			 * table keeps, then hashed (table_get) */
 			const struct erule *r = &e->prog->events[i];
 			if (!(what & e->ebit[i]))
 				continue;
-			key->len = (uint16_t)engine_key(e, &it->p, r->key_slots, r->nkey, key->bytes,
-							AHEAD_KEY);
-			key->hash = table_hash(key->bytes, key->len);
+			len = engine_key(e, &it->p, r->key_slots, r->nkey, e->keybuf, sizeof(e->keybuf));
+			len = len < max ? len : max;
+			memcpy(key->bytes, e->keybuf, len);
+			key->len = (uint16_t)len;
+			key->hash = table_hash(key->bytes, len);
 		} else if (i < ne + nq) {
 			if (!(what & e->qbit[i - ne]))
 				continue;
-			key->len = (uint16_t)query_group_key(e, i - ne, &it->p, key->bytes, AHEAD_KEY,
+			key->len = (uint16_t)query_group_key(e, i - ne, &it->p, key->bytes, max,
 							     &key->hash);
 		} else {
+			/* as monitor_packet: the whole key hashed, the table
+			 * keeping what fits */
 			const struct mrule *r = &e->prog->monitors[i - ne - nq];
 			if (!(what & e->mbit[i - ne - nq]))
 				continue;
-			/* the monitor's own key: its match fields (monitor_packet) */
-			key->len = (uint16_t)engine_key(e, &it->p, r->match_slots, r->nmatch,
-							key->bytes, AHEAD_KEY);
-			key->hash = table_hash(key->bytes, key->len);
+			len = engine_key(e, &it->p, r->match_slots, r->nmatch, e->keybuf,
+					 sizeof(e->keybuf));
+			key->hash = table_hash(e->keybuf, len);
+			len = len < max ? len : max;
+			memcpy(key->bytes, e->keybuf, len);
+			key->len = (uint16_t)len;
 		}
 		table_prefetch_slot(a->table[k], key->hash);
 	}

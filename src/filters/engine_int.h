@@ -126,12 +126,12 @@ struct ctl_cmd;
 #define ROUTE_MAX 61
 
 /* An item's key of an event rule, built ahead (ahead.c). */
-#define AHEAD_RULES 4
+#define AHEAD_RULES 8
 #define AHEAD_NONE 0xffff       /* len: the rule does not run on the item */
 struct ahead_key {
-	uint64_t hash;          /* table_hash of the bytes */
+	uint64_t hash;          /* the table's hash of the bytes */
 	uint16_t len;
-	uint8_t bytes[64];
+	uint8_t *bytes;         /* room for the table's longest key */
 };
 
 struct isp_engine {
