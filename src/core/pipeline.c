@@ -309,8 +309,8 @@ run_single_from(struct isp_pipeline *pl, const struct isp_pipeline_ctl *ctl,
 		do {
 			if (!pl->has_ops)
 				continue;
-			if (map && pl->ops.item_held)
-				pl->ops.item_held(me->ctx, p, ISP_ROUTE_ALL);
+			if (!ckpt && pl->ops.item_held)
+				pl->ops.item_held(me->ctx, p, ISP_ROUTE_ALL, map != NULL);
 			else
 				pl->ops.item(me->ctx, p, ISP_ROUTE_ALL);
 		} while (isp_dissect_next_report(pl->reg, p, st));

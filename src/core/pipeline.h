@@ -50,11 +50,13 @@ struct isp_pipeline_ops {
 	bool (*local_only)(void *w);
 	/* an item, with what route gave for this worker (ISP_ROUTE_ALL alone) */
 	void (*item)(void *w, const struct isp_packet *p, uint64_t what);
-	/* optional: the same for an item whose packet bytes stay
-	 * readable until the pipeline ends (a mapped capture file), which
-	 * the rules may hold a few items before running it; they run what
-	 * they hold first when tick or publish is called */
-	void (*item_held)(void *w, const struct isp_packet *p, uint64_t what);
+	/* optional: the same for an item the rules may hold a few items
+	 * before running it (they run what they hold first when tick or
+	 * publish is called). bytes_stay: its packet bytes stay readable
+	 * until the pipeline ends (a mapped capture file); else the rules
+	 * copy what they hold. Not for an input whose checkpoints wait for
+	 * the rules to hold nothing (Kafka). */
+	void (*item_held)(void *w, const struct isp_packet *p, uint64_t what, bool bytes_stay);
 	/* optional, n > 1: the item route was last given, on this worker,
 	 * to this worker (what route fetched of it is at hand) */
 	void (*item_routed)(void *w, const struct isp_packet *p, uint64_t what);

@@ -205,9 +205,9 @@ void pl_run_local(struct worker *me)
 	struct isp_batch *batch = &me->batch[0];
 	struct isp_packet *p = &me->own;
 	uint64_t met = 0;       /* ticks this worker has met */
-	/* a mapped file's records stay where they are: the rules may hold them */
-	void (*const item)(void *, const struct isp_packet *, uint64_t) =
-		isp_source_map(pl->src[0]) && pl->ops.item_held ? pl->ops.item_held : pl->ops.item;
+	/* a mapped file's records stay where they are; a batch's copies
+	 * (pcapng, standard input) are reused by the next */
+	const bool stay = isp_source_map(pl->src[0]) != NULL;
 
 	for (;;) {
 		pl_maybe_publish(me);
@@ -226,8 +226,10 @@ void pl_run_local(struct worker *me)
 			if (isp_dissect_refused(p))
 				continue;
 			do {
-				if (pl->has_ops)
-					item(me->ctx, p, ISP_ROUTE_ALL);
+				if (pl->has_ops && pl->ops.item_held)
+					pl->ops.item_held(me->ctx, p, ISP_ROUTE_ALL, stay);
+				else if (pl->has_ops)
+					pl->ops.item(me->ctx, p, ISP_ROUTE_ALL);
 				me->handled++;
 			} while (isp_dissect_next_report(pl->reg, p, &me->st));
 		}

@@ -38,9 +38,14 @@
 /* 16K keys of ~100 bytes are more than this machine's 2 MiB of L2 */
 #define AHEAD_MIN_KEYS 16384
 #define AHEAD_RECHECK 1024      /* items between two looks at the tables' sizes */
+/* A packet whose bytes do not stay (a live input, a UDP datagram, a
+ * batch of standard input) is held in a copy of at most this many bytes;
+ * a longer one runs at once, after what is held. */
+#define AHEAD_BYTES 2048
 
 struct ahead_item {
 	uint64_t what;
+	uint8_t *bytes;                 /* AHEAD_BYTES: a copy of a packet's bytes */
 	struct ahead_key key[AHEAD_RULES];
 	struct isp_packet p;            /* the head and the used layers only */
 };
@@ -90,12 +95,15 @@ int ahead_init(struct isp_engine *e)
 		room += a->table[k]->key_max;
 	}
 	a->nrules = n;
-	if (!(a->keys = malloc(AHEAD_RING * room)))
+	if (!(a->keys = malloc(AHEAD_RING * (room + AHEAD_BYTES))))
 		return -1;
 	uint8_t *at = a->keys;
-	for (unsigned j = 0; j < AHEAD_RING; j++)
+	for (unsigned j = 0; j < AHEAD_RING; j++) {
 		for (unsigned k = 0; k < n; k++, at += a->table[k - 1]->key_max)
 			a->item[j].key[k].bytes = at;
+		a->item[j].bytes = at;
+		at += AHEAD_BYTES;
+	}
 	return 0;
 }
 
@@ -148,10 +156,14 @@ bool engine_ahead_holds(const struct isp_engine *e)
 /* Hold item p: its keys built and their slots asked for, the entries of
  * an item held before asked for, the oldest run past AHEAD_HOLD. */
 static inline void hold(struct isp_engine *e, struct ahead *a,
-					    const struct isp_packet *p, uint64_t what)
+					    const struct isp_packet *p, uint64_t what, bool bytes_stay)
 {
 	struct ahead_item *it = &a->item[(a->head + a->n) & (AHEAD_RING - 1)];
 	memcpy(&it->p, p, offsetof(struct isp_packet, layer));
+	if (!bytes_stay) {
+		memcpy(it->bytes, p->data, p->caplen);
+		it->p.data = it->bytes;
+	}
 	memcpy(it->p.layer, p->layer, p->nlayers * sizeof(p->layer[0]));
 	it->p.protos = p->protos;
 	memcpy(it->p.last, p->last, sizeof(p->last));
@@ -214,7 +226,13 @@ void engine_ahead_recheck(struct isp_engine *e)
 		engine_ahead_drain(e);  /* the tables shrank: nothing held */
 }
 
-void isp_engine_item_held(struct isp_engine *e, const struct isp_packet *p, uint64_t what)
+void isp_engine_item_held(struct isp_engine *e, const struct isp_packet *p, uint64_t what,
+			  bool bytes_stay)
 {
-	hold(e, e->ahead, p, what);
+	if (!bytes_stay && p->caplen > AHEAD_BYTES) {
+		engine_ahead_drain(e);  /* too long to copy: now, in its turn */
+		isp_engine_item(e, p, what);
+		return;
+	}
+	hold(e, e->ahead, p, what, bytes_stay);
 }

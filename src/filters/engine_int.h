@@ -198,20 +198,21 @@ struct isp_engine *isp_engine_new(const struct isp_program *prog, const struct i
 				  size_t errlen);
 /* An item, running the rules `what` names (ROUTE_REST, route bits). */
 void isp_engine_item(struct isp_engine *e, const struct isp_packet *p, uint64_t what);
-/* An item whose packet bytes stay readable to the end of the input (a
- * mapped file): it may be held a few items, while the keys of the next
- * ones are looked up (ahead.c), and run before anything that is not an
- * item (engine_ahead_drain). Inline: most items of most rule sets are not
+/* An item that may be held a few items, while the keys of the next ones
+ * are looked up (ahead.c), and run before anything that is not an item
+ * (engine_ahead_drain); its packet bytes are copied unless they stay
+ * readable to the end of the input (a mapped file). Inline: most items of most rule sets are not
  * held (no table is large), and pay two tests. */
 void engine_ahead_recheck(struct isp_engine *e);
-void isp_engine_item_held(struct isp_engine *e, const struct isp_packet *p, uint64_t what);
+void isp_engine_item_held(struct isp_engine *e, const struct isp_packet *p, uint64_t what,
+			  bool bytes_stay);
 static inline void engine_item_held(struct isp_engine *e, const struct isp_packet *p,
-				    uint64_t what)
+				    uint64_t what, bool bytes_stay)
 {
 	if (__builtin_expect(e->ahead_recheck-- == 0, 0))
 		engine_ahead_recheck(e);
 	if (e->ahead_on)
-		isp_engine_item_held(e, p, what);
+		isp_engine_item_held(e, p, what, bytes_stay);
 	else
 		isp_engine_item(e, p, what);
 }

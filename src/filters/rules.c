@@ -125,9 +125,9 @@ static void item(void *w, const struct isp_packet *p, uint64_t what)
 	isp_engine_item(((struct rules_worker *)w)->e, p, what);
 }
 
-static void item_held(void *w, const struct isp_packet *p, uint64_t what)
+static void item_held(void *w, const struct isp_packet *p, uint64_t what, bool bytes_stay)
 {
-	engine_item_held(((struct rules_worker *)w)->e, p, what);
+	engine_item_held(((struct rules_worker *)w)->e, p, what, bytes_stay);
 }
 
 static void item_routed(void *w, const struct isp_packet *p, uint64_t what)
