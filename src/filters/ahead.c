@@ -2,15 +2,15 @@
  * ahead.c - looking a few items ahead, so that the key lookups of
  * tables too large for the cache overlap instead of following each other.
  *
- * A per-key event looks its key up once an item: with a million keys,
+ * A per-key rule looks its key up once an item: with a million keys,
  * the table's slot and entry are two loads from memory (57% of the
- * time of a per-flow event on a million flows, perf). When the item's
- * bytes stay readable (a mapped capture file: ops.item_held), the engine
- * keeps a copy of the item's dissection (its head and used layers, a few
- * hundred bytes; the packet bytes are not copied), builds its keys and
- * asks for their slots; one item later, for the entries those slots
- * hold; and runs the rules AHEAD_HOLD items later, on keys and hashes
- * already built. The order of the items is kept: whatever comes between
+ * time of a per-flow event on a million flows, perf). For an item the
+ * pipeline lets it hold (ops.item_held), the engine keeps a copy of the
+ * item's dissection (its head and used layers, a few hundred bytes) and,
+ * unless they stay readable (a mapped capture file), of its bytes; builds
+ * its keys and asks for their slots; AHEAD_ENTRY items later, for the
+ * entries those slots hold; and runs the rules AHEAD_HOLD items later, on
+ * keys and hashes already built. The order of the items is kept: whatever comes between
  * two items (a tick, a publish, a control command, the end) runs the held
  * items first (engine_ahead_drain).
  *
