@@ -10,9 +10,9 @@
  * unless they stay readable (a mapped capture file), of its bytes; builds
  * its keys and asks for their slots; AHEAD_ENTRY items later, for the
  * entries those slots hold; and runs the rules AHEAD_HOLD items later, on
- * keys and hashes already built. The order of the items is kept: whatever comes between
- * two items (a tick, a publish, a control command, the end) runs the held
- * items first (engine_ahead_drain).
+ * keys and hashes already built. The order of the items is kept: whatever
+ * comes between two items (a tick, a publish, a control command, the end)
+ * runs the held items first (engine_ahead_drain).
  *
  * It starts once a table holds AHEAD_MIN_KEYS keys: below that the
  * lookups hit the cache, and the copy would cost more than it hides.
@@ -26,12 +26,12 @@
  * bytes of a key (a 5-tuple takes 31, a switch path and its queue ids of
  * up to 32 hops 524, a string 257). */
 #define AHEAD_KEY_MAX 1024
-/* The ring of held items (a power of two); items between asking for a
- * key's slot and for its entry; items held before one runs. Measured on
- * a million flows (2M packets, this 2-core VM, interleaved runs): holding
- * 2 items ran the event 1.1x as fast as before, 3 to 7 items 1.3-1.5x;
- * 4, with the entries asked for 2 items after the slots, was the
- * steadiest. */
+/* The ring of held items (a power of two, above AHEAD_HOLD); items
+ * between asking for a key's slot and for its entry; items held before
+ * one runs. Measured on a million flows (2M packets, this 2-core VM,
+ * interleaved runs): holding 2 items ran the event 1.1x as fast as
+ * before, 3 to 7 items 1.3-1.5x; 4, with the entries asked for 2 items
+ * after the slots, was the steadiest. */
 #define AHEAD_RING 8
 #define AHEAD_ENTRY 2
 #define AHEAD_HOLD 4
@@ -155,8 +155,8 @@ bool engine_ahead_holds(const struct isp_engine *e)
 
 /* Hold item p: its keys built and their slots asked for, the entries of
  * an item held before asked for, the oldest run past AHEAD_HOLD. */
-static inline void hold(struct isp_engine *e, struct ahead *a,
-					    const struct isp_packet *p, uint64_t what, bool bytes_stay)
+static inline void hold(struct isp_engine *e, struct ahead *a, const struct isp_packet *p,
+			uint64_t what, bool bytes_stay)
 {
 	struct ahead_item *it = &a->item[(a->head + a->n) & (AHEAD_RING - 1)];
 	memcpy(&it->p, p, offsetof(struct isp_packet, layer));
