@@ -415,6 +415,10 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p);
  * longest key is longer) and its table hash: what query_packet looks up. */
 size_t query_group_key(struct isp_engine *e, unsigned i, const struct isp_packet *p, uint8_t *buf,
 		       size_t cap, uint64_t *hash);
+/* Ask for the per-hop states of query i's group of that key (its entry
+ * already asked for: the third load of its lookup chain). */
+void query_prefetch_group(struct isp_engine *e, unsigned i, const uint8_t *key, size_t len,
+			  uint64_t hash);
 void query_flush(struct isp_engine *e, unsigned i);
 /* Write the groups of rule i's open window now and go on with the window
  * empty (a Kafka input's partitions leaving); its close writes the rest.

@@ -524,6 +524,24 @@ size_t query_group_key(struct isp_engine *e, unsigned i, const struct isp_packet
 	return len;
 }
 
+void query_prefetch_group(struct isp_engine *e, unsigned i, const uint8_t *key, size_t len,
+			  uint64_t hash)
+{
+	const struct qrule *r = &e->prog->queries[i];
+	struct query_state *qs = &e->q[i];
+	struct tentry *te = table_find_hashed(&qs->groups, key, len, hash);
+
+	if (!te)
+		return;
+	struct qgroup *g = tentry_state(te);
+	for (unsigned k = 0; k < r->nitems; k++)
+		if (r->items[k].per_hop) {
+			const struct qhops *c = (const struct qhops *)(void *)cell_of(qs, g, k);
+			if (c->hops)
+				__builtin_prefetch(c->hops, 1);
+		}
+}
+
 void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 {
 	const struct qrule *r = &e->prog->queries[i];
