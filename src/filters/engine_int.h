@@ -229,6 +229,20 @@ static inline const struct ahead_key *engine_prepared_key(const struct isp_engin
 	const struct ahead_key *k = &e->prep[e->ahead_pos[i]];
 	return k->len != AHEAD_NONE ? k : NULL;
 }
+/* The same for a rule's lookup: its key bytes, with their length and
+ * hash, counted in *ahead; NULL (nothing set) when not built ahead. */
+static inline const uint8_t *engine_take_prepared(const struct isp_engine *e, unsigned i,
+						  uint64_t *ahead, size_t *len, uint64_t *hash)
+{
+	const struct ahead_key *k = engine_prepared_key(e, i);
+
+	if (__builtin_expect(!k, 1))
+		return NULL;
+	++*ahead;
+	*len = k->len;
+	*hash = k->hash;
+	return k->bytes;
+}
 /* Several workers: the item route was last called for, on this engine,
  * whose values route fetched are at hand. */
 void isp_engine_item_routed(struct isp_engine *e, const struct isp_packet *p, uint64_t what);

@@ -360,14 +360,14 @@ event_run(struct isp_engine *e, unsigned i, const struct isp_packet *p, const bo
 			return;         /* none of the delta attributes: nothing to compare */
 		bool created;
 		struct tentry *te;
-		const struct ahead_key *ak = hops ? NULL : engine_prepared_key(e, i);
-		if (ak) {
-			es->st.ahead++;
-			te = table_get_hashed(&es->keys, ak->bytes, ak->len, ak->hash, p->ts_ns, true,
-					      &created);
+		const uint8_t *key;
+		size_t klen;
+		uint64_t h;
+		if (!hops && (key = engine_take_prepared(e, i, &es->st.ahead, &klen, &h))) {
+			te = table_get_hashed(&es->keys, key, klen, h, p->ts_ns, true, &created);
 		} else {
-			size_t klen = r->nkey ? engine_key(e, p, r->key_slots, r->nkey, e->keybuf,
-							   sizeof(e->keybuf)) : 0;
+			klen = r->nkey ? engine_key(e, p, r->key_slots, r->nkey, e->keybuf,
+						    sizeof(e->keybuf)) : 0;
 			te = table_get(&es->keys, e->keybuf, klen, p->ts_ns, true, &created);
 		}
 		if (!te)

@@ -185,16 +185,12 @@ void monitor_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p
 		if (!slot_get(&e->sc, p, (unsigned)r->match_slots[k]))
 			return;         /* not a flow of this monitor */
 	ms->st.matched++;
-	const struct ahead_key *ak = engine_prepared_key(e, e->prog->nevents + e->prog->nqueries + i);
-	const uint8_t *key = e->keybuf;
 	size_t klen;
 	uint64_t h;
-	if (ak) {
-		ms->st.ahead++;
-		key = ak->bytes;
-		klen = ak->len;
-		h = ak->hash;
-	} else {
+	const uint8_t *key = engine_take_prepared(e, e->prog->nevents + e->prog->nqueries + i,
+						  &ms->st.ahead, &klen, &h);
+	if (!key) {
+		key = e->keybuf;
 		klen = engine_key(e, p, r->match_slots, r->nmatch, e->keybuf, sizeof(e->keybuf));
 		h = table_hash(e->keybuf, klen);
 	}

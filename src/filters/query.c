@@ -577,16 +577,11 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		}
 	}
 	qs->st.matched++;
-	const struct ahead_key *ak = engine_prepared_key(e, e->prog->nevents + i);
-	const uint8_t *key = e->keybuf;
 	size_t klen;
 	uint64_t h;
-	if (ak) {
-		qs->st.ahead++;
-		key = ak->bytes;
-		klen = ak->len;
-		h = ak->hash;
-	} else {
+	const uint8_t *key = engine_take_prepared(e, e->prog->nevents + i, &qs->st.ahead, &klen, &h);
+	if (!key) {
+		key = e->keybuf;
 		klen = pl->key_fixed ? group_key(e, p, r, pl, e->keybuf) :
 		       engine_key(e, p, r->group_slots, r->ngroup, e->keybuf, qs->groups.key_max);
 		h = group_hash(e->keybuf, klen);
