@@ -15,12 +15,11 @@
 # holds its own items); a table that never grows large (nothing held, no
 # count printed).
 set -u
+src=${top_srcdir:-.}
 bld=${top_builddir:-.}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { echo "ok $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
+. "$src/test/tools/checks.sh"
 
 # 40,000 flows, each met twice (every flow once per round, in a random order)
 "$bld/intgen" -o "$tmp/flows.pcap" -n 80000 --flows 40000 --flow-order shuffle --seed 7 >/dev/null ||
@@ -160,5 +159,4 @@ else
 	bad "64 flows: $(grep -o '[0-9]* looked up ahead' "$tmp/few.err" "$tmp/few2.err")"
 fi
 
-echo "ahead: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+summary ahead
