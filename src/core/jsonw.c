@@ -8,6 +8,7 @@
  */
 #include "jsonw.h"
 
+#include <stdio.h>
 #include <string.h>
 
 void jsonw_init(struct jsonw *w, char *buf, size_t cap)
@@ -192,4 +193,107 @@ void jsonw_time(struct jsonw *w, uint64_t ns, unsigned digits)
 	n += digits;
 	sep(w);
 	jsonw_raw(w, b, n);
+}
+
+/* ---- "%.15g" (jsonw_g15) ---- */
+
+static const uint64_t pow10_u64[20] = {
+	UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000), UINT64_C(10000),
+	UINT64_C(100000), UINT64_C(1000000), UINT64_C(10000000), UINT64_C(100000000),
+	UINT64_C(1000000000), UINT64_C(10000000000), UINT64_C(100000000000),
+	UINT64_C(1000000000000), UINT64_C(10000000000000), UINT64_C(100000000000000),
+	UINT64_C(1000000000000000), UINT64_C(10000000000000000),
+	UINT64_C(100000000000000000), UINT64_C(1000000000000000000),
+	UINT64_C(10000000000000000000),
+};
+
+#define G15_LOW UINT64_C(100000000000000)       /* 10^14: 15 digits */
+#define G15_HIGH UINT64_C(1000000000000000)     /* 10^15 */
+
+/* m * 2^-s * 10^p rounded to an integer as printf rounds (to nearest,
+ * ties to even): exact, the product fitting in 128 bits (m < 2^53,
+ * 10^p < 2^64) and 0 < s < 128. */
+static uint64_t scaled_round(uint64_t m, unsigned s, unsigned p)
+{
+	unsigned __int128 prod = (unsigned __int128)m * pow10_u64[p];
+	unsigned __int128 half = (unsigned __int128)1 << (s - 1);
+	unsigned __int128 rem = prod & ((half << 1) - 1);
+	uint64_t n = (uint64_t)(prod >> s);
+
+	if (rem > half || (rem == half && (n & 1)))
+		n++;
+	return n;
+}
+
+static size_t g15_slow(char *out, double v)
+{
+	char b[64];
+	int n = snprintf(b, sizeof(b), "%.15g", v);
+
+	if (n < 0 || n > JSONW_G15_MAX)
+		n = 0;
+	memcpy(out, b, (size_t)n);
+	return (size_t)n;
+}
+
+size_t jsonw_g15(char *out, double v)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &v, sizeof(bits));
+	unsigned bexp = (unsigned)(bits >> 52 & 0x7ff);
+	double a = v < 0 ? -v : v;
+	/* zero, subnormals, infinities and NaN fail the range test too */
+	if (!(a >= 1e-5 && a < 1e15))
+		return g15_slow(out, v);
+	uint64_t m = (bits & ((UINT64_C(1) << 52) - 1)) | UINT64_C(1) << 52;
+	int k = (int)bexp - 1023;               /* 2^k <= a < 2^(k+1), -17..49 */
+	unsigned s = (unsigned)(52 - k);        /* a = m * 2^-s, 3..69 */
+	/* the decimal exponent: floor(k * log10(2)) or one more */
+	int e = k >= 0 ? k * 1233 >> 12 : -((-k * 1233 + 4095) >> 12);
+	uint64_t n;
+	for (;;) {
+		int p = 14 - e;
+		if (p < 0 || p > 19)
+			return g15_slow(out, v);
+		n = scaled_round(m, s, (unsigned)p);
+		if (n >= G15_HIGH)
+			e++;
+		else if (n < G15_LOW)
+			e--;
+		else
+			break;
+	}
+	if (e < -4)
+		return g15_slow(out, v);        /* "%g" writes it with an exponent */
+	/* 15 digits, then where the point goes, the trailing zeros dropped */
+	char d[16];
+	uint64_t hi = n / 100000000u;
+	size_t len = jsonw_utoa(hi, d);         /* 7 digits: hi >= 10^6 */
+	jsonw_put8(d + len, (uint32_t)(n - hi * 100000000u));
+	size_t nd = 15;
+	size_t o = 0;
+	if (v < 0)
+		out[o++] = '-';
+	if (e >= 0) {
+		size_t ip = (size_t)e + 1;      /* digits before the point */
+		while (nd > ip && d[nd - 1] == '0')
+			nd--;
+		memcpy(out + o, d, ip);
+		o += ip;
+		if (nd > ip) {
+			out[o++] = '.';
+			memcpy(out + o, d + ip, nd - ip);
+			o += nd - ip;
+		}
+		return o;
+	}
+	while (d[nd - 1] == '0')
+		nd--;
+	out[o++] = '0';
+	out[o++] = '.';
+	for (int z = -1; z > e; z--)
+		out[o++] = '0';
+	memcpy(out + o, d, nd);
+	return o + nd;
 }

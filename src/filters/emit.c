@@ -36,6 +36,16 @@ void engine_emit_begin(struct isp_engine *e, const char *report, size_t report_l
 	}
 }
 
+bool engine_channels_use_key(const struct isp_engine *e, const int *channels, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct isp_channel *ch = e->channels ? e->channels[channels[i]] : NULL;
+		if (ch && isp_channel_uses_key(ch))
+			return true;
+	}
+	return false;
+}
+
 void engine_emit(struct isp_engine *e, const char *report, const char *key, size_t keylen,
 		 const int *channels, unsigned nchannels, const struct rule_formats *f,
 		 unsigned which, struct rule_stats *st)

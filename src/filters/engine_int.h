@@ -62,6 +62,12 @@ struct query_state {
 	uint16_t *cell_size;    /* per select item: bytes of its kept agg_state (per hop) */
 	struct qplan *plan;     /* how each item is updated (query.c), one block */
 	struct rec_jkey *group_keys, *item_keys;
+	/* ,"window_start":S,"window_end":E of the window being written: the
+	 * same text in every group's record (win_text_len 0: none yet) */
+	uint64_t win_text_start, win_text_end;
+	size_t win_text_len;
+	char win_text[80];
+	uint8_t wants_key;      /* as an event's: 0 not asked, 1 no, 2 yes */
 	bool ts_order;          /* partial windows: first/last by packet time */
 	bool correction;        /* a merge writes a group again ("type":"correction") */
 	uint64_t partial_last;  /* partial windows: the end of the last one written */
@@ -399,6 +405,10 @@ void engine_emit_begin(struct isp_engine *e, const char *report, size_t report_l
 		       const struct rule_formats *f, unsigned which);
 /* Send the record just written (e->rec) to the rule's channels that take
  * its encoding: f->list[which] (all of them when the rule has one format). */
+/* Does one of these channels route by a record's key (Kafka)? Its text
+ * costs as much as the record's head, and files, stdout, sockets and
+ * Redis never read it. */
+bool engine_channels_use_key(const struct isp_engine *e, const int *channels, unsigned n);
 void engine_emit(struct isp_engine *e, const char *report, const char *key, size_t keylen,
 		 const int *channels, unsigned nchannels, const struct rule_formats *f,
 		 unsigned which, struct rule_stats *st);

@@ -324,19 +324,6 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 		jsonw_raw(&rec->w, ",", 1);
 }
 
-/* Does a channel of the rule route by the record's key? Its text (the
- * delta-key or flow values, formatted) costs as much as the record's head,
- * and files, stdout, sockets and Redis never read it. */
-static bool rule_wants_key(const struct isp_engine *e, const struct erule *r)
-{
-	for (unsigned i = 0; i < r->nchannels; i++) {
-		const struct isp_channel *ch = e->channels ? e->channels[r->channels[i]] : NULL;
-		if (ch && isp_channel_uses_key(ch))
-			return true;
-	}
-	return false;
-}
-
 /* The rule on one item, or on one hop of it (hops: e->hop is set).
  * Inlined into both callers, so that an item-wide rule reads its slots as
  * it did before per-hop rules existed. */
@@ -395,7 +382,7 @@ event_run(struct isp_engine *e, unsigned i, const struct isp_packet *p, const bo
 	size_t kl = 0;
 	/* asked at the first record: the engine's channels are open and stay */
 	if (!es->wants_key)
-		es->wants_key = rule_wants_key(e, r) ? 2 : 1;
+		es->wants_key = engine_channels_use_key(e, r->channels, r->nchannels) ? 2 : 1;
 	if (es->wants_key == 1)
 		e->keytext[0] = 0;
 	else if (r->nkey)

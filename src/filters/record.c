@@ -346,16 +346,14 @@ void xval_json(struct jsonw *w, const struct xval *v, const char *str)
 		jsonw_null(w);
 		return;
 	case XK_INT:
-		snprintf(b, sizeof(b), "%lld", (long long)v->u.i);
-		jsonw_value_text(w, b, strlen(b));
+		jsonw_value_text(w, b, jsonw_itoa(v->u.i, b));
 		return;
 	case XK_FLOAT:
 		if (!isfinite(v->u.f)) {
 			jsonw_null(w);
 			return;
 		}
-		snprintf(b, sizeof(b), "%.15g", v->u.f);
-		jsonw_value_text(w, b, strlen(b));
+		jsonw_value_text(w, b, jsonw_g15(b, v->u.f));
 		return;
 	case XK_ADDR4: {
 		uint32_t a = htonl(v->u.a4);

@@ -208,7 +208,7 @@ void rec_influx_xfield(struct rec *r, const char *name, int hop, const struct xv
 		if (!isfinite(v->u.f))
 			return;         /* InfluxDB has no NaN or infinity */
 		field_key(r, name, hop);
-		n = (size_t)snprintf(b, sizeof(b), "%.15g", v->u.f);
+		n = jsonw_g15(b, v->u.f);
 		/* a whole number stays a float: a field keeps one type */
 		if (!memchr(b, '.', n) && !memchr(b, 'e', n) && n + 2 < sizeof(b)) {
 			b[n++] = '.';

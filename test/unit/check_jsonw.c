@@ -4,8 +4,13 @@
  * 8-digit chunk, every power of ten and of two and their neighbours up to
  * UINT64_MAX, and pseudo-random values of every length; jsonw_utoa_top on
  * all of them in turn and on timestamp-like runs that cross its top part.
+ * jsonw_g15 against the C library's "%.15g": random bit patterns, random
+ * values of every decade, whole numbers, exact ties and the neighbours of
+ * every power of ten.
  */
 #include <check.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -153,6 +158,125 @@ START_TEST(every_length_random)
 }
 END_TEST
 
+/* ---- jsonw_g15 ---- */
+
+static uint64_t g15_rng = UINT64_C(0x2545f4914f6cdd1d);
+
+static uint64_t next_random(void)
+{
+	g15_rng ^= g15_rng >> 12;
+	g15_rng ^= g15_rng << 25;
+	g15_rng ^= g15_rng >> 27;
+	return g15_rng * UINT64_C(2685821657736338717);
+}
+
+static void same_as_printf(double v)
+{
+	char want[64], got[JSONW_G15_MAX + 8];
+	int wn = snprintf(want, sizeof(want), "%.15g", v);
+
+	memset(got, '#', sizeof(got));
+	size_t gn = jsonw_g15(got, v);
+	if (gn != (size_t)wn || memcmp(got, want, gn) != 0) {
+		got[gn < sizeof(got) ? gn : sizeof(got) - 1] = 0;
+		ck_abort_msg("%a written as \"%s\", printf wrote \"%s\"", v, got, want);
+	}
+}
+
+START_TEST(g15_random_bits)
+{
+	for (int i = 0; i < 1000000; i++) {
+		uint64_t b = next_random();
+		double v;
+		memcpy(&v, &b, sizeof(v));
+		same_as_printf(v);
+	}
+}
+END_TEST
+
+/* Every decade the fast path takes and those around it, as a random
+ * mantissa times a power of ten, and the shapes results take: whole
+ * numbers, halves, thirds. */
+START_TEST(g15_random_decades)
+{
+	for (int i = 0; i < 1000000; i++) {
+		uint64_t r = next_random();
+		int e = (int)(r % 26) - 7;              /* 10^-7 .. 10^18 */
+		double m = (double)(next_random() >> 11) / 9007199254740992.0;   /* [0, 1) */
+		double v = m * pow(10, e);
+		same_as_printf(v);
+		same_as_printf(-v);
+		same_as_printf((double)(r >> (r & 63)));
+		same_as_printf((double)(r >> 14) / 3.0);
+		same_as_printf((double)((r >> 13) | 1) / 2.0);
+		same_as_printf((double)(r >> 30) / 1024.0);
+	}
+}
+END_TEST
+
+/* Exact ties at the 16th digit (rounded to even, as printf does) and the
+ * values either side of every power of ten. */
+START_TEST(g15_ties_and_powers)
+{
+	/* n + 0.5 with n of 15 digits: its 16th digit a 5 and nothing after */
+	for (int i = 0; i < 200000; i++) {
+		uint64_t n = UINT64_C(100000000000000) + next_random() % UINT64_C(900000000000000);
+		same_as_printf((double)n + 0.5);
+	}
+	/* odd multiples of small powers of two: short exact decimals */
+	for (int t = 0; t <= 70; t++)
+		for (uint64_t j = 1; j < 4000; j += 2)
+			same_as_printf(ldexp((double)j, -t));
+	/* odd j * 2^(e-15) with 5^(14-e) dividing j: a tie at every exponent */
+	for (int e = -4; e <= 14; e++) {
+		uint64_t five = 1;
+		for (int k = 0; k < 14 - e && five < UINT64_C(1) << 50; k++)
+			five *= 5;
+		for (uint64_t j = 1; j < 200000; j += 2)
+			same_as_printf(ldexp((double)(five * j), e - 15));
+	}
+	for (int e = -8; e <= 17; e++) {
+		double p = pow(10, e);
+		double lo = p, hi = p;
+		for (int k = 0; k < 2000; k++) {
+			same_as_printf(lo);
+			same_as_printf(hi);
+			lo = nextafter(lo, 0);
+			hi = nextafter(hi, INFINITY);
+		}
+		/* 9.99999999999999949... and its neighbours: rounds up a digit */
+		double nine = p * 0.99999999999999995;
+		for (int k = -50; k <= 50; k++)
+			same_as_printf(nine + k * p * 1e-17);
+	}
+	same_as_printf(0.0);
+	same_as_printf(-0.0);
+	same_as_printf(1e-4);
+	same_as_printf(1e15);
+	same_as_printf(123456789012345.5);
+	same_as_printf(123456789012344.5);
+}
+END_TEST
+
+/* jsonw_itoa against "%lld" */
+START_TEST(itoa_signed)
+{
+	for (int i = 0; i < 1000000; i++) {
+		uint64_t r = next_random();
+		int64_t v = (int64_t)(r >> (r & 63));
+		if (r & 64)
+			v = -v;
+		if (i == 0)
+			v = INT64_MIN;
+		char want[32], got[32];
+		int wn = snprintf(want, sizeof(want), "%lld", (long long)v);
+		size_t gn = jsonw_itoa(v, got);
+		ck_assert_uint_eq(gn, (size_t)wn);
+		ck_assert_int_eq(memcmp(got, want, gn), 0);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("jsonw");
@@ -163,6 +287,10 @@ int main(void)
 	tcase_add_test(tc, powers_and_neighbours);
 	tcase_add_test(tc, top_across_boundaries);
 	tcase_add_test(tc, every_length_random);
+	tcase_add_test(tc, g15_random_bits);
+	tcase_add_test(tc, g15_random_decades);
+	tcase_add_test(tc, g15_ties_and_powers);
+	tcase_add_test(tc, itoa_signed);
 	suite_add_tcase(s, tc);
 	return tl_run_suite(s);
 }
