@@ -207,6 +207,11 @@ static const uint64_t pow10_u64[20] = {
 	UINT64_C(10000000000000000000),
 };
 
+static const double pow10_d[] = {     /* 10^-5 .. 10^15 */
+	1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15,
+};
+
 #define G15_LOW UINT64_C(100000000000000)       /* 10^14: 15 digits */
 #define G15_HIGH UINT64_C(1000000000000000)     /* 10^15 */
 
@@ -246,11 +251,18 @@ size_t jsonw_g15(char *out, double v)
 	/* zero, subnormals, infinities and NaN fail the range test too */
 	if (!(a >= 1e-5 && a < 1e15))
 		return g15_slow(out, v);
+	/* a whole number (averages of integers often are): its digits */
+	if (v == (double)(int64_t)v)
+		return jsonw_itoa((int64_t)v, out);
 	uint64_t m = (bits & ((UINT64_C(1) << 52) - 1)) | UINT64_C(1) << 52;
 	int k = (int)bexp - 1023;               /* 2^k <= a < 2^(k+1), -17..49 */
 	unsigned s = (unsigned)(52 - k);        /* a = m * 2^-s, 3..69 */
-	/* the decimal exponent: floor(k * log10(2)) or one more */
+	/* the decimal exponent: floor(k * log10(2)), or one more when a
+	 * reaches the next power of ten (the loop below settles the rare
+	 * value a double comparison puts on the wrong side) */
 	int e = k >= 0 ? k * 1233 >> 12 : -((-k * 1233 + 4095) >> 12);
+	if (a >= pow10_d[e + 1 + 5])       /* e is -6..14 here */
+		e++;
 	uint64_t n;
 	for (;;) {
 		int p = 14 - e;
