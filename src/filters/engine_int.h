@@ -104,11 +104,19 @@ struct monitor_state {
 	bool over;              /* above overflow-threshold (one record a crossing) */
 	size_t nvals;           /* u64 values of an entry after its head */
 	struct rec_jkey *match_keys;
+	/* the other fields' keys (MON_KEY_*, then the counters', then the
+	 * buffer arrays'), and the buffer arrays' names: made once */
+	struct rec_jkey *field_keys;
+	unsigned nfield_keys;
+	char (*buffer_names)[160];
 	struct tentry **emit;   /* an interval's entries, sorted (monitor_emit) */
 	size_t emit_cap;
 	struct rule_stats st;
 };
 #define MON_NONE UINT64_MAX
+/* monitor_state.field_keys: these first, then the counters' and buffers' */
+enum { MON_KEY_INTERVAL_START, MON_KEY_PACKETS, MON_KEY_BYTES, MON_KEY_FIRST_SEEN,
+       MON_KEY_LAST_SEEN, MON_KEY_COUNTERS };
 
 /*
  * A rule whose state must see its key's items in order, on one worker: it

@@ -83,6 +83,28 @@ int monitor_init(struct isp_engine *e, unsigned i)
 	for (unsigned k = 0; k < r->nmatch; k++)
 		if (rec_jkey_make(&ms->match_keys[k], r->match_names[k]) != 0)
 			return -1;
+	/* every record has these fields: their keys once, not escaped for
+	 * each record (and the buffer names not printed for each) */
+	size_t nb = slot_vals(r);
+	ms->buffer_names = calloc(nb ? nb : 1, sizeof(*ms->buffer_names));
+	ms->field_keys = calloc(MON_KEY_COUNTERS + r->ncounters + nb, sizeof(*ms->field_keys));
+	if (!ms->buffer_names || !ms->field_keys)
+		return -1;
+	static const char *const fixed[MON_KEY_COUNTERS] = {
+		"interval_start", "packets", "bytes", "first_seen", "last_seen",
+	};
+	for (unsigned k = 0; k < MON_KEY_COUNTERS; k++)
+		if (rec_jkey_make(&ms->field_keys[ms->nfield_keys++], fixed[k]) != 0)
+			return -1;
+	for (unsigned c = 0; c < r->ncounters; c++)
+		if (rec_jkey_make(&ms->field_keys[ms->nfield_keys++], r->counters[c].text) != 0)
+			return -1;
+	for (size_t k = 0; k < nb; k++) {
+		snprintf(ms->buffer_names[k], sizeof(ms->buffer_names[k]), "buffer.%s",
+			 k == 0 ? "packets" : k == 1 ? "bytes" : r->counters[k - 2].text);
+		if (rec_jkey_make(&ms->field_keys[ms->nfield_keys++], ms->buffer_names[k]) != 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -95,6 +117,10 @@ void monitor_free(struct isp_engine *e, unsigned i)
 	for (unsigned k = 0; ms->match_keys && k < e->prog->monitors[i].nmatch; k++)
 		rec_jkey_free(&ms->match_keys[k]);
 	free(ms->match_keys);
+	for (unsigned k = 0; k < ms->nfield_keys; k++)
+		rec_jkey_free(&ms->field_keys[k]);
+	free(ms->field_keys);
+	free(ms->buffer_names);
 	free(ms->emit);
 }
 
@@ -249,14 +275,18 @@ static void buffer_array(const struct mrule *r, const struct mon_entry *en, bool
 		v->v.arr[s] = current ? en->vals[r->ncounters + s * slot_vals(r) + k] : 0;
 }
 
-static const char *buffer_name(const struct mrule *r, unsigned k, char *buf, size_t n)
+static void field(struct rec *rec, const struct rec_jkey *k, const struct isp_value *v)
 {
-	snprintf(buf, n, "buffer.%s", k == 0 ? "packets" : k == 1 ? "bytes" :
-		 r->counters[k - 2].text);
-	return buf;
+	if (rec->mmt) {
+		rec_key_prepared(rec, k);
+		rec_value(rec, v);
+	} else {
+		rec_field(rec, k, v);   /* the same text, in one go */
+	}
 }
 
-static void field(struct rec *rec, const char *name, const struct isp_value *v)
+/* A field of a rare record (an overflow): its key by name */
+static void named_field(struct rec *rec, const char *name, const struct isp_value *v)
 {
 	rec_key(rec, name);
 	rec_value(rec, v);
@@ -264,16 +294,16 @@ static void field(struct rec *rec, const char *name, const struct isp_value *v)
 
 /* A buffer array: MMT's CSV takes one cell per slot, in time order (its
  * arrays otherwise run last hop first). */
-static void buffer_field(struct rec *rec, const char *name, const struct isp_value *v)
+static void buffer_field(struct rec *rec, const struct rec_jkey *k, const struct isp_value *v)
 {
 	if (!rec->mmt) {
-		field(rec, name, v);
+		field(rec, k, v);
 		return;
 	}
 	for (unsigned s = 0; s < v->count; s++) {
 		struct isp_value one;
 		u64_value(&one, v->v.arr[s]);
-		field(rec, name, &one);
+		field(rec, k, &one);
 	}
 }
 
@@ -283,56 +313,62 @@ static void write_entry(struct isp_engine *out, unsigned i, struct tentry *te,
 	const struct mrule *r = &out->prog->monitors[i];
 	const struct monitor_state *ms = &out->mon[i];
 	const struct mon_entry *en = tentry_state(te);
+	const struct rec_jkey *fk = ms->field_keys;
 	struct rec *rec = &out->rec;
 	const bool current = en->qi == iv->start;
 	const uint64_t end = iv->start + iv->len;
 	struct isp_value v;
-	char name[160];
 
 	if (format == FMT_INFLUX) {
 		rec_influx_begin(rec, r->name, end);
 		for (unsigned k = 0; k < r->nmatch; k++)
 			rec_influx_tag(rec, r->match_names[k], &keys[k]);
-	} else {
-		rec_begin(rec, rec_style_of(format), r->name, "flow", 1002, out->prog->probe_id,
-			  out->prog->source_name, end);
-		rec_time(rec, "interval_start", iv->start);
-		for (unsigned k = 0; k < r->nmatch; k++)
-			rec_field(rec, &ms->match_keys[k], &keys[k]);
-	}
-	void (*put)(struct rec *, const char *, const struct isp_value *) =
-		format == FMT_INFLUX ? rec_influx_field : field;
-	u64_value(&v, en->packets);
-	put(rec, "packets", &v);
-	u64_value(&v, en->bytes);
-	put(rec, "bytes", &v);
-	if (format == FMT_INFLUX) {
+		u64_value(&v, en->packets);
+		rec_influx_field(rec, "packets", &v);
+		u64_value(&v, en->bytes);
+		rec_influx_field(rec, "bytes", &v);
 		v.type = ISP_T_TIMESTAMP;
 		v.v.u = en->first_seen;
 		if (en->packets)
-			put(rec, "first_seen", &v);
+			rec_influx_field(rec, "first_seen", &v);
 		v.v.u = *tentry_seen(te);
 		if (en->packets)
-			put(rec, "last_seen", &v);
-	} else if (en->packets) {
-		rec_time(rec, "first_seen", en->first_seen);
-		rec_time(rec, "last_seen", *tentry_seen(te));
+			rec_influx_field(rec, "last_seen", &v);
+		for (unsigned c = 0; c < r->ncounters; c++) {
+			u64_value(&v, en->vals[c]);
+			rec_influx_field(rec, r->counters[c].text, &v);
+		}
+		for (unsigned k = 0; k < slot_vals(r); k++) {
+			buffer_array(r, en, current, k, &v);
+			rec_influx_field(rec, ms->buffer_names[k], &v);
+		}
+		return;
+	}
+	rec_begin(rec, rec_style_of(format), r->name, "flow", 1002, out->prog->probe_id,
+		  out->prog->source_name, end);
+	rec_time_prepared(rec, &fk[MON_KEY_INTERVAL_START], iv->start);
+	for (unsigned k = 0; k < r->nmatch; k++)
+		rec_field(rec, &ms->match_keys[k], &keys[k]);
+	u64_value(&v, en->packets);
+	field(rec, &fk[MON_KEY_PACKETS], &v);
+	u64_value(&v, en->bytes);
+	field(rec, &fk[MON_KEY_BYTES], &v);
+	if (en->packets) {
+		rec_time_prepared(rec, &fk[MON_KEY_FIRST_SEEN], en->first_seen);
+		rec_time_prepared(rec, &fk[MON_KEY_LAST_SEEN], *tentry_seen(te));
 	} else {                /* added by the operator, no packet yet */
-		rec_key(rec, "first_seen");
+		rec_key_prepared(rec, &fk[MON_KEY_FIRST_SEEN]);
 		rec_null(rec);
-		rec_key(rec, "last_seen");
+		rec_key_prepared(rec, &fk[MON_KEY_LAST_SEEN]);
 		rec_null(rec);
 	}
 	for (unsigned c = 0; c < r->ncounters; c++) {
 		u64_value(&v, en->vals[c]);
-		put(rec, r->counters[c].text, &v);
+		field(rec, &fk[MON_KEY_COUNTERS + c], &v);
 	}
 	for (unsigned k = 0; k < slot_vals(r); k++) {
 		buffer_array(r, en, current, k, &v);
-		if (format == FMT_INFLUX)
-			put(rec, buffer_name(r, k, name, sizeof(name)), &v);
-		else
-			buffer_field(rec, buffer_name(r, k, name, sizeof(name)), &v);
+		buffer_field(rec, &fk[MON_KEY_COUNTERS + r->ncounters + k], &v);
 	}
 }
 
@@ -485,7 +521,7 @@ static void check_overflow(struct isp_engine *out, unsigned i, uint64_t entries,
 			rec_begin(&out->rec, rec_style_of(format), r->name, "overflow", 1003,
 				  out->prog->probe_id, out->prog->source_name, t);
 		void (*put)(struct rec *, const char *, const struct isp_value *) =
-			format == FMT_INFLUX ? rec_influx_field : field;
+			format == FMT_INFLUX ? rec_influx_field : named_field;
 		u64_value(&v, entries);
 		put(&out->rec, "entries", &v);
 		u64_value(&v, ms->overflow);

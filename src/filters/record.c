@@ -316,9 +316,8 @@ void rec_key_prepared(struct rec *r, const struct rec_jkey *k)
 	r->w.need_comma = false;
 }
 
-void rec_time(struct rec *r, const char *key, uint64_t ns)
+static void time_value(struct rec *r, uint64_t ns)
 {
-	rec_key(r, key);
 	if (r->csv) {
 		char b[48];
 		snprintf(b, sizeof(b), "%llu.%06llu", (unsigned long long)(ns / 1000000000u),
@@ -327,6 +326,18 @@ void rec_time(struct rec *r, const char *key, uint64_t ns)
 	} else {
 		jsonw_time(&r->w, ns, 6);
 	}
+}
+
+void rec_time(struct rec *r, const char *key, uint64_t ns)
+{
+	rec_key(r, key);
+	time_value(r, ns);
+}
+
+void rec_time_prepared(struct rec *r, const struct rec_jkey *k, uint64_t ns)
+{
+	rec_key_prepared(r, k);
+	time_value(r, ns);
 }
 
 void rec_null(struct rec *r)

@@ -150,6 +150,8 @@ void rec_xval(struct rec *r, const struct xval *v, const char *str_override);
 void xval_json(struct jsonw *w, const struct xval *v, const char *str);
 void rec_null(struct rec *r);
 void rec_time(struct rec *r, const char *key, uint64_t ns);
+/* The same with a prepared key (rec_jkey_make). */
+void rec_time_prepared(struct rec *r, const struct rec_jkey *k, uint64_t ns);
 void rec_value(struct rec *r, const struct isp_value *v);  /* attribute value as is */
 /* rec_key_prepared(k) then rec_value(v), or rec_null() when v is NULL:
  * the same text, written in one go for JSON (the per-packet event
