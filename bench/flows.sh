@@ -4,8 +4,9 @@
 # functions, one per hop, one quantile) and both, on bench/memory.sh's
 # capture (1,000,000 flows of 2 packets, shuffled), from the mapped file
 # and from standard input (libpcap; held packets are copied), one worker,
-# median of REPS runs; decode only next to them; and how many items the
-# rules looked up ahead (src/filters/ahead.c). Numbers, no assertion.
+# and from the file with 2 workers, median of REPS runs; decode only next
+# to them; and how many items the rules looked up ahead
+# (src/filters/ahead.c). Numbers, no assertion.
 #
 #   ./setup.sh build && bench/flows.sh [REPS]
 set -eu
@@ -44,7 +45,9 @@ rate() {
 	: >"$tmp/f-runs"
 	i=0
 	while [ "$i" -lt "$reps" ]; do
-		if [ "$from" = file ]; then
+		if [ "$from" = file2 ]; then
+			"$bld/intspect" -r "$cap" "$@" -w 2 -q 2>"$tmp/f-err" >/dev/null || true
+		elif [ "$from" = file ]; then
 			"$bld/intspect" -r "$cap" "$@" -q 2>"$tmp/f-err" >/dev/null || true
 		else
 			"$bld/intspect" -r - "$@" -q <"$cap" 2>"$tmp/f-err" >/dev/null || true
@@ -55,12 +58,13 @@ rate() {
 	median <"$tmp/f-runs"
 }
 
-echo "intspect on 1,000,000 flows (2M packets, one worker), median of $reps, $(date -u +%Y-%m-%d)"
-printf '  %-12s %14s %14s   %s\n' rules "file Mpps" "stdin Mpps" "items looked up ahead (file)"
+echo "intspect on 1,000,000 flows (2M packets), median of $reps, $(date -u +%Y-%m-%d)"
+printf '  %-12s %14s %14s %14s   %s\n' rules "file Mpps" "stdin Mpps" "2 workers" "items looked up ahead (file)"
 for r in none event query both; do
 	f=$(rate file "$r")
 	ahead=$(sed -n 's/.* \([0-9]*\) looked up ahead$/\1/p' "$tmp/f-err" | tr '\n' ' ')
 	s=$(rate stdin "$r")
-	awk -v r="$r" -v f="$f" -v s="$s" -v a="${ahead:--}" \
-		'BEGIN { printf "  %-12s %14.2f %14.2f   %s\n", r == "none" ? "decode only" : r, f / 1e6, s / 1e6, a }'
+	w=$(rate file2 "$r")
+	awk -v r="$r" -v f="$f" -v s="$s" -v w="$w" -v a="${ahead:--}" \
+		'BEGIN { printf "  %-12s %14.2f %14.2f %14.2f   %s\n", r == "none" ? "decode only" : r, f / 1e6, s / 1e6, w / 1e6, a }'
 done

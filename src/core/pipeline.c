@@ -154,15 +154,28 @@ void pl_barrier(struct worker *me, uint64_t ts)
 
 	if (pl->ops.tick)
 		pl->ops.tick(me->ctx, ts);
+	unsigned spins = 0;
 	if (atomic_fetch_add_explicit(&pl->arrived, 1, memory_order_acq_rel) + 1 == pl->n) {
 		atomic_store_explicit(&pl->arrived, 0, memory_order_relaxed);
 		if (pl->ops.merge)
 			pl->ops.merge(pl->rules, pl->ctxs, pl->n);
 		atomic_store_explicit(&pl->gen, gen + 1, memory_order_release);
+	} else {
+		while (atomic_load_explicit(&pl->gen, memory_order_acquire) == gen)
+			pl_wait_step(me, &spins);
+	}
+	if (!pl->ops.merge_share)
+		return;
+	/* the merged windows' records, written by every worker */
+	pl->ops.merge_share(pl->rules, me->ctx, pl_wait_step, me);
+	if (atomic_fetch_add_explicit(&pl->shared, 1, memory_order_acq_rel) + 1 == pl->n) {
+		atomic_store_explicit(&pl->shared, 0, memory_order_relaxed);
+		if (pl->ops.merge_end)
+			pl->ops.merge_end(pl->rules, pl->ctxs, pl->n);
+		atomic_store_explicit(&pl->gen, gen + 2, memory_order_release);
 		return;
 	}
-	unsigned spins = 0;
-	while (atomic_load_explicit(&pl->gen, memory_order_acquire) == gen)
+	while (atomic_load_explicit(&pl->gen, memory_order_acquire) == gen + 1)
 		pl_wait_step(me, &spins);
 }
 

@@ -75,6 +75,14 @@ struct isp_pipeline_ops {
 	void (*flush)(void *w);
 	/* n > 1, every worker's tick done: merge and write their windows */
 	void (*merge)(void *rules, void *const *workers, unsigned n);
+	/* optional, n > 1: after merge, on every worker at once: write a
+	 * share of what merge left to write (the records of large windows),
+	 * until none is left to take; wait(ctx, spins) is one step of a
+	 * wait for another worker. Then, on the last worker done, merge_end
+	 * (what follows those writes). The workers leave the barrier after. */
+	void (*merge_share)(void *rules, void *w, void (*wait)(void *ctx, unsigned *spins),
+			    void *ctx);
+	void (*merge_end)(void *rules, void *const *workers, unsigned n);
 	/* the first time after t at which a window ends; UINT64_MAX: none */
 	uint64_t (*window_end)(void *rules, uint64_t t);
 	/* on the worker's own thread, when isp_pipeline_sample asks: copy

@@ -76,6 +76,7 @@ struct isp_pipeline {
 	char err[256];
 	/* the barrier at a tick: the last to arrive merges */
 	_Alignas(64) _Atomic unsigned arrived;
+	_Atomic unsigned shared;        /* ... then done with ops.merge_share */
 	_Atomic uint64_t gen;
 	/* live inputs: ticks the controller asks for */
 	_Alignas(64) _Atomic uint64_t tick_req;

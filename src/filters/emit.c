@@ -68,13 +68,21 @@ void engine_emit(struct isp_engine *e, const char *report, const char *key, size
 		}
 		return;
 	}
+	engine_emit_bytes(e, report, key, keylen, e->rec.w.buf, len, channels, nchannels, f, which,
+			  st);
+}
+
+void engine_emit_bytes(struct isp_engine *e, const char *report, const char *key, size_t keylen,
+		       const char *rec, size_t len, const int *channels, unsigned nchannels,
+		       const struct rule_formats *f, unsigned which, struct rule_stats *st)
+{
 	if (len == 0) {         /* too large, or a point without a field */
 		st->dropped++;
 		return;
 	}
-	if (first)
+	if (which == 0)         /* a record counts once, whatever its encodings */
 		st->records++;
-	struct isp_record r = { report, key ? key : "", key ? keylen : 0, e->rec.w.buf, len };
+	struct isp_record r = { report, key ? key : "", key ? keylen : 0, rec, len };
 	for (unsigned i = 0; i < nchannels; i++) {
 		if (!takes_encoding(f, i, which))
 			continue;       /* another encoding goes there */

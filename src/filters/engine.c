@@ -498,6 +498,34 @@ void isp_engine_merge_windows(struct isp_engine *merger, struct isp_engine *cons
 		partial_ends(merger);
 }
 
+bool isp_engine_merge_begin(struct isp_engine *merger, struct isp_engine *const *workers,
+			    unsigned n)
+{
+	const bool final = n && workers[0]->tick_now == UINT64_MAX;
+
+	for (unsigned i = 0; i < merger->prog->nmonitors; i++)
+		monitor_merge(merger, i, workers, n);
+	if (query_share_begin(merger, workers, n)) {
+		merger->share_final = final;
+		return true;
+	}
+	if (final)
+		partial_ends(merger);
+	return false;
+}
+
+void isp_engine_merge_share(struct isp_engine *merger, struct isp_engine *me,
+			    void (*wait)(void *ctx, unsigned *spins), void *ctx)
+{
+	query_share_run(merger, me, wait, ctx);
+}
+
+void isp_engine_merge_end(struct isp_engine *merger)
+{
+	if (query_share_end(merger) && merger->share_final)
+		partial_ends(merger);
+}
+
 uint64_t isp_engine_window_end(const struct isp_program *prog, uint64_t t)
 {
 	return engine_window_end(prog, t, true);
@@ -536,6 +564,7 @@ void isp_engine_free(struct isp_engine *e)
 	dta_engine_free(e);
 	carry_free(e);
 	ahead_free(e);
+	query_share_free(e);
 	free(e->pub);
 	free(e->saved_bit);
 	pthread_mutex_destroy(&e->pub_mu);

@@ -202,6 +202,12 @@ struct isp_engine {
 	int8_t *ahead_pos;
 	bool ahead_on;                  /* a table is large: items are held */
 	unsigned ahead_recheck;         /* items until ahead_on is asked again */
+	/* the merger: merged windows written by every worker (query_share.c);
+	 * a worker: the records of its slice, before their turn */
+	struct query_share *share;
+	bool share_final;               /* the share ends the input: partial ends after */
+	char *slice;
+	size_t slice_len, slice_cap;
 };
 
 /* channels: opened channels by program channel index (the engine does not
@@ -288,6 +294,14 @@ void isp_engine_drain(struct isp_engine *e, bool final);
 /* With every worker at a barrier: merge their closed windows, write them. */
 void isp_engine_merge_windows(struct isp_engine *merger, struct isp_engine *const *workers,
 			      unsigned n);
+/* The same in three steps, so that every worker writes records: merge
+ * (true: large windows are left to write), then on every worker at once
+ * isp_engine_merge_share (its engine me), then once isp_engine_merge_end. */
+bool isp_engine_merge_begin(struct isp_engine *merger, struct isp_engine *const *workers,
+			    unsigned n);
+void isp_engine_merge_share(struct isp_engine *merger, struct isp_engine *me,
+			    void (*wait)(void *ctx, unsigned *spins), void *ctx);
+void isp_engine_merge_end(struct isp_engine *merger);
 /* The first time after t at which a query window ends; UINT64_MAX: none. */
 uint64_t isp_engine_window_end(const struct isp_program *prog, uint64_t t);
 void isp_engine_free(struct isp_engine *e);
@@ -417,6 +431,11 @@ void engine_emit_begin(struct isp_engine *e, const char *report, size_t report_l
  * costs as much as the record's head, and files, stdout, sockets and
  * Redis never read it. */
 bool engine_channels_use_key(const struct isp_engine *e, const int *channels, unsigned n);
+/* engine_emit for a record written elsewhere (len bytes at rec, 0: it did
+ * not fit, counted dropped), handed to the channels' queues. */
+void engine_emit_bytes(struct isp_engine *e, const char *report, const char *key, size_t keylen,
+		       const char *rec, size_t len, const int *channels, unsigned nchannels,
+		       const struct rule_formats *f, unsigned which, struct rule_stats *st);
 void engine_emit(struct isp_engine *e, const char *report, const char *key, size_t keylen,
 		 const int *channels, unsigned nchannels, const struct rule_formats *f,
 		 unsigned which, struct rule_stats *st);

@@ -51,11 +51,43 @@ uint8_t *query_hop_state(struct query_state *qs, struct qhops *c, unsigned hop, 
 uint64_t query_group_hash(const uint8_t *k, size_t len);
 /* A group's records, in each of the rule's formats. */
 void query_write_group(struct isp_engine *e, unsigned i, struct tentry *te);
+/* ... in pieces, for several writers of one window (query_share.c):
+ * what a window's writing reads of e's state and sets once, before it
+ * (whether a channel reads record keys); a group's values from its key
+ * bytes and its key text (kl bytes into keytext, when a channel reads
+ * it); their record in format f into rec. */
+void query_write_prepare(struct isp_engine *e, unsigned i);
+unsigned query_group_values(const struct isp_engine *e, unsigned i, struct tentry *te,
+			    struct isp_value *vals, bool *present, char *keytext, size_t cap,
+			    size_t *kl);
+void query_encode_group(struct isp_engine *e, struct rec *rec, unsigned i, struct tentry *te,
+			const struct isp_value *vals, const bool *present, unsigned ng, unsigned f);
 /* The open window's groups, in the order of `sorted` (count groups), or
  * of arrival when NULL. */
 void query_write_groups(struct isp_engine *e, unsigned i, struct tentry *const *sorted);
 /* Its records so, then the window closed. */
 void query_write_window(struct isp_engine *e, unsigned i, struct tentry *const *sorted);
+/* The window closed (its records written): counted, its table emptied. */
+void query_window_done(struct isp_engine *e, unsigned i);
+/* Merge the workers' closed windows of rule i into m's (query_merge.c):
+ * false when none had one; else *sorted (count groups in the order of
+ * their first packet, NULL when out of memory: the table's order) to
+ * write, then query_window_done. */
+bool query_merge_groups(struct isp_engine *m, unsigned i, struct isp_engine *const *w,
+			unsigned n, struct tentry ***sorted, uint32_t *count);
+
+/* ---- merged windows written by every worker (query_share.c) ---- */
+
+/* Merge every query's windows; when one is large enough, set their
+ * writing up for query_share_run (true); else write them all (false). */
+bool query_share_begin(struct isp_engine *m, struct isp_engine *const *w, unsigned n);
+/* On each worker (its engine me) at once: take slices, write them, hand
+ * them over in turn, until none is left. */
+void query_share_run(struct isp_engine *m, struct isp_engine *me,
+		     void (*wait)(void *ctx, unsigned *spins), void *ctx);
+/* After every worker's run: true when a share was open (now closed). */
+bool query_share_end(struct isp_engine *m);
+void query_share_free(struct isp_engine *e);
 
 /* ---- what partial.c uses of query_merge.c to fold a partial in ---- */
 

@@ -77,7 +77,8 @@ static unsigned largest_done(unsigned i, struct isp_engine *const *w, unsigned n
 	return best;
 }
 
-void query_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w, unsigned n)
+bool query_merge_groups(struct isp_engine *m, unsigned i, struct isp_engine *const *w,
+			unsigned n, struct tentry ***sorted, uint32_t *count)
 {
 	const struct qrule *r = &m->prog->queries[i];
 	struct query_state *mqs = &m->q[i];
@@ -132,8 +133,19 @@ void query_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w, 
 		wqs->has_done = false;
 	}
 	if (!any)
+		return false;
+	*count = mqs->groups.count;
+	*sorted = sorted_groups(&mqs->groups);
+	return true;
+}
+
+void query_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w, unsigned n)
+{
+	struct tentry **sorted;
+	uint32_t count;
+
+	if (!query_merge_groups(m, i, w, n, &sorted, &count))
 		return;
-	struct tentry **sorted = sorted_groups(&mqs->groups);
 	query_write_window(m, i, sorted);
 	free(sorted);
 }

@@ -71,47 +71,49 @@ static void encode_influx(struct isp_engine *e, unsigned i, struct qgroup *g,
 	}
 }
 
-/* "window_start" and "window_end", made once a window: a large table's
- * records all have them (two keys and two times cost ~660 instructions a
- * record). */
-static void window_times(struct rec *rec, struct query_state *qs)
+/* ,"window_start":S,"window_end":E made once a window: a large table's
+ * records all have it (two keys and two times cost ~660 instructions a
+ * record). false when it does not fit (then written field by field). */
+static bool window_text(struct query_state *qs)
 {
-	if (!rec->w.need_comma) {       /* not after a head: as rec_time writes them */
-		rec_time(rec, "window_start", qs->win_start);
-		rec_time(rec, "window_end", qs->win_end);
-		return;
-	}
-	if (qs->win_text_len == 0 || qs->win_text_start != qs->win_start ||
-	    qs->win_text_end != qs->win_end) {
-		struct jsonw w;
-		jsonw_init(&w, qs->win_text, sizeof(qs->win_text));
-		w.need_comma = true;
-		jsonw_key3(&w, "window_start", NULL, NULL);
-		jsonw_time(&w, qs->win_start, 6);
-		jsonw_key3(&w, "window_end", NULL, NULL);
-		jsonw_time(&w, qs->win_end, 6);
-		if (w.overflow) {
-			qs->win_text_len = 0;
-			rec_time(rec, "window_start", qs->win_start);
-			rec_time(rec, "window_end", qs->win_end);
-			return;
-		}
-		qs->win_text_len = w.len;
-		qs->win_text_start = qs->win_start;
-		qs->win_text_end = qs->win_end;
-	}
-	jsonw_raw(&rec->w, qs->win_text, qs->win_text_len);
-	rec->w.need_comma = true;
+	if (qs->win_text_len && qs->win_text_start == qs->win_start &&
+	    qs->win_text_end == qs->win_end)
+		return true;
+	struct jsonw w;
+	jsonw_init(&w, qs->win_text, sizeof(qs->win_text));
+	w.need_comma = true;
+	jsonw_key3(&w, "window_start", NULL, NULL);
+	jsonw_time(&w, qs->win_start, 6);
+	jsonw_key3(&w, "window_end", NULL, NULL);
+	jsonw_time(&w, qs->win_end, 6);
+	qs->win_text_len = w.overflow ? 0 : w.len;
+	qs->win_text_start = qs->win_start;
+	qs->win_text_end = qs->win_end;
+	return !w.overflow;
 }
 
-/* The record of one group in one format. */
-static void encode_group(struct isp_engine *e, unsigned i, struct qgroup *g,
+static void window_times(struct rec *rec, struct query_state *qs)
+{
+	/* after a head (always: rec_begin ends with "time"), the text made
+	 * once; else as rec_time writes them */
+	if (rec->w.need_comma && window_text(qs)) {
+		jsonw_raw(&rec->w, qs->win_text, qs->win_text_len);
+		rec->w.need_comma = true;
+		return;
+	}
+	rec_time(rec, "window_start", qs->win_start);
+	rec_time(rec, "window_end", qs->win_end);
+}
+
+/* The record of one group of e's window in one format, into rec (e's,
+ * or another engine's when several write one window: query_share.c,
+ * which never gives line protocol or partial windows, written into e's). */
+static void encode_group(struct isp_engine *e, struct rec *rec, unsigned i, struct qgroup *g,
 			 const struct isp_value *vals, const bool *present, unsigned ng,
 			 enum rec_format format)
 {
 	const struct qrule *r = &e->prog->queries[i];
 	struct query_state *qs = &e->q[i];
-	struct rec *rec = &e->rec;
 	const struct isp_program *prog = e->prog;
 	double window_s = (double)r->period_ns / 1e9;
 	bool csv = format == FMT_CSV || format == FMT_CSV_CELLS;
@@ -192,23 +194,18 @@ static void encode_group(struct isp_engine *e, unsigned i, struct qgroup *g,
 	}
 }
 
-void query_write_group(struct isp_engine *e, unsigned i, struct tentry *te)
+unsigned query_group_values(const struct isp_engine *e, unsigned i, struct tentry *te,
+			    struct isp_value *vals, bool *present, char *keytext, size_t cap,
+			    size_t *kl)
 {
 	const struct qrule *r = &e->prog->queries[i];
-	struct query_state *qs = &e->q[i];
+	const struct query_state *qs = &e->q[i];
 	const struct isp_program *prog = e->prog;
-	struct qgroup *g = tentry_state(te);
-
-	/* the group-by values, decoded once from the key bytes: for the record
-	 * and for its key (Kafka partitioning) */
-	struct isp_value vals[MAX_GROUP_BY];
-	bool present[MAX_GROUP_BY];
 	unsigned ng = r->ngroup < MAX_GROUP_BY ? r->ngroup : MAX_GROUP_BY;
 	const uint8_t *kb = tentry_key(&qs->groups, te), *kend = kb + tentry_keylen(te);
-	size_t kl = 0;
-	e->keytext[0] = 0;
-	if (!qs->wants_key)
-		qs->wants_key = engine_channels_use_key(e, r->channels, r->nchannels) ? 2 : 1;
+
+	*kl = 0;
+	keytext[0] = 0;
 	for (unsigned j = 0; j < ng; j++) {
 		const struct isp_attr_desc *a = isp_attr_desc_of(e->sc.reg, &prog->slots[r->group_slots[j]]);
 		present[j] = false;
@@ -216,12 +213,46 @@ void query_write_group(struct isp_engine *e, unsigned i, struct tentry *te)
 		if (qs->wants_key == 1)
 			continue;
 		if (j)
-			engine_text_append(e->keytext, sizeof(e->keytext), &kl, "|", NULL);
+			engine_text_append(keytext, cap, kl, "|", NULL);
 		if (present[j])
-			engine_text_append(e->keytext, sizeof(e->keytext), &kl, NULL, &vals[j]);
+			engine_text_append(keytext, cap, kl, NULL, &vals[j]);
 	}
+	return ng;
+}
+
+void query_encode_group(struct isp_engine *e, struct rec *rec, unsigned i, struct tentry *te,
+			const struct isp_value *vals, const bool *present, unsigned ng, unsigned f)
+{
+	const struct qrule *r = &e->prog->queries[i];
+
+	encode_group(e, rec, i, tentry_state(te), vals, present, ng,
+		     rule_format_at(&r->fmts, r->format, f));
+}
+
+void query_write_prepare(struct isp_engine *e, unsigned i)
+{
+	const struct qrule *r = &e->prog->queries[i];
+	struct query_state *qs = &e->q[i];
+
+	if (!qs->wants_key)
+		qs->wants_key = engine_channels_use_key(e, r->channels, r->nchannels) ? 2 : 1;
+	window_text(qs);
+}
+
+void query_write_group(struct isp_engine *e, unsigned i, struct tentry *te)
+{
+	const struct qrule *r = &e->prog->queries[i];
+	struct query_state *qs = &e->q[i];
+
+	/* the group-by values, decoded once from the key bytes: for the record
+	 * and for its key (Kafka partitioning) */
+	struct isp_value vals[MAX_GROUP_BY];
+	bool present[MAX_GROUP_BY];
+	size_t kl;
+	query_write_prepare(e, i);
+	unsigned ng = query_group_values(e, i, te, vals, present, e->keytext, sizeof(e->keytext), &kl);
 	for (unsigned f = 0, nf = rule_nformats(&r->fmts); f < nf; f++) {
-		encode_group(e, i, g, vals, present, ng, rule_format_at(&r->fmts, r->format, f));
+		query_encode_group(e, &e->rec, i, te, vals, present, ng, f);
 		engine_emit(e, r->name, e->keytext, kl, r->channels, r->nchannels, &r->fmts, f,
 			    &qs->st);
 	}
@@ -241,9 +272,14 @@ void query_write_groups(struct isp_engine *e, unsigned i, struct tentry *const *
 
 void query_write_window(struct isp_engine *e, unsigned i, struct tentry *const *sorted)
 {
+	query_write_groups(e, i, sorted);
+	query_window_done(e, i);
+}
+
+void query_window_done(struct isp_engine *e, unsigned i)
+{
 	struct query_state *qs = &e->q[i];
 
-	query_write_groups(e, i, sorted);
 	if (qs->ts_order) {
 		uint64_t groups = qs->groups.count;
 		for (unsigned k = 0; k < qs->ndrained; k++)

@@ -165,7 +165,30 @@ static void merge(void *rules, void *const *workers, unsigned n)
 
 	for (unsigned i = 0; i < n; i++)
 		e[i] = ((struct rules_worker *const *)workers)[i]->e;
-	isp_engine_merge_windows(r->merger, e, n);
+	/* large windows: their records are written by every worker next */
+	r->sharing = isp_engine_merge_begin(r->merger, e, n);
+	if (!r->sharing)
+		rules_swap_here(r);
+}
+
+static void merge_share(void *rules, void *w, void (*wait)(void *ctx, unsigned *spins), void *ctx)
+{
+	struct isp_rules *r = rules;
+
+	if (r->sharing)
+		isp_engine_merge_share(r->merger, ((struct rules_worker *)w)->e, wait, ctx);
+}
+
+static void merge_end(void *rules, void *const *workers, unsigned n)
+{
+	struct isp_rules *r = rules;
+
+	(void)workers;
+	(void)n;
+	if (!r->sharing)
+		return;
+	r->sharing = false;
+	isp_engine_merge_end(r->merger);
 	rules_swap_here(r);
 }
 
@@ -262,6 +285,8 @@ const struct isp_pipeline_ops isp_rules_ops = {
 	.tick = tick,
 	.flush = flush,
 	.merge = merge,
+	.merge_share = merge_share,
+	.merge_end = merge_end,
 	.window_end = window_end,
 	.publish = publish,
 	.holding = holding,

@@ -33,6 +33,7 @@ struct isp_rules {
 	const struct isp_registry *reg;
 	struct isp_channel **channels;
 	struct isp_engine *merger;              /* several workers only */
+	bool sharing;                           /* a merge left records for every worker */
 	struct isp_engine *worker[ISP_MAX_WORKERS];
 	struct rules_worker rw[ISP_MAX_WORKERS];
 	unsigned n;
