@@ -113,6 +113,25 @@ pid=""
 shares_read "$tmp/rp.err" 2
 "$bld/intspect" -C "$tmp/rules.conf" -r "$tmp/r.pcap" >"$tmp/offline.raw" 2>/dev/null
 same_set_as "$tmp/rp.raw" "$tmp/offline.raw"
+# one sender: the kernel gives every datagram to one worker's socket, the
+# other worker's share stays quiet while it is sent the items it owns
+# (a flow monitor keyed by flow); waiting on its quiet socket, it must
+# still take them all (it took 64 a wait: the rest was dropped at its
+# full ring)
+printf 'flow-monitor fm { match = {"ip.src", "ip.dst"}; query-interval = 3600000 }\n' >"$tmp/fm.conf"
+"$bld/intspect" -C "$tmp/fm.conf" -u "127.0.0.1:$port" -w 2 >/dev/null 2>"$tmp/fm.err" &
+pid=$!
+sleep 0.5
+python3 "$src/test/soak/pace.py" "$tmp/r.pcap" 127.0.0.1 "$port" 10000 2 >"$tmp/fm.sent"
+sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+pid=""
+got=$(sed -n 's/^intspect: [0-9]* packets ([0-9]* bytes), \([0-9]*\) telemetry items.*/\1/p' "$tmp/fm.err")
+matched=$(sed -n 's/.*flow-monitor fm: \([0-9]*\) matched.*/\1/p' "$tmp/fm.err")
+[ -n "$got" ] && [ "$got" -gt 30000 ] && [ "$matched" = "$got" ] && ! grep -q "items dropped" "$tmp/fm.err" &&
+	ok "one busy share, one quiet: every item reaches its owner ($matched items, $(cat "$tmp/fm.sent") datagrams sent)" ||
+	{ bad "one busy share, one quiet: items lost on the way"; cat "$tmp/fm.err"; }
 "$bld/intspect" -u 70000 -q 2>"$tmp/e" ; rc=$?
 [ "$rc" -ne 0 ] && grep -q "expected PORT" "$tmp/e" && ok "bad port is an error" || bad "bad port"
 # drop-policy = block would stall a live input: refused with its position
