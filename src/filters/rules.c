@@ -228,7 +228,9 @@ static void engine_counts(const struct isp_engine *e, struct rule_stats *out)
 	}
 	for (unsigned i = 0; i < e->prog->nqueries; i++) {
 		out[ne + i] = e->q[i].st;
-		out[ne + i].overflows = e->q[i].groups.overflows;
+		/* tables move between groups and done (a window closed, a merge):
+		 * their counts with them */
+		out[ne + i].overflows = e->q[i].groups.overflows + e->q[i].done.overflows;
 	}
 	for (unsigned i = 0, at = ne + e->prog->nqueries; i < e->prog->nmonitors; i++) {
 		out[at + i] = e->mon[i].st;
