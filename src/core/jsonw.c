@@ -197,6 +197,19 @@ void jsonw_time(struct jsonw *w, uint64_t ns, unsigned digits)
 
 /* ---- "%.15g" (jsonw_g15) ---- */
 
+static size_t g15_slow(char *out, double v)
+{
+	char b[64];
+	int n = snprintf(b, sizeof(b), "%.15g", v);
+
+	if (n < 0 || n > JSONW_G15_MAX)
+		n = 0;
+	memcpy(out, b, (size_t)n);
+	return (size_t)n;
+}
+
+#ifdef __SIZEOF_INT128__
+
 static const uint64_t pow10_u64[20] = {
 	UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000), UINT64_C(10000),
 	UINT64_C(100000), UINT64_C(1000000), UINT64_C(10000000), UINT64_C(100000000),
@@ -230,19 +243,13 @@ static uint64_t scaled_round(uint64_t m, unsigned s, unsigned p)
 	return n;
 }
 
-static size_t g15_slow(char *out, double v)
-{
-	char b[64];
-	int n = snprintf(b, sizeof(b), "%.15g", v);
-
-	if (n < 0 || n > JSONW_G15_MAX)
-		n = 0;
-	memcpy(out, b, (size_t)n);
-	return (size_t)n;
-}
+#endif
 
 size_t jsonw_g15(char *out, double v)
 {
+#ifndef __SIZEOF_INT128__
+	return g15_slow(out, v);        /* no 128-bit integers (32-bit hosts) */
+#else
 	uint64_t bits;
 
 	memcpy(&bits, &v, sizeof(bits));
@@ -308,4 +315,5 @@ size_t jsonw_g15(char *out, double v)
 		out[o++] = '0';
 	memcpy(out + o, d, nd);
 	return o + nd;
+#endif
 }

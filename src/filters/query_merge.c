@@ -10,10 +10,17 @@
 #include "engine_int.h"
 #include "query_int.h"
 
+/* A group and its first packet's order, sorted without reading the
+ * group again: with a million groups, each comparison of two pointers
+ * was two cache misses. */
+struct by_first_of {
+	uint64_t first;
+	struct tentry *te;
+};
+
 static int by_first(const void *a, const void *b)
 {
-	const struct qgroup *x = tentry_state(*(struct tentry *const *)a);
-	const struct qgroup *y = tentry_state(*(struct tentry *const *)b);
+	const struct by_first_of *x = a, *y = b;
 
 	return x->first < y->first ? -1 : x->first > y->first;
 }
@@ -24,15 +31,23 @@ static int by_first(const void *a, const void *b)
  * caller frees. */
 static struct tentry **sorted_groups(const struct table *t)
 {
-	struct tentry **v = malloc((t->count ? t->count : 1) * sizeof(*v));
-	uint32_t n = 0;
+	size_t n = t->count ? t->count : 1;
+	struct by_first_of *v = malloc(n * sizeof(*v));
+	struct tentry **out = malloc(n * sizeof(*out));
+	uint32_t k = 0;
 
-	if (!v)
+	if (!v || !out) {
+		free(v);
+		free(out);
 		return NULL;
+	}
 	for (struct tentry *te = NULL; (te = table_next(t, te)) != NULL;)
-		v[n++] = te;
-	qsort(v, n, sizeof(*v), by_first);
-	return v;
+		v[k++] = (struct by_first_of){ ((const struct qgroup *)tentry_state(te))->first, te };
+	qsort(v, k, sizeof(*v), by_first);
+	for (uint32_t j = 0; j < k; j++)
+		out[j] = v[j].te;
+	free(v);
+	return out;
 }
 
 /* Fold a worker's cell into the merged one: states add up (Chan's formula
