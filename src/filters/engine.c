@@ -434,8 +434,6 @@ void isp_engine_route(struct isp_engine *e, const struct isp_packet *p, unsigned
 	dest[lead] |= ROUTE_REST;
 }
 
-static void partial_ends(struct isp_engine *e);
-
 void isp_engine_tick(struct isp_engine *e, uint64_t now_ns)
 {
 	engine_ahead_drain(e);          /* the items before the tick */
@@ -449,13 +447,11 @@ void isp_engine_tick(struct isp_engine *e, uint64_t now_ns)
 			event_expire(e, i, now_ns);     /* the end of the input is not idleness */
 	dta_tick(e, now_ns);
 	if (now_ns == UINT64_MAX && !e->partial)
-		partial_ends(e);
+		engine_partial_ends(e);
 	isp_engine_flush(e);
 }
 
-/* The input ended: every partial rule says so (one worker, or the merger
- * once every worker reached the end). */
-static void partial_ends(struct isp_engine *e)
+void engine_partial_ends(struct isp_engine *e)
 {
 	for (unsigned i = 0; i < e->prog->nqueries; i++)
 		if (e->q[i].ts_order)
@@ -495,35 +491,7 @@ void isp_engine_merge_windows(struct isp_engine *merger, struct isp_engine *cons
 	for (unsigned i = 0; i < merger->prog->nqueries; i++)
 		query_merge(merger, i, workers, n);
 	if (n && workers[0]->tick_now == UINT64_MAX)
-		partial_ends(merger);
-}
-
-bool isp_engine_merge_begin(struct isp_engine *merger, struct isp_engine *const *workers,
-			    unsigned n)
-{
-	const bool final = n && workers[0]->tick_now == UINT64_MAX;
-
-	for (unsigned i = 0; i < merger->prog->nmonitors; i++)
-		monitor_merge(merger, i, workers, n);
-	if (query_share_begin(merger, workers, n)) {
-		merger->share_final = final;
-		return true;
-	}
-	if (final)
-		partial_ends(merger);
-	return false;
-}
-
-void isp_engine_merge_share(struct isp_engine *merger, struct isp_engine *me,
-			    void (*wait)(void *ctx, unsigned *spins), void *ctx)
-{
-	query_share_run(merger, me, wait, ctx);
-}
-
-void isp_engine_merge_end(struct isp_engine *merger)
-{
-	if (query_share_end(merger) && merger->share_final)
-		partial_ends(merger);
+		engine_partial_ends(merger);
 }
 
 uint64_t isp_engine_window_end(const struct isp_program *prog, uint64_t t)

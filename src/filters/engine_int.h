@@ -302,6 +302,9 @@ bool isp_engine_merge_begin(struct isp_engine *merger, struct isp_engine *const 
 void isp_engine_merge_share(struct isp_engine *merger, struct isp_engine *me,
 			    void (*wait)(void *ctx, unsigned *spins), void *ctx);
 void isp_engine_merge_end(struct isp_engine *merger);
+/* The input ended: every partial rule says so (one worker, or the merger
+ * once every worker reached the end). */
+void engine_partial_ends(struct isp_engine *e);
 /* The first time after t at which a query window ends; UINT64_MAX: none. */
 uint64_t isp_engine_window_end(const struct isp_program *prog, uint64_t t);
 void isp_engine_free(struct isp_engine *e);

@@ -256,3 +256,33 @@ bool query_share_end(struct isp_engine *m)
 	s->nslices = 0;
 	return true;
 }
+
+/* ---- the three steps of a merge at a barrier (engine_int.h) ---- */
+
+bool isp_engine_merge_begin(struct isp_engine *merger, struct isp_engine *const *workers,
+			    unsigned n)
+{
+	const bool final = n && workers[0]->tick_now == UINT64_MAX;
+
+	for (unsigned i = 0; i < merger->prog->nmonitors; i++)
+		monitor_merge(merger, i, workers, n);
+	if (query_share_begin(merger, workers, n)) {
+		merger->share_final = final;
+		return true;
+	}
+	if (final)
+		engine_partial_ends(merger);
+	return false;
+}
+
+void isp_engine_merge_share(struct isp_engine *merger, struct isp_engine *me,
+			    void (*wait)(void *ctx, unsigned *spins), void *ctx)
+{
+	query_share_run(merger, me, wait, ctx);
+}
+
+void isp_engine_merge_end(struct isp_engine *merger)
+{
+	if (query_share_end(merger) && merger->share_final)
+		engine_partial_ends(merger);
+}
