@@ -80,6 +80,44 @@ static void merge_cell(struct query_state *mqs, unsigned k, const struct qitem *
 	}
 }
 
+/* Fold a worker's closed window into the merged one. With many groups
+ * each lookup is two cache misses (the slot, the entry): the slots of the
+ * groups FOLD_SLOT ahead and the entries of those FOLD_ENTRY ahead are
+ * asked for first, as ahead.c does for packets (a group's tag holds its
+ * hash, the same on every engine). */
+#define FOLD_SLOT 8
+#define FOLD_ENTRY 4
+
+static void fold(struct query_state *mqs, const struct qrule *r, struct query_state *wqs)
+{
+	const struct table *from = &wqs->done;
+	struct tentry *slot_at = NULL, *entry_at = NULL;
+
+	for (unsigned k = 0; k < FOLD_SLOT && (slot_at = table_next(from, slot_at)) != NULL; k++)
+		table_prefetch_slot(&mqs->groups, slot_at->tag >> 16);
+	for (unsigned k = 0; k < FOLD_ENTRY && (entry_at = table_next(from, entry_at)) != NULL; k++)
+		table_prefetch_entry(&mqs->groups, entry_at->tag >> 16);
+	for (struct tentry *src = NULL; (src = table_next(from, src)) != NULL;) {
+		if (slot_at && (slot_at = table_next(from, slot_at)) != NULL)
+			table_prefetch_slot(&mqs->groups, slot_at->tag >> 16);
+		if (entry_at && (entry_at = table_next(from, entry_at)) != NULL)
+			table_prefetch_entry(&mqs->groups, entry_at->tag >> 16);
+		struct qgroup *sg = tentry_state(src);
+		bool created;
+		const uint8_t *key = tentry_key(from, src);
+		uint32_t len = tentry_keylen(src);
+		struct tentry *te = table_get_hashed(&mqs->groups, key, len, query_group_hash(key, len),
+						     0, false, &created);
+		if (!te)
+			continue;       /* max-groups: counted in the merger's overflows */
+		struct qgroup *g = tentry_state(te);
+		if (created || sg->first < g->first)
+			g->first = sg->first;
+		for (unsigned c = 0; c < r->nitems; c++)
+			merge_cell(mqs, c, &r->items[c], cell_of(mqs, g, c), cell_of(wqs, sg, c));
+	}
+}
+
 /* The worker whose closed window has the most groups, or n. */
 static unsigned largest_done(unsigned i, struct isp_engine *const *w, unsigned n)
 {
@@ -125,22 +163,8 @@ bool query_merge_groups(struct isp_engine *m, unsigned i, struct isp_engine *con
 		any = true;
 		mqs->win_start = wqs->done_start;
 		mqs->win_end = wqs->done_end;
-		for (struct tentry *src = NULL; k != base && (src = table_next(&wqs->done, src)) != NULL;) {
-			struct qgroup *sg = tentry_state(src);
-			bool created;
-			const uint8_t *key = tentry_key(&wqs->done, src);
-			uint32_t len = tentry_keylen(src);
-			struct tentry *te = table_get_hashed(&mqs->groups, key, len,
-							     query_group_hash(key, len), 0, false,
-							     &created);
-			if (!te)
-				continue;       /* max-groups: counted in the merger's overflows */
-			struct qgroup *g = tentry_state(te);
-			if (created || sg->first < g->first)
-				g->first = sg->first;
-			for (unsigned c = 0; c < r->nitems; c++)
-				merge_cell(mqs, c, &r->items[c], cell_of(mqs, g, c), cell_of(wqs, sg, c));
-		}
+		if (k != base)
+			fold(mqs, r, wqs);
 		mqs->st.matched += wqs->st.matched;
 		wqs->st.matched = 0;
 		table_clear(&wqs->done);
