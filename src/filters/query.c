@@ -702,12 +702,7 @@ void query_flush(struct isp_engine *e, unsigned i)
 	}
 	/* a worker: the window waits for the merger (which takes it before
 	 * the next one closes); the next window starts on empty tables */
-	struct table t = qs->done;
-	struct arena a = qs->done_hops;
-	qs->done = qs->groups;
-	qs->done_hops = qs->hops;
-	qs->groups = t;
-	qs->hops = a;
+	query_window_swap(&qs->done, &qs->done_hops, &qs->groups, &qs->hops);
 	qs->done_start = qs->win_start;
 	qs->done_end = qs->win_end;
 	qs->has_done = true;

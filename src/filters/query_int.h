@@ -15,6 +15,20 @@
  * per-hop argument a struct qhops whose array holds that much per hop.
  * Sized per rule because a million groups multiply every byte.
  */
+/* Exchange two windows: their group tables and per-hop arenas (a worker's
+ * closed window set aside for the merger; the largest taken whole by it). */
+static inline void query_window_swap(struct table *t1, struct arena *a1, struct table *t2,
+				     struct arena *a2)
+{
+	struct table t = *t1;
+	struct arena a = *a1;
+
+	*t1 = *t2;
+	*a1 = *a2;
+	*t2 = t;
+	*a2 = a;
+}
+
 struct qhops {
 	uint8_t *hops;          /* nh states of cell_size bytes (cap allocated) */
 	uint8_t nh, cap;

@@ -142,15 +142,9 @@ bool query_merge_groups(struct isp_engine *m, unsigned i, struct isp_engine *con
 	 * many groups, inserting every group of every worker again was most
 	 * of a merge (a million groups: ~36% of 2 workers' time, perf). */
 	unsigned base = mqs->groups.count == 0 ? largest_done(i, w, n) : n;
-	if (base < n) {
-		struct query_state *bqs = &w[base]->q[i];
-		struct table t = mqs->groups;
-		struct arena a = mqs->hops;
-		mqs->groups = bqs->done;
-		mqs->hops = bqs->done_hops;
-		bqs->done = t;
-		bqs->done_hops = a;
-	}
+	if (base < n)
+		query_window_swap(&mqs->groups, &mqs->hops, &w[base]->q[i].done,
+				  &w[base]->q[i].done_hops);
 
 	for (unsigned k = 0; k < n; k++) {
 		struct query_state *wqs = &w[k]->q[i];
