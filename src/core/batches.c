@@ -247,8 +247,8 @@ int isp_batches_next(struct isp_batches *bs, struct isp_batch *out)
 	int rc = read_batch(bs, out);
 	struct pcap_map_calls c = { 0 };
 	calls_take(bs, &c);
-	atomic_store_explicit(&bs->turn, atomic_load_explicit(&bs->turn, memory_order_relaxed) + 1,
-			      memory_order_relaxed);
+	out->seq = atomic_load_explicit(&bs->turn, memory_order_relaxed);
+	atomic_store_explicit(&bs->turn, out->seq + 1, memory_order_relaxed);
 	atomic_store_explicit(&bs->reading, false, memory_order_release);
 	calls_after(bs, &c);
 	prefetch_ahead(out);

@@ -38,6 +38,7 @@ struct isp_batch {
 	 * before this one (at the end of the input: all of them); a tick of
 	 * its own can only be at its first packet */
 	uint64_t ticks_before;
+	uint64_t seq;           /* isp_batches_next: its place in the file, from 0 */
 	struct isp_batch_pkt pkt[ISP_BATCH_PACKETS];
 	uint8_t *bytes;         /* copies, when the source does not keep its bytes */
 	size_t bytes_cap;

@@ -48,6 +48,14 @@ struct isp_pipeline_ops {
 	 * to route, no order between workers): a capture file's workers
 	 * then take its batches in any order and meet only at ticks */
 	bool (*local_only)(void *w);
+	/* n > 1, optional, capture files: the rules can run where their
+	 * items were read provided that what each batch wrote is handed on
+	 * in the file's order (batch_commit). Asked of every worker when
+	 * local_only is not true; true: they will be run so. */
+	bool (*local_in_order)(void *w);
+	/* after each batch local_in_order runs, in the file's order: the call
+	 * for a batch comes after the call for the batch before it returned */
+	void (*batch_commit)(void *w);
 	/* an item, with what route gave for this worker (ISP_ROUTE_ALL alone) */
 	void (*item)(void *w, const struct isp_packet *p, uint64_t what);
 	/* optional: the same for an item the rules may hold a few items

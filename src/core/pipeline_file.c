@@ -191,13 +191,28 @@ static bool dissect_own(struct worker *me, struct ordered *o)
 	return true;
 }
 
+/* What batch seq wrote, handed on once every batch before it was. No
+ * worker waits here for one held at a barrier: a tick opens its batch,
+ * and every worker meets it before taking a batch after it. */
+static void commit_batch(struct worker *me, uint64_t seq)
+{
+	struct isp_pipeline *pl = me->pl;
+	unsigned spins = 0;
+
+	while (atomic_load_explicit(&pl->commit_turn, memory_order_acquire) != seq)
+		pl_wait_step(me, &spins);
+	pl->ops.batch_commit(me->ctx);
+	atomic_store_explicit(&pl->commit_turn, seq + 1, memory_order_release);
+}
+
 /*
  * Rules that need no order between workers (ops.local_only, or none):
  * each worker takes the next batch, whoever asks first, and handles its
- * items in place. They meet only at ticks, every one of them in the
- * file's order: a tick opens its batch (isp_batches_next), and a worker
- * meets the ticks of earlier batches, read by others, before the packets
- * of its own.
+ * items in place; rules that need only their records in the file's order
+ * (ops.local_in_order) commit each batch in turn. They meet only at
+ * ticks, every one of them in the file's order: a tick opens its batch
+ * (isp_batches_next), and a worker meets the ticks of earlier batches,
+ * read by others, before the packets of its own.
  */
 void pl_run_local(struct worker *me)
 {
@@ -236,6 +251,8 @@ void pl_run_local(struct worker *me)
 		me->local += batch->n;
 		atomic_store_explicit(&me->packets, me->local, memory_order_relaxed);
 		atomic_store_explicit(&me->items, me->handled, memory_order_relaxed);
+		if (pl->commits)
+			commit_batch(me, batch->seq);
 	}
 	pl_barrier(me, UINT64_MAX);        /* every window */
 }

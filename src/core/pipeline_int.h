@@ -67,6 +67,7 @@ struct isp_pipeline {
 	int wake[ISP_MAX_WORKERS];      /* eventfds that end a live source's wait; -1 */
 	bool ordered;                   /* a capture file read in batches */
 	bool local;                     /* ... in any order (ops.local_only) */
+	bool commits;                   /* ... each batch committed in order (ops.batch_commit) */
 	bool by_ref;                    /* items point into the source's bytes */
 	bool port_counters;             /* DPDK: the port counts, not the kernel */
 	uint64_t count;
@@ -78,6 +79,8 @@ struct isp_pipeline {
 	_Alignas(64) _Atomic unsigned arrived;
 	_Atomic unsigned shared;        /* ... then done with ops.merge_share */
 	_Atomic uint64_t gen;
+	/* pl->commits: the next batch to commit */
+	_Alignas(64) _Atomic uint64_t commit_turn;
 	/* live inputs: ticks the controller asks for */
 	_Alignas(64) _Atomic uint64_t tick_req;
 	_Atomic uint64_t tick_ts;

@@ -20,6 +20,10 @@ void engine_emit_begin(struct isp_engine *e, const char *report, size_t report_l
 		       const char *key, size_t keylen, const int *channels, unsigned nchannels,
 		       const struct rule_formats *f, unsigned which)
 {
+	if (e->logging) {       /* settled in order: kept until its batch is committed */
+		event_log_begin(e, key ? key : "", key ? keylen : 0);
+		return;
+	}
 	/* several workers stage their records (one lock for many) */
 	if (nchannels != 1 || e->stage || !e->channels)
 		return;
@@ -54,6 +58,10 @@ void engine_emit(struct isp_engine *e, const char *report, const char *key, size
 	/* a record counts once, whatever the number of its encodings */
 	const bool first = which == 0;
 
+	if (e->logging) {
+		event_log_end(e, len, which, st);
+		return;
+	}
 	if (e->direct) {        /* written in its channel's queue */
 		struct isp_channel *ch = e->direct;
 

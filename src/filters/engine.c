@@ -381,7 +381,7 @@ bool engine_hop_is_mine(struct isp_engine *e, const struct isp_packet *p, unsign
 {
 	uint64_t bit = e->ebit[i];
 
-	if (e->nworkers < 2 || bit == ROUTE_REST)
+	if (e->nworkers < 2 || bit == ROUTE_REST || e->settle)
 		return true;
 	return owner_of(route_hash(e, p, &e->routes[__builtin_ctzll(bit)]), e->nworkers) == e->self;
 }
@@ -533,6 +533,7 @@ void isp_engine_free(struct isp_engine *e)
 	carry_free(e);
 	ahead_free(e);
 	query_share_free(e);
+	event_batch_free(e);
 	free(e->pub);
 	free(e->saved_bit);
 	pthread_mutex_destroy(&e->pub_mu);

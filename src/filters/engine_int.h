@@ -33,6 +33,10 @@ struct rule_stats {
 
 struct event_state {
 	struct table keys;
+	/* several workers whose events are settled in order (event_batch.c):
+	 * a worker's keys of the batch it runs; the merger's, every key's
+	 * delta memory as the batches committed so far left it */
+	struct table settle;
 	/* JSON keys escaped once; on the heap, as everything wf points to:
 	 * the state moves to another engine on reload (swap.c) */
 	struct rec_jkey *event_key;
@@ -208,6 +212,17 @@ struct isp_engine {
 	bool share_final;               /* the share ends the input: partial ends after */
 	char *slice;
 	size_t slice_len, slice_cap;
+	/* events settled in order (event_batch.c): the worker runs them on
+	 * its own batches, writing their records into `log` (logging: the
+	 * record being written goes there, conditional on the first item
+	 * of its key in the batch, log_cond) until the batch is committed */
+	bool settle;
+	bool logging;
+	uint32_t log_cond;
+	uint16_t log_rule;
+	uint16_t log_keylen;            /* UINT16_MAX: no room, the record goes aside */
+	char *log;
+	size_t log_len, log_cap;
 };
 
 /* channels: opened channels by program channel index (the engine does not
@@ -454,6 +469,35 @@ void event_bind(struct isp_engine *e, unsigned i);
  * for a kept rule's state handed to a new engine (query_init made it). */
 void query_bind(struct isp_engine *e, unsigned i);
 void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p);
+/* Events settled in order (event_batch.c), for the pipeline's workers on
+ * a capture file: whether every rule of e can run so (event reports
+ * whose memory is a plain or banded delta, queries that merge from any
+ * split, nothing else); event_batch_start makes worker e run so (false:
+ * out of memory); event_batch_commit hands on what its batch wrote, the
+ * first item of each key settled against the merger's memory, in turn. */
+bool event_batch_possible(const struct isp_engine *e);
+bool event_batch_start(struct isp_engine *e);
+void event_batch_commit(struct isp_engine *e);
+void event_batch_free(struct isp_engine *e);
+/* A record of a settled event into the worker's log, between
+ * engine_emit_begin and engine_emit (emit.c): len its length (rec_end). */
+void event_log_begin(struct isp_engine *e, const char *key, size_t keylen);
+void event_log_end(struct isp_engine *e, size_t len, unsigned which, struct rule_stats *st);
+/* A delta memory's state per key (event.c), and the state of a key's
+ * first item in a settled batch (event_batch.c). */
+struct ev_key {
+	uint64_t sig;
+	uint64_t last_report;
+	/* (a key has reported once it exists: a new key always reports) */
+	/* then for delta-threshold: ndelta × (count, missing, values[ISP_MAX_HOPS]) */
+};
+struct ev_first {
+	uint64_t hash;          /* the key's table hash */
+	uint64_t first_sig;     /* its first item's signature in the batch */
+	uint64_t last_sig;      /* its last item's */
+	uint64_t last_ts;
+	bool fire;              /* settled: the first item reports */
+};
 /* idle-timeout-ms: how often keys are swept (0: never), and the sweep at
  * packet time now: a record for each key idle since now - idle, removed. */
 uint64_t event_sweep_period(const struct erule *r);

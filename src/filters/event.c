@@ -18,14 +18,9 @@
 #include "../core/value.h"
 #include "engine_int.h"
 
-/* Per-key state: signature of the last reported delta values, the last
- * reported values themselves (threshold), and when it reported. */
-struct ev_key {
-	uint64_t sig;
-	uint64_t last_report;
-	/* (a key has reported once it exists: a new key always reports) */
-	/* then for delta-threshold: ndelta × (count, missing, values[ISP_MAX_HOPS]) */
-};
+/* Per-key state (struct ev_key, engine_int.h): signature of the last
+ * reported delta values, the last reported values themselves
+ * (threshold), and when it reported. */
 
 struct ev_vals {
 	uint32_t count;
@@ -324,6 +319,47 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 		jsonw_raw(&rec->w, ",", 1);
 }
 
+/* Several workers settling events in order (event_batch.c): the key's
+ * memory in this worker's batch. The key's first item here reports or
+ * not once the batch before is committed (*cond: its entry, to settle);
+ * each later one reports when its signature differs from the item's
+ * before, which is what comparing with the last reported one gives
+ * (without a threshold, an item that does not report has its
+ * signature). */
+static inline bool batch_key(struct isp_engine *e, unsigned i, const struct isp_packet *p,
+			     bool hops, uint64_t sig, uint32_t *cond)
+{
+	const struct erule *r = &e->prog->events[i];
+	struct event_state *es = &e->ev[i];
+	const uint8_t *key;
+	size_t klen;
+	uint64_t h;
+	bool created;
+
+	if (hops || !(key = engine_take_prepared(e, i, &es->st.ahead, &klen, &h))) {
+		klen = r->nkey ? engine_key(e, p, r->key_slots, r->nkey, e->keybuf,
+					    sizeof(e->keybuf)) : 0;
+		key = e->keybuf;
+		h = table_hash(key, klen);
+	}
+	struct tentry *te = table_get_hashed(&es->settle, key, klen, h, p->ts_ns, false, &created);
+	if (!te) {              /* more keys in one batch than it holds: counted */
+		es->st.dropped++;
+		return false;
+	}
+	struct ev_first *f = tentry_state(te);
+	f->last_ts = p->ts_ns;
+	if (created) {
+		f->hash = h;
+		f->first_sig = f->last_sig = sig;
+		*cond = (uint32_t)(((uint8_t *)te - es->settle.base) >> 3);
+		return true;
+	}
+	bool fire = sig != f->last_sig;
+	f->last_sig = sig;
+	return fire;
+}
+
 /* The rule on one item, or on one hop of it (hops: e->hop is set).
  * Inlined into both callers, so that an item-wide rule reads its slots as
  * it did before per-hop rules existed. */
@@ -340,9 +376,13 @@ event_run(struct isp_engine *e, unsigned i, const struct isp_packet *p, const bo
 	bool fire = true;
 	struct ev_key *k = NULL;
 	uint64_t sig = 0;
+	uint32_t cond = 0;
 	struct ev_vals cur[8];
 	bool thr = r->threshold >= 0 && r->ndelta <= 8;
-	if (r->ndelta) {
+	if (r->ndelta && e->settle) {
+		if (!delta_signature(e, r, p, &sig) || !batch_key(e, i, p, hops, sig, &cond))
+			return;
+	} else if (r->ndelta) {
 		if (!delta_signature(e, r, p, &sig))
 			return;         /* none of the delta attributes: nothing to compare */
 		bool created;
@@ -389,6 +429,10 @@ event_run(struct isp_engine *e, unsigned i, const struct isp_packet *p, const bo
 		kl = engine_key_text(e, p, r->key_slots, r->nkey, e->keytext, sizeof(e->keytext));
 	else
 		kl = engine_key_text(e, p, r->flow_slots, r->nflow, e->keytext, sizeof(e->keytext));
+	/* settled in order: into the log, until the batch is committed */
+	e->logging = e->settle;
+	e->log_cond = cond;
+	e->log_rule = (uint16_t)i;
 	for (unsigned f = 0, nf = rule_nformats(&r->fmts); f < nf; f++) {
 		engine_emit_begin(e, r->name, es->name_len, e->keytext, kl, r->channels, r->nchannels,
 				  &r->fmts, f);
@@ -396,6 +440,7 @@ event_run(struct isp_engine *e, unsigned i, const struct isp_packet *p, const bo
 		engine_emit(e, r->name, e->keytext, kl, r->channels, r->nchannels, &r->fmts, f,
 			    &es->st);
 	}
+	e->logging = false;
 }
 
 void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)

@@ -120,6 +120,16 @@ static bool local_only(void *w)
 	return isp_engine_local_only(((struct rules_worker *)w)->e);
 }
 
+static bool local_in_order(void *w)
+{
+	return event_batch_start(((struct rules_worker *)w)->e);
+}
+
+static void batch_commit(void *w)
+{
+	event_batch_commit(((struct rules_worker *)w)->e);
+}
+
 static void item(void *w, const struct isp_packet *p, uint64_t what)
 {
 	isp_engine_item(((struct rules_worker *)w)->e, p, what);
@@ -224,7 +234,9 @@ static void engine_counts(const struct isp_engine *e, struct rule_stats *out)
 
 	for (unsigned i = 0; i < ne; i++) {
 		out[i] = e->ev[i].st;
-		out[i].evictions = e->ev[i].keys.evictions;
+		/* (settled in order: the merger's evictions, counted by the
+		 * worker that committed them) */
+		out[i].evictions += e->ev[i].keys.evictions;
 	}
 	for (unsigned i = 0; i < e->prog->nqueries; i++) {
 		out[ne + i] = e->q[i].st;
@@ -279,6 +291,8 @@ const struct isp_pipeline_ops isp_rules_ops = {
 	.worker_free = worker_free,
 	.route = route,
 	.local_only = local_only,
+	.local_in_order = local_in_order,
+	.batch_commit = batch_commit,
 	.item = item,
 	.item_held = item_held,
 	.item_routed = item_routed,

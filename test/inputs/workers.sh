@@ -156,12 +156,22 @@ for cap in inline reports; do
 		ok "$cap: -c 777 with 2 workers = 1 worker" || bad "$cap: -c 777 with 2 workers"
 done
 # the items each worker handled: with one rule keyed by flow, each item
-# has one owner, so the workers' counts add up to the items, none idle
+# is handled once, so the workers' counts add up to the items, none idle.
+# A plain delta event runs where its item was read (its batch settled in
+# turn), so no item moves; one with a threshold (which compares with the
+# last report) goes to the owner of its key, as its rules' values
 printf 'event-report f { event = "int.latency"; delta-cond = {"int.latency"}; delta-key = {"ip.src", "ip.dst"} }\n' \
 	>"$tmp/flow.conf"
+sed 's/delta-key/delta-threshold = 0; delta-key/' "$tmp/flow.conf" >"$tmp/flowthr.conf"
 for cap in inline reports; do
 	for n in 2 4; do
 		"$bld/intspect" -C "$tmp/flow.conf" -r "$tmp/$cap.pcap" -w "$n" >/dev/null 2>"$tmp/items.err"
+		if grep -q "items went to another worker" "$tmp/items.err"; then
+			bad "$cap: $n workers, plain delta event: items moved ($(grep "went to another" "$tmp/items.err"))"
+		else
+			ok "$cap: $n workers, plain delta event: no item moved"
+		fi
+		"$bld/intspect" -C "$tmp/flowthr.conf" -r "$tmp/$cap.pcap" -w "$n" >/dev/null 2>"$tmp/items.err"
 		items=$(sed -n 's/.* packets ([0-9]* bytes), \([0-9]*\) telemetry items.*/\1/p' "$tmp/items.err")
 		line=$(grep "^intspect: $n workers handled .* items$" "$tmp/items.err")
 		if [ -n "$items" ] && [ "$items" -gt 0 ] && echo "$line" | python3 -c '

@@ -4,7 +4,7 @@
 # the channel queue's producers and consumer (records pushed and written
 # in place),
 # capture files read as shares by several workers, merged windows written
-# by every worker, the UDP listener and
+# by every worker, event reports settled in order, the UDP listener and
 # DPDK queues on several workers, per-hop rules on 2 and 4 workers, a
 # Prometheus server scraping the counters of 2 workers while they run,
 # control requests applied by 2 workers, a hot reload while reports flow,
@@ -34,6 +34,7 @@ case_ queue "$bld/test/outputs/check_queue"
 case_ queue_wake "$bld/test/outputs/check_queue_wake"
 case_ workers sh "$top/test/inputs/workers.sh"
 case_ merge_share sh "$top/test/inputs/merge_share.sh"
+case_ settle sh "$top/test/inputs/settle.sh"
 case_ udp sh "$top/test/inputs/udp.sh"
 case_ dpdk sh "$top/test/inputs/dpdk.sh"
 case_ perhop sh "$top/test/rules/perhop/run.sh"

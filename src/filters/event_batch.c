@@ -1,0 +1,199 @@
+/*
+ * event_batch.c - event reports with several workers on a capture file,
+ * run where their items were read and settled in the file's order.
+ *
+ * Routed to the owner of its key (engine.c), each item of a per-key
+ * event crossed cores, and that crossing cost about what the event's own
+ * work does: 2 workers ran the delta event at 1.0-1.3x one. Here every
+ * worker runs every event on the batches it takes, with a delta memory
+ * of its own batch (event_state.settle). Of each key, only the first
+ * item in a batch cannot be decided there: it reports when the key is
+ * new or its signature differs from the one the batches before left.
+ * Its record is written all the same, marked with the key's entry. When
+ * the batch's turn comes (the pipeline commits batches in the file's
+ * order), the worker looks each of its batch's keys up in the merger's
+ * memory (what one worker's would hold at that point), settles the
+ * key's first item, leaves the key's last signature there, and hands its
+ * records on in order, but for those of first items that did not report.
+ *
+ * That is exact for a plain or banded delta: signatures are equal or not,
+ * so comparing an item with the item before it is comparing it with the
+ * last one reported. It is not for delta-threshold (a drift since the
+ * last report), keepalive-ms (the last report's time) or idle-timeout-ms
+ * (sweeps between items): rule sets with those route their items as
+ * before. A table that evicts (max-keys) does so when batches commit, so
+ * its records may differ from one worker's, as when items are routed.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_int.h"
+
+/* The keys a batch's memory holds (a table refuses new keys past half
+ * its max): 512 packets of several reports and many per-hop keys. */
+#define BATCH_KEYS (1u << 19)
+/* Keys of the merger's memory asked for this many keys ahead, once it is
+ * larger than the caches (as ahead.c does for items). */
+#define SETTLE_AHEAD 8
+#define SETTLE_FAR 16384
+
+/* A record in a worker's log: its bytes' length (0: too large), the
+ * entry of the first item it waits on (0: none), its key text's length,
+ * its format and rule; then the key text and the record. */
+struct log_head {
+	uint32_t len;
+	uint32_t cond;
+	uint16_t keylen;
+	uint16_t format;
+	uint16_t rule;
+	uint16_t spare;
+};
+
+bool event_batch_possible(const struct isp_engine *e)
+{
+	const struct isp_program *prog = e->prog;
+
+	if (e->dta || prog->nmonitors || !prog->nevents)
+		return false;
+	for (unsigned i = 0; i < prog->nqueries; i++)
+		if (e->qbit[i] != ROUTE_LOCAL)
+			return false;   /* its diff() needs its items in order */
+	for (unsigned i = 0; i < prog->nevents; i++) {
+		const struct erule *r = &prog->events[i];
+		if (r->ndelta && (r->threshold >= 0 || r->keepalive_ns || r->idle_ns))
+			return false;
+	}
+	return true;
+}
+
+bool event_batch_start(struct isp_engine *e)
+{
+	struct isp_engine *m = e->merger;
+
+	if (!m || !event_batch_possible(e))
+		return false;
+	for (unsigned i = 0; i < e->prog->nevents; i++) {
+		const struct erule *r = &e->prog->events[i];
+		if (!r->ndelta)
+			continue;
+		if (!e->ev[i].settle.base &&
+		    table_init(&e->ev[i].settle, BATCH_KEYS, sizeof(struct ev_first),
+			       e->ev[i].keys.key_max, false) != 0)
+			return false;
+		/* the merger's memory is the one a single worker keeps */
+		if (!m->ev[i].settle.base &&
+		    table_init(&m->ev[i].settle, r->nkey ? r->max_keys : 1, sizeof(struct ev_key),
+			       m->ev[i].keys.key_max, true) != 0)
+			return false;
+	}
+	e->settle = true;
+	return true;
+}
+
+void event_batch_free(struct isp_engine *e)
+{
+	for (unsigned i = 0; e->ev && i < e->prog->nevents; i++)
+		table_free(&e->ev[i].settle);
+	free(e->log);
+	e->log = NULL;
+	e->log_len = e->log_cap = 0;
+}
+
+/* Room for one more record of at most REC_MAX bytes. */
+static bool log_room(struct isp_engine *e, size_t need)
+{
+	if (e->log_len + need <= e->log_cap)
+		return true;
+	size_t cap = e->log_cap ? e->log_cap : 1u << 20;
+	while (cap < e->log_len + need)
+		cap *= 2;
+	char *b = realloc(e->log, cap);
+	if (!b)
+		return false;
+	e->log = b;
+	e->log_cap = cap;
+	return true;
+}
+
+void event_log_begin(struct isp_engine *e, const char *key, size_t keylen)
+{
+	if (!log_room(e, sizeof(struct log_head) + keylen + REC_MAX)) {
+		e->log_keylen = UINT16_MAX;     /* written aside, counted dropped */
+		rec_target(&e->rec, NULL);
+		return;
+	}
+	char *at = e->log + e->log_len + sizeof(struct log_head);
+	memcpy(at, key, keylen);
+	e->log_keylen = (uint16_t)keylen;
+	rec_target(&e->rec, at + keylen);
+}
+
+void event_log_end(struct isp_engine *e, size_t len, unsigned which, struct rule_stats *st)
+{
+	rec_target(&e->rec, NULL);
+	if (e->log_keylen == UINT16_MAX) {
+		st->dropped += which == 0;
+		return;
+	}
+	struct log_head h = { (uint32_t)len, e->log_cond, e->log_keylen, (uint16_t)which,
+			      e->log_rule, 0 };
+	memcpy(e->log + e->log_len, &h, sizeof(h));
+	e->log_len += sizeof(h) + h.keylen + len;
+}
+
+/* Rule i's keys of the batch against the merger's memory: which first
+ * items report, and each key's last signature left there. */
+static void settle_keys(struct isp_engine *e, struct isp_engine *m, unsigned i)
+{
+	struct table *mine = &e->ev[i].settle, *all = &m->ev[i].settle;
+	const uint64_t evicted = all->evictions;
+	const bool far = all->count >= SETTLE_FAR;
+	struct tentry *lead = NULL;
+
+	for (unsigned k = 0; far && k < SETTLE_AHEAD && (lead = table_next(mine, lead)); k++)
+		table_prefetch_slot(all, ((struct ev_first *)tentry_state(lead))->hash);
+	for (struct tentry *te = table_next(mine, NULL); te; te = table_next(mine, te)) {
+		struct ev_first *f = tentry_state(te);
+		if (lead && (lead = table_next(mine, lead)))
+			table_prefetch_slot(all, ((struct ev_first *)tentry_state(lead))->hash);
+		bool created;
+		struct tentry *g = table_get_hashed(all, tentry_key(mine, te), tentry_keylen(te),
+						    f->hash, f->last_ts, true, &created);
+		if (!g) {
+			f->fire = false;
+			continue;
+		}
+		struct ev_key *k = tentry_state(g);
+		f->fire = created || k->sig != f->first_sig;
+		k->sig = f->last_sig;
+		k->last_report = f->last_ts;
+	}
+	e->ev[i].st.evictions += all->evictions - evicted;
+}
+
+void event_batch_commit(struct isp_engine *e)
+{
+	const struct isp_program *prog = e->prog;
+
+	engine_ahead_drain(e);          /* what it holds is of this batch */
+	for (unsigned i = 0; i < prog->nevents; i++)
+		if (e->ev[i].settle.count)
+			settle_keys(e, e->merger, i);
+	for (size_t at = 0; at < e->log_len;) {
+		struct log_head h;
+		memcpy(&h, e->log + at, sizeof(h));
+		const char *key = e->log + at + sizeof(h);
+		at += sizeof(h) + h.keylen + h.len;
+		struct event_state *es = &e->ev[h.rule];
+		if (h.cond && !((struct ev_first *)tentry_state(table_entry(&es->settle, h.cond)))->fire)
+			continue;
+		const struct erule *r = &prog->events[h.rule];
+		engine_emit_bytes(e, r->name, key, h.keylen, key + h.keylen, h.len, r->channels,
+				  r->nchannels, &r->fmts, h.format, &es->st);
+	}
+	e->log_len = 0;
+	for (unsigned i = 0; i < prog->nevents; i++)
+		table_clear(&e->ev[i].settle);
+	/* this batch's records reach the channels before the next batch's */
+	isp_engine_flush(e);
+}
