@@ -548,7 +548,8 @@ struct isp_pipeline *isp_pipeline_open(struct isp_registry *reg, const struct is
 	pl->local = pl->ordered && (!pl->has_ops || (pl->ops.local_only &&
 						    pl->ops.local_only(pl->w[0].ctx)));
 	/* or rules whose records are handed on batch by batch, in order */
-	if (pl->ordered && !pl->local && pl->ops.local_in_order && pl->ops.batch_commit &&
+	if (pl->ordered && !pl->local && pl->ops.local_in_order && pl->ops.batch_done &&
+	    pl->ops.batch_commit &&
 	    pl->ops.local_in_order(pl->w[0].ctx)) {
 		for (unsigned i = 1; i < n; i++)
 			if (!pl->ops.local_in_order(pl->w[i].ctx))

@@ -53,8 +53,11 @@ struct isp_pipeline_ops {
 	 * in the file's order (batch_commit). Asked of every worker when
 	 * local_only is not true; true: they will be run so. */
 	bool (*local_in_order)(void *w);
-	/* after each batch local_in_order runs, in the file's order: the call
-	 * for a batch comes after the call for the batch before it returned */
+	/* local_in_order: batch_done after each batch the worker ran (what
+	 * it wrote waits; at most two batches wait), then batch_commit for
+	 * the oldest batch waiting, in the file's order: the call for a batch
+	 * comes after the call for the batch before it returned */
+	void (*batch_done)(void *w);
 	void (*batch_commit)(void *w);
 	/* an item, with what route gave for this worker (ISP_ROUTE_ALL alone) */
 	void (*item)(void *w, const struct isp_packet *p, uint64_t what);

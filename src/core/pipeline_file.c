@@ -191,18 +191,36 @@ static bool dissect_own(struct worker *me, struct ordered *o)
 	return true;
 }
 
-/* What batch seq wrote, handed on once every batch before it was. No
- * worker waits here for one held at a barrier: a tick opens its batch,
- * and every worker meets it before taking a batch after it. */
-static void commit_batch(struct worker *me, uint64_t seq)
+/* Commit the batches whose turn has come, and wait for the oldest while
+ * more than `keep` wait (pl->commits). No worker waits here for one held
+ * at a barrier: a tick opens its batch, every worker meets it before
+ * taking a batch after it, and commits everything it ran first. */
+static void commit_upto(struct worker *me, unsigned keep)
 {
 	struct isp_pipeline *pl = me->pl;
 	unsigned spins = 0;
 
-	while (atomic_load_explicit(&pl->commit_turn, memory_order_acquire) != seq)
-		pl_wait_step(me, &spins);
-	pl->ops.batch_commit(me->ctx);
-	atomic_store_explicit(&pl->commit_turn, seq + 1, memory_order_release);
+	while (me->npend) {
+		uint64_t seq = me->pend[0];
+		if (atomic_load_explicit(&pl->commit_turn, memory_order_acquire) != seq) {
+			if (me->npend <= keep)
+				return;
+			while (atomic_load_explicit(&pl->commit_turn, memory_order_acquire) != seq)
+				pl_wait_step(me, &spins);
+		}
+		pl->ops.batch_commit(me->ctx);
+		atomic_store_explicit(&pl->commit_turn, seq + 1, memory_order_release);
+		me->pend[0] = me->pend[1];
+		me->npend--;
+	}
+}
+
+/* A barrier, with everything this worker ran before it committed. */
+static void local_barrier(struct worker *me, uint64_t ts)
+{
+	if (me->pl->commits)
+		commit_upto(me, 0);
+	pl_barrier(me, ts);
 }
 
 /*
@@ -228,13 +246,13 @@ void pl_run_local(struct worker *me)
 		pl_maybe_publish(me);
 		int got = isp_batches_next(pl->batches, batch);
 		while (met < batch->ticks_before)
-			pl_barrier(me, isp_batches_tick(pl->batches, met++));
+			local_barrier(me, isp_batches_tick(pl->batches, met++));
 		if (got <= 0)
 			break;
 		for (unsigned k = 0; k < batch->n; k++) {
 			const struct isp_batch_pkt *bp = &batch->pkt[k];
 			if (bp->tick) {
-				pl_barrier(me, bp->tick);
+				local_barrier(me, bp->tick);
 				met++;
 			}
 			dissect_pkt(me, bp);
@@ -251,10 +269,14 @@ void pl_run_local(struct worker *me)
 		me->local += batch->n;
 		atomic_store_explicit(&me->packets, me->local, memory_order_relaxed);
 		atomic_store_explicit(&me->items, me->handled, memory_order_relaxed);
-		if (pl->commits)
-			commit_batch(me, batch->seq);
+		if (pl->commits) {
+			/* another batch may run while this one waits its turn */
+			pl->ops.batch_done(me->ctx);
+			me->pend[me->npend++] = batch->seq;
+			commit_upto(me, 1);
+		}
 	}
-	pl_barrier(me, UINT64_MAX);        /* every window */
+	local_barrier(me, UINT64_MAX);     /* every window */
 }
 
 /*

@@ -34,6 +34,8 @@ struct worker {
 	struct isp_batch batch[AHEAD];  /* own batches read, not yet handled */
 	struct isp_fifo defer;          /* their items, handled after earlier batches */
 	uint64_t dest[ISP_MAX_WORKERS];
+	uint64_t pend[2];               /* pl->commits: batches run, not committed */
+	unsigned npend;
 	uint8_t vals[VALS_MAX];         /* an item's values (ops.pack), before they go */
 	/* items sent to another worker or set aside: as values, dissected
 	 * (read once the workers have stopped) */

@@ -34,9 +34,11 @@ struct rule_stats {
 struct event_state {
 	struct table keys;
 	/* several workers whose events are settled in order (event_batch.c):
-	 * a worker's keys of the batch it runs; the merger's, every key's
-	 * delta memory as the batches committed so far left it */
-	struct table settle;
+	 * a worker's keys of the batch it runs and of the one it finished,
+	 * not committed yet (the engine's log_cur: the one it runs); the
+	 * merger's [0], every key's delta memory as the batches committed so
+	 * far left it */
+	struct table settle[2];
 	/* JSON keys escaped once; on the heap, as everything wf points to:
 	 * the state moves to another engine on reload (swap.c) */
 	struct rec_jkey *event_key;
@@ -213,16 +215,22 @@ struct isp_engine {
 	char *slice;
 	size_t slice_len, slice_cap;
 	/* events settled in order (event_batch.c): the worker runs them on
-	 * its own batches, writing their records into `log` (logging: the
+	 * its own batches, writing their records into a log (logging: the
 	 * record being written goes there, conditional on the first item
-	 * of its key in the batch, log_cond) until the batch is committed */
+	 * of its key in the batch, log_cond) until the batch is committed.
+	 * Two logs: the batch it runs (log_cur) and one finished, waiting
+	 * for its turn (log_pending: how many wait, at most 2 between a
+	 * batch's end and the commit the pipeline then makes). */
 	bool settle;
 	bool logging;
 	uint32_t log_cond;
 	uint16_t log_rule;
 	uint16_t log_keylen;            /* UINT16_MAX: no room, the record goes aside */
-	char *log;
-	size_t log_len, log_cap;
+	uint8_t log_cur, log_pending;
+	struct settle_log {
+		char *buf;
+		size_t len, cap;
+	} log[2];
 };
 
 /* channels: opened channels by program channel index (the engine does not
@@ -473,10 +481,13 @@ void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p);
  * a capture file: whether every rule of e can run so (event reports
  * whose memory is a plain or banded delta, queries that merge from any
  * split, nothing else); event_batch_start makes worker e run so (false:
- * out of memory); event_batch_commit hands on what its batch wrote, the
- * first item of each key settled against the merger's memory, in turn. */
+ * out of memory); event_batch_done ends the batch it runs (what it
+ * wrote waits); event_batch_commit hands on what the oldest batch waiting
+ * wrote, the first item of each key settled against the merger's
+ * memory, in the batch's turn. */
 bool event_batch_possible(const struct isp_engine *e);
 bool event_batch_start(struct isp_engine *e);
+void event_batch_done(struct isp_engine *e);
 void event_batch_commit(struct isp_engine *e);
 void event_batch_free(struct isp_engine *e);
 /* A record of a settled event into the worker's log, between

@@ -342,7 +342,8 @@ static inline bool batch_key(struct isp_engine *e, unsigned i, const struct isp_
 		key = e->keybuf;
 		h = table_hash(key, klen);
 	}
-	struct tentry *te = table_get_hashed(&es->settle, key, klen, h, p->ts_ns, false, &created);
+	struct table *t = &es->settle[e->log_cur];
+	struct tentry *te = table_get_hashed(t, key, klen, h, p->ts_ns, false, &created);
 	if (!te) {              /* more keys in one batch than it holds: counted */
 		es->st.dropped++;
 		return false;
@@ -352,7 +353,7 @@ static inline bool batch_key(struct isp_engine *e, unsigned i, const struct isp_
 	if (created) {
 		f->hash = h;
 		f->first_sig = f->last_sig = sig;
-		*cond = (uint32_t)(((uint8_t *)te - es->settle.base) >> 3);
+		*cond = (uint32_t)(((uint8_t *)te - t->base) >> 3);
 		return true;
 	}
 	bool fire = sig != f->last_sig;

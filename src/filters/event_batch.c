@@ -30,7 +30,7 @@
 #include "engine_int.h"
 
 /* The keys a batch's memory holds (a table refuses new keys past half
- * its max): 512 packets of several reports and many per-hop keys. */
+ * its max): a batch of packets of several reports and many per-hop keys. */
 #define BATCH_KEYS (1u << 19)
 /* Keys of the merger's memory asked for this many keys ahead, once it is
  * larger than the caches (as ahead.c does for items). */
@@ -76,13 +76,14 @@ bool event_batch_start(struct isp_engine *e)
 		const struct erule *r = &e->prog->events[i];
 		if (!r->ndelta)
 			continue;
-		if (!e->ev[i].settle.base &&
-		    table_init(&e->ev[i].settle, BATCH_KEYS, sizeof(struct ev_first),
-			       e->ev[i].keys.key_max, false) != 0)
-			return false;
+		for (unsigned b = 0; b < 2; b++)
+			if (!e->ev[i].settle[b].base &&
+			    table_init(&e->ev[i].settle[b], BATCH_KEYS, sizeof(struct ev_first),
+				       e->ev[i].keys.key_max, false) != 0)
+				return false;
 		/* the merger's memory is the one a single worker keeps */
-		if (!m->ev[i].settle.base &&
-		    table_init(&m->ev[i].settle, r->nkey ? r->max_keys : 1, sizeof(struct ev_key),
+		if (!m->ev[i].settle[0].base &&
+		    table_init(&m->ev[i].settle[0], r->nkey ? r->max_keys : 1, sizeof(struct ev_key),
 			       m->ev[i].keys.key_max, true) != 0)
 			return false;
 	}
@@ -93,36 +94,40 @@ bool event_batch_start(struct isp_engine *e)
 void event_batch_free(struct isp_engine *e)
 {
 	for (unsigned i = 0; e->ev && i < e->prog->nevents; i++)
-		table_free(&e->ev[i].settle);
-	free(e->log);
-	e->log = NULL;
-	e->log_len = e->log_cap = 0;
+		for (unsigned b = 0; b < 2; b++)
+			table_free(&e->ev[i].settle[b]);
+	for (unsigned b = 0; b < 2; b++) {
+		free(e->log[b].buf);
+		e->log[b] = (struct settle_log){ NULL, 0, 0 };
+	}
 }
 
-/* Room for one more record of at most REC_MAX bytes. */
-static bool log_room(struct isp_engine *e, size_t need)
+/* Room in the log for one more record of at most REC_MAX bytes. */
+static bool log_room(struct settle_log *l, size_t need)
 {
-	if (e->log_len + need <= e->log_cap)
+	if (l->len + need <= l->cap)
 		return true;
-	size_t cap = e->log_cap ? e->log_cap : 1u << 20;
-	while (cap < e->log_len + need)
+	size_t cap = l->cap ? l->cap : 1u << 20;
+	while (cap < l->len + need)
 		cap *= 2;
-	char *b = realloc(e->log, cap);
+	char *b = realloc(l->buf, cap);
 	if (!b)
 		return false;
-	e->log = b;
-	e->log_cap = cap;
+	l->buf = b;
+	l->cap = cap;
 	return true;
 }
 
 void event_log_begin(struct isp_engine *e, const char *key, size_t keylen)
 {
-	if (!log_room(e, sizeof(struct log_head) + keylen + REC_MAX)) {
+	struct settle_log *l = &e->log[e->log_cur];
+
+	if (!log_room(l, sizeof(struct log_head) + keylen + REC_MAX)) {
 		e->log_keylen = UINT16_MAX;     /* written aside, counted dropped */
 		rec_target(&e->rec, NULL);
 		return;
 	}
-	char *at = e->log + e->log_len + sizeof(struct log_head);
+	char *at = l->buf + l->len + sizeof(struct log_head);
 	memcpy(at, key, keylen);
 	e->log_keylen = (uint16_t)keylen;
 	rec_target(&e->rec, at + keylen);
@@ -130,6 +135,8 @@ void event_log_begin(struct isp_engine *e, const char *key, size_t keylen)
 
 void event_log_end(struct isp_engine *e, size_t len, unsigned which, struct rule_stats *st)
 {
+	struct settle_log *l = &e->log[e->log_cur];
+
 	rec_target(&e->rec, NULL);
 	if (e->log_keylen == UINT16_MAX) {
 		st->dropped += which == 0;
@@ -137,15 +144,15 @@ void event_log_end(struct isp_engine *e, size_t len, unsigned which, struct rule
 	}
 	struct log_head h = { (uint32_t)len, e->log_cond, e->log_keylen, (uint16_t)which,
 			      e->log_rule, 0 };
-	memcpy(e->log + e->log_len, &h, sizeof(h));
-	e->log_len += sizeof(h) + h.keylen + len;
+	memcpy(l->buf + l->len, &h, sizeof(h));
+	l->len += sizeof(h) + h.keylen + len;
 }
 
-/* Rule i's keys of the batch against the merger's memory: which first
- * items report, and each key's last signature left there. */
-static void settle_keys(struct isp_engine *e, struct isp_engine *m, unsigned i)
+/* Rule i's keys of batch buffer b against the merger's memory: which
+ * first items report, and each key's last signature left there. */
+static void settle_keys(struct isp_engine *e, struct isp_engine *m, unsigned i, unsigned b)
 {
-	struct table *mine = &e->ev[i].settle, *all = &m->ev[i].settle;
+	struct table *mine = &e->ev[i].settle[b], *all = &m->ev[i].settle[0];
 	const uint64_t evicted = all->evictions;
 	const bool far = all->count >= SETTLE_FAR;
 	struct tentry *lead = NULL;
@@ -171,29 +178,42 @@ static void settle_keys(struct isp_engine *e, struct isp_engine *m, unsigned i)
 	e->ev[i].st.evictions += all->evictions - evicted;
 }
 
+void event_batch_done(struct isp_engine *e)
+{
+	engine_ahead_drain(e);          /* what it holds is of this batch */
+	e->log_pending++;
+	e->log_cur ^= 1;
+}
+
 void event_batch_commit(struct isp_engine *e)
 {
 	const struct isp_program *prog = e->prog;
 
-	engine_ahead_drain(e);          /* what it holds is of this batch */
+	if (!e->log_pending)
+		return;
+	/* the oldest waiting: with two, the one the next batch would reuse */
+	const unsigned b = e->log_pending == 2 ? e->log_cur : e->log_cur ^ 1u;
+	struct settle_log *l = &e->log[b];
 	for (unsigned i = 0; i < prog->nevents; i++)
-		if (e->ev[i].settle.count)
-			settle_keys(e, e->merger, i);
-	for (size_t at = 0; at < e->log_len;) {
+		if (e->ev[i].settle[b].count)
+			settle_keys(e, e->merger, i, b);
+	for (size_t at = 0; at < l->len;) {
 		struct log_head h;
-		memcpy(&h, e->log + at, sizeof(h));
-		const char *key = e->log + at + sizeof(h);
+		memcpy(&h, l->buf + at, sizeof(h));
+		const char *key = l->buf + at + sizeof(h);
 		at += sizeof(h) + h.keylen + h.len;
 		struct event_state *es = &e->ev[h.rule];
-		if (h.cond && !((struct ev_first *)tentry_state(table_entry(&es->settle, h.cond)))->fire)
+		if (h.cond &&
+		    !((struct ev_first *)tentry_state(table_entry(&es->settle[b], h.cond)))->fire)
 			continue;
 		const struct erule *r = &prog->events[h.rule];
 		engine_emit_bytes(e, r->name, key, h.keylen, key + h.keylen, h.len, r->channels,
 				  r->nchannels, &r->fmts, h.format, &es->st);
 	}
-	e->log_len = 0;
+	l->len = 0;
 	for (unsigned i = 0; i < prog->nevents; i++)
-		table_clear(&e->ev[i].settle);
+		table_clear(&e->ev[i].settle[b]);
+	e->log_pending--;
 	/* this batch's records reach the channels before the next batch's */
 	isp_engine_flush(e);
 }

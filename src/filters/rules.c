@@ -125,6 +125,11 @@ static bool local_in_order(void *w)
 	return event_batch_start(((struct rules_worker *)w)->e);
 }
 
+static void batch_done(void *w)
+{
+	event_batch_done(((struct rules_worker *)w)->e);
+}
+
 static void batch_commit(void *w)
 {
 	event_batch_commit(((struct rules_worker *)w)->e);
@@ -292,6 +297,7 @@ const struct isp_pipeline_ops isp_rules_ops = {
 	.route = route,
 	.local_only = local_only,
 	.local_in_order = local_in_order,
+	.batch_done = batch_done,
 	.batch_commit = batch_commit,
 	.item = item,
 	.item_held = item_held,
