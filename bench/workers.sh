@@ -3,8 +3,9 @@
 # query (its avg(diff()) keeps the window's ends: every function merges,
 # so the workers take the batches in any order and nothing crosses cores)
 # and the same without diff(); the delta event per flow and an event
-# keyed by switch path and queues (not the flow), whose state goes to the
-# owner of its key, the batches handled in the file's order. Each
+# keyed by switch path and queues (not the flow), each run where its
+# items were read and settled in the file's order, a batch at a time
+# (src/filters/event_batch.c). Each
 # repetition runs 1 worker, then 2, on the same
 # capture: the ratio is the median of the per-repetition ratios. The
 # records of 1 and 2 workers are compared once per rule.
@@ -51,15 +52,16 @@ pair() {
 		awk '{ m = $1 > $2 ? $1 : $2; printf "  %-30s %d + %d items: %.0f%% on one worker\n", "", $1, $2, 100 * m / ($1 + $2) }'
 }
 
-# same_records ARGS...: events of 1 and 2 workers, as sets (a record
-# dropped is a difference too: the summaries say how many)
+# same_records ARGS...: events of 1 and 2 workers, in their order (events
+# settled in order: byte for byte; a record dropped is a difference too:
+# the summaries say how many)
 same_records() {
-	"$bld/intspect" "$@" -w 1 2>"$tmp/err1" | sort >"$tmp/rec1"
-	"$bld/intspect" "$@" -w 2 2>"$tmp/err2" | sort >"$tmp/rec2"
+	"$bld/intspect" "$@" -w 1 2>"$tmp/err1" >"$tmp/rec1"
+	"$bld/intspect" "$@" -w 2 2>"$tmp/err2" >"$tmp/rec2"
 	if grep -q " [1-9][0-9]* dropped" "$tmp/err1" "$tmp/err2"; then
 		echo "  RECORDS DROPPED: $(grep -h " dropped" "$tmp/err1" "$tmp/err2" | tr '\n' ' ')"
 	elif cmp -s "$tmp/rec1" "$tmp/rec2"; then
-		echo "  records of 2 workers = 1 worker ($(wc -l <"$tmp/rec1") records)"
+		echo "  records of 2 workers = 1 worker, in order ($(wc -l <"$tmp/rec1") records)"
 	else
 		echo "  RECORDS DIFFER between 1 and 2 workers"
 	fi
