@@ -124,6 +124,18 @@ n1=$(grep -c '"report":"flow-delta"' "$tmp/few1.out")
 	ok "3 flows, 2 workers: $n1 flow-delta records, one worker's" ||
 	bad "3 flows, 2 workers: records differ ($n1 flow-delta records)"
 
+# a memory that evicts (max-keys) does so as batches commit: counted,
+# and every first item of an evicted key reports again
+printf 'event-report small { event = "int.latency"; delta-cond = {"int.num_hop"}; delta-key = {"ip.src", "ip.dst"}; max-keys = 8 }\n' \
+	>"$tmp/small.conf"
+"$bld/intspect" -C "$tmp/small.conf" -r "$tmp/inline.pcap" -w 2 >"$tmp/small.out" 2>"$tmp/small.err"
+rc=$?
+ev=$(sed -n 's/.*event-report small: .*, \([0-9]*\) keys evicted.*/\1/p' "$tmp/small.err")
+recs=$(sed -n 's/.*event-report small: [0-9]* matched, \([0-9]*\) records.*/\1/p' "$tmp/small.err")
+[ "$rc" = 0 ] && [ "${ev:-0}" -gt 0 ] && [ "$recs" = "$(wc -l <"$tmp/small.out")" ] &&
+	ok "max-keys 8 on 50 flows, 2 workers: $ev keys evicted, $recs records counted and written" ||
+	bad "max-keys 8, 2 workers: rc $rc, evicted '$ev', records '$recs'"
+
 # a threshold compares with the last report: its items go to their owner
 sed 's/delta-band = 5000/delta-threshold = 5000/' "$tmp/rules.conf" >"$tmp/thr.conf"
 "$bld/intspect" -C "$tmp/thr.conf" -r "$tmp/inline.pcap" -w 1 >"$tmp/thr1.out" 2>/dev/null
