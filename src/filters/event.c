@@ -431,9 +431,11 @@ event_run(struct isp_engine *e, unsigned i, const struct isp_packet *p, const bo
 	else
 		kl = engine_key_text(e, p, r->flow_slots, r->nflow, e->keytext, sizeof(e->keytext));
 	/* settled in order: into the log, until the batch is committed */
-	e->logging = e->settle;
-	e->log_cond = cond;
-	e->log_rule = (uint16_t)i;
+	if (e->settle) {
+		e->logging = true;
+		e->log_cond = cond;
+		e->log_rule = (uint16_t)i;
+	}
 	for (unsigned f = 0, nf = rule_nformats(&r->fmts); f < nf; f++) {
 		engine_emit_begin(e, r->name, es->name_len, e->keytext, kl, r->channels, r->nchannels,
 				  &r->fmts, f);
