@@ -8,6 +8,8 @@
  * bytes, about a third of what a 600-byte record cost to hand over
  * (bench/README.md, "Records written in place").
  */
+#include <string.h>
+
 #include "engine_int.h"
 
 /* Does channel i of a rule take the encoding `which` of its formats? */
@@ -100,4 +102,29 @@ void engine_emit_bytes(struct isp_engine *e, const char *report, const char *key
 		else if (!ch || !isp_channel_submit(ch, &r))
 			st->dropped++;
 	}
+}
+
+void engine_emit_copy(struct isp_engine *e, const char *report, size_t report_len, const char *key,
+		      size_t keylen, const char *rec, size_t len, const int *channels,
+		      unsigned nchannels, const struct rule_formats *f, unsigned which,
+		      struct rule_stats *st)
+{
+	struct isp_channel *ch;
+	int at;
+
+	if (len && nchannels == 1 && takes_encoding(f, 0, which) && e->channels &&
+	    (ch = e->channels[at = channels[0]])) {
+		/* records staged for it (a rule of several channels) go first */
+		if (e->stage && e->stage[at].n)
+			isp_channel_stage_flush(&e->stage[at]);
+		char *out = isp_channel_reserve(ch, e, report, report_len, key ? key : "",
+						key ? keylen : 0, len);
+		if (out) {
+			memcpy(out, rec, len);
+			isp_channel_commit(ch, len);
+			st->records += which == 0;
+			return;
+		}
+	}
+	engine_emit_bytes(e, report, key, keylen, rec, len, channels, nchannels, f, which, st);
 }

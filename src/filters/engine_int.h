@@ -462,6 +462,13 @@ bool engine_channels_use_key(const struct isp_engine *e, const int *channels, un
 void engine_emit_bytes(struct isp_engine *e, const char *report, const char *key, size_t keylen,
 		       const char *rec, size_t len, const int *channels, unsigned nchannels,
 		       const struct rule_formats *f, unsigned which, struct rule_stats *st);
+/* A record written before (len bytes at rec) to its channels: one copy
+ * straight into the queue of a rule's one channel, after what this
+ * engine staged for it; else as engine_emit_bytes. */
+void engine_emit_copy(struct isp_engine *e, const char *report, size_t report_len, const char *key,
+		      size_t keylen, const char *rec, size_t len, const int *channels,
+		      unsigned nchannels, const struct rule_formats *f, unsigned which,
+		      struct rule_stats *st);
 void engine_emit(struct isp_engine *e, const char *report, const char *key, size_t keylen,
 		 const int *channels, unsigned nchannels, const struct rule_formats *f,
 		 unsigned which, struct rule_stats *st);

@@ -207,8 +207,8 @@ void event_batch_commit(struct isp_engine *e)
 		    !((struct ev_first *)tentry_state(table_entry(&es->settle[b], h.cond)))->fire)
 			continue;
 		const struct erule *r = &prog->events[h.rule];
-		engine_emit_bytes(e, r->name, key, h.keylen, key + h.keylen, h.len, r->channels,
-				  r->nchannels, &r->fmts, h.format, &es->st);
+		engine_emit_copy(e, r->name, es->name_len, key, h.keylen, key + h.keylen, h.len,
+				 r->channels, r->nchannels, &r->fmts, h.format, &es->st);
 	}
 	l->len = 0;
 	for (unsigned i = 0; i < prog->nevents; i++)
