@@ -548,11 +548,12 @@ struct isp_pipeline *isp_pipeline_open(struct isp_registry *reg, const struct is
 	pl->local = pl->ordered && (!pl->has_ops || (pl->ops.local_only &&
 						    pl->ops.local_only(pl->w[0].ctx)));
 	/* or rules whose records are handed on batch by batch, in order */
+	const bool stay = pl->ordered && isp_source_map(pl->src[0]) != NULL;
 	if (pl->ordered && !pl->local && pl->ops.local_in_order && pl->ops.batch_done &&
 	    pl->ops.batch_commit &&
-	    pl->ops.local_in_order(pl->w[0].ctx)) {
+	    pl->ops.local_in_order(pl->w[0].ctx, stay)) {
 		for (unsigned i = 1; i < n; i++)
-			if (!pl->ops.local_in_order(pl->w[i].ctx))
+			if (!pl->ops.local_in_order(pl->w[i].ctx, stay))
 				goto oom;       /* the same rules: only memory can fail */
 		pl->local = pl->commits = true;
 	}

@@ -51,8 +51,9 @@ struct isp_pipeline_ops {
 	/* n > 1, optional, capture files: the rules can run where their
 	 * items were read provided that what each batch wrote is handed on
 	 * in the file's order (batch_commit). Asked of every worker when
-	 * local_only is not true; true: they will be run so. */
-	bool (*local_in_order)(void *w);
+	 * local_only is not true; true: they will be run so. bytes_stay:
+	 * the items' packet bytes stay readable to the end (a mapped file) */
+	bool (*local_in_order)(void *w, bool bytes_stay);
 	/* local_in_order: batch_done after each batch the worker ran (what
 	 * it wrote waits; at most two batches wait), then batch_commit for
 	 * the oldest batch waiting, in the file's order: the call for a batch

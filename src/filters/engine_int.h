@@ -56,6 +56,11 @@ struct event_state {
 	struct rule_stats st;
 	size_t name_len;                /* the rule's name's, for records written in place */
 	uint8_t wants_key;              /* 0: not asked yet; 1: no; 2: a channel routes by it */
+	/* settled in order (event_batch.c): a key's first item in a batch
+	 * keeps its dissection rather than its record, written at the
+	 * commit if it reports; chosen when fewer than half of the last
+	 * batch's did and the packets' bytes stay */
+	bool defer_first;
 };
 
 struct query_state {
@@ -222,6 +227,7 @@ struct isp_engine {
 	 * for its turn (log_pending: how many wait, at most 2 between a
 	 * batch's end and the commit the pipeline then makes). */
 	bool settle;
+	bool settle_refs;               /* the packets' bytes stay: first items may wait dissected */
 	bool logging;
 	uint32_t log_cond;
 	uint16_t log_rule;
@@ -493,10 +499,15 @@ void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p);
  * wrote, the first item of each key settled against the merger's
  * memory, in the batch's turn. */
 bool event_batch_possible(const struct isp_engine *e);
-bool event_batch_start(struct isp_engine *e);
+bool event_batch_start(struct isp_engine *e, bool bytes_stay);
 void event_batch_done(struct isp_engine *e);
 void event_batch_commit(struct isp_engine *e);
 void event_batch_free(struct isp_engine *e);
+/* A settled event's first item of a key in a batch into the log as its
+ * dissection (its bytes stay), for event_write_records at the commit if
+ * it reports (false: no room, write it now). */
+bool event_log_defer(struct isp_engine *e, unsigned i, const struct isp_packet *p, size_t keylen);
+void event_write_records(struct isp_engine *e, unsigned i, const struct isp_packet *p, size_t kl);
 /* A record of a settled event into the worker's log, between
  * engine_emit_begin and engine_emit (emit.c): len its length (rec_end). */
 void event_log_begin(struct isp_engine *e, const char *key, size_t keylen);

@@ -319,6 +319,24 @@ static void write_record(struct isp_engine *e, unsigned ri, const struct isp_pac
 		jsonw_raw(&rec->w, ",", 1);
 }
 
+/* The records of rule i for p, one per format (its key text in
+ * e->keytext, kl bytes); inline in event_run, as it was before records
+ * could also be written at a commit (event_write_records). */
+static inline __attribute__((always_inline)) void
+write_records(struct isp_engine *e, unsigned i, const struct isp_packet *p, size_t kl)
+{
+	const struct erule *r = &e->prog->events[i];
+	struct event_state *es = &e->ev[i];
+
+	for (unsigned f = 0, nf = rule_nformats(&r->fmts); f < nf; f++) {
+		engine_emit_begin(e, r->name, es->name_len, e->keytext, kl, r->channels, r->nchannels,
+				  &r->fmts, f);
+		write_record(e, i, p, rule_format_at(&r->fmts, r->format, f));
+		engine_emit(e, r->name, e->keytext, kl, r->channels, r->nchannels, &r->fmts, f,
+			    &es->st);
+	}
+}
+
 /* Several workers settling events in order (event_batch.c): the key's
  * memory in this worker's batch. The key's first item here reports or
  * not once the batch before is committed (*cond: its entry, to settle);
@@ -432,18 +450,19 @@ event_run(struct isp_engine *e, unsigned i, const struct isp_packet *p, const bo
 		kl = engine_key_text(e, p, r->flow_slots, r->nflow, e->keytext, sizeof(e->keytext));
 	/* settled in order: into the log, until the batch is committed */
 	if (e->settle) {
-		e->logging = true;
 		e->log_cond = cond;
 		e->log_rule = (uint16_t)i;
+		if (cond && es->defer_first && event_log_defer(e, i, p, kl))
+			return;
+		e->logging = true;
 	}
-	for (unsigned f = 0, nf = rule_nformats(&r->fmts); f < nf; f++) {
-		engine_emit_begin(e, r->name, es->name_len, e->keytext, kl, r->channels, r->nchannels,
-				  &r->fmts, f);
-		write_record(e, i, p, rule_format_at(&r->fmts, r->format, f));
-		engine_emit(e, r->name, e->keytext, kl, r->channels, r->nchannels, &r->fmts, f,
-			    &es->st);
-	}
+	write_records(e, i, p, kl);
 	e->logging = false;
+}
+
+void event_write_records(struct isp_engine *e, unsigned i, const struct isp_packet *p, size_t kl)
+{
+	write_records(e, i, p, kl);
 }
 
 void event_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)

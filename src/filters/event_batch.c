@@ -24,6 +24,7 @@
  * before. A table that evicts (max-keys) does so when batches commit, so
  * its records may differ from one worker's, as when items are routed.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,10 +45,15 @@ struct log_head {
 	uint32_t len;
 	uint32_t cond;
 	uint16_t keylen;
-	uint16_t format;
+	uint16_t format;        /* DEFERRED: a first item kept dissected */
 	uint16_t rule;
-	uint16_t spare;
+	uint16_t hop;           /* DEFERRED: the hop of a per-hop rule, or NO_HOP */
 };
+#define DEFERRED 0xffffu
+#define NO_HOP 0xffffu
+/* A first item kept dissected (after the key text): the packet's head,
+ * then its layers; its bytes stay where they are. */
+#define PKT_HEAD offsetof(struct isp_packet, layer)
 
 bool event_batch_possible(const struct isp_engine *e)
 {
@@ -66,7 +72,7 @@ bool event_batch_possible(const struct isp_engine *e)
 	return true;
 }
 
-bool event_batch_start(struct isp_engine *e)
+bool event_batch_start(struct isp_engine *e, bool bytes_stay)
 {
 	struct isp_engine *m = e->merger;
 
@@ -88,6 +94,7 @@ bool event_batch_start(struct isp_engine *e)
 			return false;
 	}
 	e->settle = true;
+	e->settle_refs = bytes_stay;
 	return true;
 }
 
@@ -148,6 +155,47 @@ void event_log_end(struct isp_engine *e, size_t len, unsigned which, struct rule
 	l->len += sizeof(h) + h.keylen + len;
 }
 
+bool event_log_defer(struct isp_engine *e, unsigned i, const struct isp_packet *p, size_t keylen)
+{
+	struct settle_log *l = &e->log[e->log_cur];
+	const size_t layers = p->nlayers * sizeof(p->layer[0]);
+	const size_t len = PKT_HEAD + layers + sizeof(p->protos) + sizeof(p->last);
+
+	if (!log_room(l, sizeof(struct log_head) + keylen + len))
+		return false;
+	struct log_head h = { (uint32_t)len, e->log_cond, (uint16_t)keylen, DEFERRED, (uint16_t)i,
+			      e->hop < 0 ? NO_HOP : (uint16_t)e->hop };
+	char *at = l->buf + l->len;
+	memcpy(at, &h, sizeof(h));
+	at += sizeof(h);
+	memcpy(at, e->keytext, keylen);
+	at += keylen;
+	memcpy(at, p, PKT_HEAD);
+	memcpy(at + PKT_HEAD, p->layer, layers);
+	memcpy(at + PKT_HEAD + layers, &p->protos, sizeof(p->protos));
+	memcpy(at + PKT_HEAD + layers + sizeof(p->protos), p->last, sizeof(p->last));
+	l->len += sizeof(h) + keylen + len;
+	return true;
+}
+
+/* A first item kept dissected that reports: its records, now. */
+static void write_deferred(struct isp_engine *e, const struct log_head *h, const char *key)
+{
+	struct isp_packet p;
+	const char *at = key + h->keylen;
+
+	memcpy(&p, at, PKT_HEAD);
+	const size_t layers = p.nlayers * sizeof(p.layer[0]);
+	memcpy(p.layer, at + PKT_HEAD, layers);
+	memcpy(&p.protos, at + PKT_HEAD + layers, sizeof(p.protos));
+	memcpy(p.last, at + PKT_HEAD + layers + sizeof(p.protos), sizeof(p.last));
+	memcpy(e->keytext, key, h->keylen);
+	slot_cache_next(&e->sc);        /* a new item for the slots */
+	e->hop = h->hop == NO_HOP ? -1 : (int)h->hop;
+	event_write_records(e, h->rule, &p, h->keylen);
+	e->hop = -1;
+}
+
 /* Rule i's keys of batch buffer b against the merger's memory: which
  * first items report, and each key's last signature left there. */
 static void settle_keys(struct isp_engine *e, struct isp_engine *m, unsigned i, unsigned b)
@@ -156,6 +204,7 @@ static void settle_keys(struct isp_engine *e, struct isp_engine *m, unsigned i, 
 	const uint64_t evicted = all->evictions;
 	const bool far = all->count >= SETTLE_FAR;
 	struct tentry *lead = NULL;
+	uint32_t fired = 0;
 
 	for (unsigned k = 0; far && k < SETTLE_AHEAD && (lead = table_next(mine, lead)); k++)
 		table_prefetch_slot(all, ((struct ev_first *)tentry_state(lead))->hash);
@@ -172,10 +221,15 @@ static void settle_keys(struct isp_engine *e, struct isp_engine *m, unsigned i, 
 		}
 		struct ev_key *k = tentry_state(g);
 		f->fire = created || k->sig != f->first_sig;
+		fired += f->fire;
 		k->sig = f->last_sig;
 		k->last_report = f->last_ts;
 	}
 	e->ev[i].st.evictions += all->evictions - evicted;
+	/* most first items quiet (keys that keep their values): the next
+	 * batch keeps them dissected, written only if they report; most
+	 * reporting (new keys, changes): written as they come, on each core */
+	e->ev[i].defer_first = e->settle_refs && 2 * fired < mine->count;
 }
 
 void event_batch_done(struct isp_engine *e)
@@ -206,6 +260,10 @@ void event_batch_commit(struct isp_engine *e)
 		if (h.cond &&
 		    !((struct ev_first *)tentry_state(table_entry(&es->settle[b], h.cond)))->fire)
 			continue;
+		if (h.format == DEFERRED) {
+			write_deferred(e, &h, key);
+			continue;
+		}
 		const struct erule *r = &prog->events[h.rule];
 		engine_emit_copy(e, r->name, es->name_len, key, h.keylen, key + h.keylen, h.len,
 				 r->channels, r->nchannels, &r->fmts, h.format, &es->st);

@@ -120,9 +120,9 @@ static bool local_only(void *w)
 	return isp_engine_local_only(((struct rules_worker *)w)->e);
 }
 
-static bool local_in_order(void *w)
+static bool local_in_order(void *w, bool bytes_stay)
 {
-	return event_batch_start(((struct rules_worker *)w)->e);
+	return event_batch_start(((struct rules_worker *)w)->e, bytes_stay);
 }
 
 static void batch_done(void *w)
