@@ -15,6 +15,11 @@
  * memory (what one worker's would hold at that point), settles the
  * key's first item, leaves the key's last signature there, and hands its
  * records on in order, but for those of first items that did not report.
+ * A worker runs its next batch while one waits for its turn (two logs,
+ * two batch memories). Where most first items stayed quiet in its last
+ * batch and the packets' bytes stay (a mapped file), a first item keeps
+ * its dissection instead of its record, written at the commit if it
+ * reports: a key that rarely changes is then formatted only when it does.
  *
  * That is exact for a plain or banded delta: signatures are equal or not,
  * so comparing an item with the item before it is comparing it with the
