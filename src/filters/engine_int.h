@@ -8,6 +8,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "../../outputs/channel.h"
 #include "bloom.h"
@@ -468,6 +469,25 @@ bool engine_channels_use_key(const struct isp_engine *e, const int *channels, un
 void engine_emit_bytes(struct isp_engine *e, const char *report, const char *key, size_t keylen,
 		       const char *rec, size_t len, const int *channels, unsigned nchannels,
 		       const struct rule_formats *f, unsigned which, struct rule_stats *st);
+/* Room for `need` bytes after `len` in a buffer that doubles (from
+ * `first`) when full: false when out of memory, the buffer as it was.
+ * The workers' buffers of records written ahead of their turn
+ * (query_share.c's slices, event_batch.c's logs). */
+static inline bool engine_buf_room(char **buf, size_t *cap, size_t len, size_t need, size_t first)
+{
+	if (len + need <= *cap)
+		return true;
+	size_t c = *cap ? *cap : first;
+	while (c < len + need)
+		c *= 2;
+	char *b = realloc(*buf, c);
+	if (!b)
+		return false;
+	*buf = b;
+	*cap = c;
+	return true;
+}
+
 /* A record written before (len bytes at rec) to its channels: one copy
  * straight into the queue of a rule's one channel, after what this
  * engine staged for it; else as engine_emit_bytes. */

@@ -117,17 +117,7 @@ void event_batch_free(struct isp_engine *e)
 /* Room in the log for one more record of at most REC_MAX bytes. */
 static bool log_room(struct settle_log *l, size_t need)
 {
-	if (l->len + need <= l->cap)
-		return true;
-	size_t cap = l->cap ? l->cap : 1u << 20;
-	while (cap < l->len + need)
-		cap *= 2;
-	char *b = realloc(l->buf, cap);
-	if (!b)
-		return false;
-	l->buf = b;
-	l->cap = cap;
-	return true;
+	return engine_buf_room(&l->buf, &l->cap, l->len, need, 1u << 20);
 }
 
 void event_log_begin(struct isp_engine *e, const char *key, size_t keylen)

@@ -146,16 +146,8 @@ static const struct share_job *job_of(const struct query_share *s, uint32_t slic
 
 static char *slice_room(struct isp_engine *me, size_t n)
 {
-	if (me->slice_len + n > me->slice_cap) {
-		size_t cap = me->slice_cap ? me->slice_cap : 256 * 1024;
-		while (cap < me->slice_len + n)
-			cap *= 2;
-		char *b = realloc(me->slice, cap);
-		if (!b)
-			return NULL;
-		me->slice = b;
-		me->slice_cap = cap;
-	}
+	if (!engine_buf_room(&me->slice, &me->slice_cap, me->slice_len, n, 256 * 1024))
+		return NULL;
 	return me->slice + me->slice_len;
 }
 
