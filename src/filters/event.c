@@ -337,6 +337,24 @@ write_records(struct isp_engine *e, unsigned i, const struct isp_packet *p, size
 	}
 }
 
+/* The item's delta-key bytes and their hash for a table of rule i: the
+ * key built ahead (ahead.c), or built now, cut to what the table keeps
+ * and hashed as table_get does. */
+static inline const uint8_t *item_key(struct isp_engine *e, unsigned i, const struct isp_packet *p,
+				      bool hops, const struct table *t, size_t *klen, uint64_t *h)
+{
+	const struct erule *r = &e->prog->events[i];
+	const uint8_t *key;
+
+	if (!hops && (key = engine_take_prepared(e, i, &e->ev[i].st.ahead, klen, h)))
+		return key;
+	size_t n = r->nkey ? engine_key(e, p, r->key_slots, r->nkey, e->keybuf,
+					sizeof(e->keybuf)) : 0;
+	*klen = n < t->key_max ? n : t->key_max;
+	*h = table_hash(e->keybuf, *klen);
+	return e->keybuf;
+}
+
 /* Several workers settling events in order (event_batch.c): the key's
  * memory in this worker's batch. The key's first item here reports or
  * not once the batch before is committed (*cond: its entry, to settle);
@@ -347,20 +365,12 @@ write_records(struct isp_engine *e, unsigned i, const struct isp_packet *p, size
 static inline bool batch_key(struct isp_engine *e, unsigned i, const struct isp_packet *p,
 			     bool hops, uint64_t sig, uint32_t *cond)
 {
-	const struct erule *r = &e->prog->events[i];
 	struct event_state *es = &e->ev[i];
-	const uint8_t *key;
+	struct table *t = &es->settle[e->log_cur];
 	size_t klen;
 	uint64_t h;
 	bool created;
-
-	if (hops || !(key = engine_take_prepared(e, i, &es->st.ahead, &klen, &h))) {
-		klen = r->nkey ? engine_key(e, p, r->key_slots, r->nkey, e->keybuf,
-					    sizeof(e->keybuf)) : 0;
-		key = e->keybuf;
-		h = table_hash(key, klen);
-	}
-	struct table *t = &es->settle[e->log_cur];
+	const uint8_t *key = item_key(e, i, p, hops, t, &klen, &h);
 	struct tentry *te = table_get_hashed(t, key, klen, h, p->ts_ns, false, &created);
 	if (!te) {              /* more keys in one batch than it holds: counted */
 		es->st.dropped++;
@@ -405,17 +415,11 @@ event_run(struct isp_engine *e, unsigned i, const struct isp_packet *p, const bo
 		if (!delta_signature(e, r, p, &sig))
 			return;         /* none of the delta attributes: nothing to compare */
 		bool created;
-		struct tentry *te;
-		const uint8_t *key;
 		size_t klen;
 		uint64_t h;
-		if (!hops && (key = engine_take_prepared(e, i, &es->st.ahead, &klen, &h))) {
-			te = table_get_hashed(&es->keys, key, klen, h, p->ts_ns, true, &created);
-		} else {
-			klen = r->nkey ? engine_key(e, p, r->key_slots, r->nkey, e->keybuf,
-						    sizeof(e->keybuf)) : 0;
-			te = table_get(&es->keys, e->keybuf, klen, p->ts_ns, true, &created);
-		}
+		const uint8_t *key = item_key(e, i, p, hops, &es->keys, &klen, &h);
+		struct tentry *te = table_get_hashed(&es->keys, key, klen, h, p->ts_ns, true,
+						     &created);
 		if (!te)
 			return;
 		k = tentry_state(te);
