@@ -7,6 +7,7 @@
 #define ISP_PIPELINE_INT_H
 
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 
 #include "batches.h"
@@ -95,6 +96,7 @@ struct isp_pipeline {
 	/* isp_pipeline_sample: requests, one sampler at a time */
 	_Atomic uint64_t snap_req;
 	pthread_mutex_t sample_mu;
+	sem_t ended;                    /* posted by each worker as it finishes */
 	uint64_t ticks;                 /* asked (controller's side) */
 	struct worker w[];
 };
