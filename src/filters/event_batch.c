@@ -87,11 +87,14 @@ bool event_batch_start(struct isp_engine *e, bool bytes_stay)
 		const struct erule *r = &e->prog->events[i];
 		if (!r->ndelta)
 			continue;
-		for (unsigned b = 0; b < 2; b++)
-			if (!e->ev[i].settle[b].base &&
-			    table_init(&e->ev[i].settle[b], BATCH_KEYS, sizeof(struct ev_first),
+		for (unsigned b = 0; b < 2; b++) {
+			if (e->ev[i].settle[b].base)
+				continue;
+			if (table_init(&e->ev[i].settle[b], BATCH_KEYS, sizeof(struct ev_first),
 				       e->ev[i].keys.key_max, false) != 0)
 				return false;
+			table_small_pages(&e->ev[i].settle[b]);
+		}
 		/* the merger's memory is the one a single worker keeps */
 		if (!m->ev[i].settle[0].base &&
 		    table_init(&m->ev[i].settle[0], r->nkey ? r->max_keys : 1, sizeof(struct ev_key),

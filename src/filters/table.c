@@ -233,6 +233,12 @@ void table_free(struct table *t)
 	memset(t, 0, sizeof(*t));
 }
 
+void table_small_pages(struct table *t)
+{
+	if (t->base)
+		madvise(t->base, t->reserved, MADV_NOHUGEPAGE);
+}
+
 void table_clear(struct table *t)
 {
 	if (t->count)
