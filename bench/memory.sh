@@ -24,8 +24,11 @@ tmp=${BENCH_TMP:-/tmp/intspect-bench}
 flows=1000000
 packets=2000000
 mkdir -p "$tmp"
+n=$packets
+. "$top/bench/lib.sh"      # cold; the keyed event below
 cap="$tmp/flows1m-shuffle.pcap"
 [ -f "$cap" ] || "$bld/intgen" -o "$cap" -n $packets --flows $flows --flow-order shuffle --seed 3 >/dev/null
+cold "$cap"
 event='event-report per-flow {
   event = "int.hop_switch_ids"
   delta-cond = {"int.hop_switch_ids"}
@@ -60,8 +63,6 @@ for r in event query both; do
 	echo
 done
 # the keyed event (bench/lib.sh: its rule and workload (a), 2M packets)
-n=$packets
-. "$top/bench/lib.sh"
 capa=$(capture a)
 /usr/bin/time -f '%M' "$bld/intspect" -C "$tmp/keyed.conf" -r "$capa" -q >/dev/null 2>"$tmp/m-keyed.err"
 printf '  %-6s %7d MiB   (event per switch path and queues, (a))\n' keyed \

@@ -362,8 +362,9 @@ static inline const uint8_t *item_key(struct isp_engine *e, unsigned i, const st
  * before, which is what comparing with the last reported one gives
  * (without a threshold, an item that does not report has its
  * signature). */
-static inline bool batch_key(struct isp_engine *e, unsigned i, const struct isp_packet *p,
-			     bool hops, uint64_t sig, uint32_t *cond)
+static inline __attribute__((always_inline)) bool
+batch_key(struct isp_engine *e, unsigned i, const struct isp_packet *p, bool hops, uint64_t sig,
+	  uint32_t *cond)
 {
 	struct event_state *es = &e->ev[i];
 	struct table *t = &es->settle[e->log_cur];
