@@ -208,7 +208,14 @@ int table_init(struct table *t, uint32_t max, size_t state_size, size_t key_max,
 		cap = SLOTS_FIRST;
 	t->slot = slots_new(cap);
 	t->mask = cap - 1;
-	t->order = evicts ? calloc(max, sizeof(*t->order)) : NULL;
+	/* mapped, as the region: pages only as entries come (calloc zeroed
+	 * 16 MiB up front for 4M keys, and each worker's table and the
+	 * merger's have one) */
+	if (evicts) {
+		void *o = mmap(NULL, (size_t)max * sizeof(*t->order), PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		t->order = o == MAP_FAILED ? NULL : o;
+	}
 	t->base = mmap(NULL, t->reserved, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (t->base == MAP_FAILED)
@@ -227,7 +234,8 @@ void table_free(struct table *t)
 {
 	if (t->slot)
 		slots_free(t->slot, t->mask + 1);
-	free(t->order);
+	if (t->order)
+		munmap(t->order, (size_t)t->max * sizeof(*t->order));
 	if (t->base)
 		munmap(t->base, t->reserved);
 	memset(t, 0, sizeof(*t));
