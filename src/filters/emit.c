@@ -26,14 +26,18 @@ void engine_emit_begin(struct isp_engine *e, const char *report, size_t report_l
 		event_log_begin(e, key ? key : "", key ? keylen : 0);
 		return;
 	}
-	/* several workers stage their records (one lock for many) */
-	if (nchannels != 1 || e->stage || !e->channels)
+	/* several workers stage their records (one lock for many), but for
+	 * those written at a batch's commit, which go in the file's order
+	 * as the records committed around them (engine_emit_copy) */
+	if (nchannels != 1 || (e->stage && !e->committing) || !e->channels)
 		return;
 	if (!takes_encoding(f, 0, which))
 		return;         /* another encoding goes there */
 	struct isp_channel *ch = e->channels[channels[0]];
 	if (!ch)
 		return;
+	if (e->stage && e->stage[channels[0]].n)
+		isp_channel_stage_flush(&e->stage[channels[0]]);       /* staged first */
 	char *out = isp_channel_reserve(ch, e, report, report_len, key ? key : "",
 					key ? keylen : 0, REC_MAX);
 	if (out) {

@@ -230,6 +230,7 @@ struct isp_engine {
 	bool settle;
 	bool settle_refs;               /* the packets' bytes stay: first items may wait dissected */
 	bool logging;
+	bool committing;                /* writing a batch's records in its turn */
 	uint32_t log_cond;
 	uint16_t log_rule;
 	uint16_t log_keylen;            /* UINT16_MAX: no room, the record goes aside */

@@ -259,7 +259,9 @@ void event_batch_commit(struct isp_engine *e)
 		    !((struct ev_first *)tentry_state(table_entry(&es->settle[b], h.cond)))->fire)
 			continue;
 		if (h.format == DEFERRED) {
+			e->committing = true;   /* into its channel's queue, as below */
 			write_deferred(e, &h, key);
+			e->committing = false;
 			continue;
 		}
 		const struct erule *r = &prog->events[h.rule];
