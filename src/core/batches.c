@@ -200,12 +200,13 @@ walk_map(struct isp_batches *bs, struct isp_batch *out, struct walk *w, uint64_t
 		last = n + (unsigned)(limit - packets);
 	while (n < last && bytes < ISP_BATCH_BYTES) {
 		struct isp_batch_pkt *p = &out->pkt[n];
-		size_t left = len - off;
-		const uint8_t *h = base + off;
-		uint32_t incl;
-		if (__builtin_expect(left < PCAP_MAP_RECORD_HDR ||
-				     (incl = pcap_map_rd32(h + 8, swap)) > max_incl ||
-				     left - PCAP_MAP_RECORD_HDR < incl, 0)) {
+		if (__builtin_expect(off >= chores, 0)) {
+			m->off = off;
+			pcap_map_chores(m);
+			chores = m->chores;
+		}
+		if (__builtin_expect(!pcap_map_plain(base, len, off, max_incl, swap, frac_ns, &p->data,
+						     &p->caplen, &p->wirelen, &p->ts_ns, &off), 0)) {
 			m->off = off;
 			int rc = pcap_map_next(m, &p->data, &p->caplen, &p->wirelen, &p->ts_ns,
 					       bs->err, sizeof(bs->err));
@@ -217,18 +218,6 @@ walk_map(struct isp_batches *bs, struct isp_batch *out, struct walk *w, uint64_t
 					atomic_store_explicit(&bs->failed, true, memory_order_release);
 				break;
 			}
-		} else {
-			if (__builtin_expect(off >= chores, 0)) {
-				m->off = off;
-				pcap_map_chores(m);
-				chores = m->chores;
-			}
-			uint32_t sec = pcap_map_rd32(h, swap), frac = pcap_map_rd32(h + 4, swap);
-			p->data = h + PCAP_MAP_RECORD_HDR;
-			p->caplen = incl;
-			p->wirelen = pcap_map_rd32(h + 12, swap);
-			p->ts_ns = (uint64_t)sec * 1000000000u + (uint64_t)frac * frac_ns;
-			off += PCAP_MAP_RECORD_HDR + incl;
 		}
 		p->index = ++packets;
 		p->tick = 0;

@@ -66,29 +66,45 @@ int pcap_map_odd(struct pcap_map *m, const uint8_t **data, uint32_t *caplen,
 		 uint32_t *wirelen, uint64_t *ts_ns, char *err, size_t errlen);
 void pcap_map_chores(struct pcap_map *m);
 
+/* The record at `off` of a file of `len` bytes when it is plain (its
+ * header there, its captured length within the snap length and the
+ * file): its fields, and where the next one starts. false: the end, or
+ * pcap_map_odd's case. Shared by pcap_map_next and the walk of a batch
+ * (batches.c), which keeps the offset in a register. */
+static inline __attribute__((always_inline)) bool
+pcap_map_plain(const uint8_t *base, size_t len, size_t off, uint32_t max_incl, bool swap,
+	       uint64_t frac_ns, const uint8_t **data, uint32_t *caplen, uint32_t *wirelen,
+	       uint64_t *ts_ns, size_t *next)
+{
+	size_t left = len - off;
+	const uint8_t *h = base + off;
+	uint32_t incl;
+
+	if (left < PCAP_MAP_RECORD_HDR || (incl = pcap_map_rd32(h + 8, swap)) > max_incl ||
+	    left - PCAP_MAP_RECORD_HDR < incl)
+		return false;
+	uint32_t sec = pcap_map_rd32(h, swap), frac = pcap_map_rd32(h + 4, swap);
+	*data = h + PCAP_MAP_RECORD_HDR;
+	*caplen = incl;
+	*wirelen = pcap_map_rd32(h + 12, swap);        /* below incl: the dissector refuses it */
+	*ts_ns = (uint64_t)sec * 1000000000u + (uint64_t)frac * frac_ns;
+	*next = off + PCAP_MAP_RECORD_HDR + incl;
+	return true;
+}
+
 /* 1: a packet; 0: end of file; -1: a bad record (message in err). Inline:
  * the read loop of a mapped file is a few tens of instructions a packet. */
 static inline int pcap_map_next(struct pcap_map *m, const uint8_t **data, uint32_t *caplen,
 				uint32_t *wirelen, uint64_t *ts_ns, char *err, size_t errlen)
 {
-	size_t left = m->len - m->off;
-
-	if (left == 0)
+	if (m->off == m->len)
 		return 0;
-	const uint8_t *h = m->base + m->off;
-	uint32_t incl;
-	if (left < PCAP_MAP_RECORD_HDR ||
-	    (incl = pcap_map_rd32(h + 8, m->swap)) > m->max_incl ||
-	    left - PCAP_MAP_RECORD_HDR < incl)
-		return pcap_map_odd(m, data, caplen, wirelen, ts_ns, err, errlen);
 	if (m->off >= m->chores)
 		pcap_map_chores(m);
-	uint32_t sec = pcap_map_rd32(h, m->swap), frac = pcap_map_rd32(h + 4, m->swap);
-	*data = h + PCAP_MAP_RECORD_HDR;
-	*caplen = incl;
-	*wirelen = pcap_map_rd32(h + 12, m->swap);     /* below incl: the dissector refuses it */
-	*ts_ns = (uint64_t)sec * 1000000000u + (uint64_t)frac * (m->nano ? 1u : 1000u);
-	m->off += PCAP_MAP_RECORD_HDR + incl;
+	if (__builtin_expect(!pcap_map_plain(m->base, m->len, m->off, m->max_incl, m->swap,
+					     m->nano ? 1u : 1000u, data, caplen, wirelen, ts_ns,
+					     &m->off), 0))
+		return pcap_map_odd(m, data, caplen, wirelen, ts_ns, err, errlen);
 	return 1;
 }
 
