@@ -18,10 +18,9 @@ tmp=${BENCH_TMP:-/tmp/intspect-bench}
 mkdir -p "$tmp"
 [ -x "$bld/intspect" ] || { echo "build first: ./setup.sh build" >&2; exit 2; }
 n=2000000
-. "$top/bench/lib.sh"      # cold
+. "$top/bench/lib.sh"      # generated
 cap="$tmp/flows1m-shuffle.pcap"         # as bench/memory.sh makes it
-[ -f "$cap" ] || "$bld/intgen" -o "$cap" -n 2000000 --flows 1000000 --flow-order shuffle --seed 3 >/dev/null
-cold "$cap"
+generated "$cap" -n 2000000 --flows 1000000 --flow-order shuffle --seed 3
 cat >"$tmp/f-event.conf" <<'CONF'
 event-report per-flow {
   event = "int.hop_switch_ids"
@@ -74,8 +73,7 @@ done
 # fewer groups, more packets each (200,000 flows of 10 packets, one window
 # at the end): the query's merge then costs less than its packets
 cap="$tmp/flows200k.pcap"
-[ -f "$cap" ] || "$bld/intgen" -o "$cap" -n 2000000 --flows 200000 --flow-order shuffle --seed 3 >/dev/null
-cold "$cap"
+generated "$cap" -n 2000000 --flows 200000 --flow-order shuffle --seed 3
 one=$(rate file query)
 two=$(rate file2 query)
 awk -v o="$one" -v t="$two" 'BEGIN { printf "  query on 200,000 flows of 10 packets: 1 worker %.2f Mpps, 2 workers %.2f Mpps (%.2fx)\n", o / 1e6, t / 1e6, t / o }'

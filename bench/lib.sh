@@ -80,22 +80,30 @@ c|report v2.0, 1-6 hops, 9 metric sets|--format report --report-version 2.0 --ho
 # as a capture on the disk is read. A file just written stays cached in
 # the small folios its writes made, which the kernel maps 4 KiB at a
 # time; read in, it comes in 2 MiB folios on Linux 6.x (ext4, xfs),
-# mapped whole: decode only was 21 against 27 Mpps on (a) between the
+# mapped whole: decode only on (a) ran 19.9 against 23.2 Mpps between the
 # two (README, "Performance"), so a figure depends on which one it met.
 cold() {
 	python3 -c 'import os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); \
 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)' "$1"
 }
 
-# capture NAME: $tmp/NAME.pcap (n packets; kept between runs, read from
-# the disk by the first run of each script)
+# generated FILE INTGEN-ARGS...: FILE written by intgen unless it is
+# there (kept between runs), then out of the page cache (cold)
+generated() {
+	f=$1
+	shift
+	[ -f "$f" ] || "$bld/intgen" -o "$f" "$@" >/dev/null
+	cold "$f"
+}
+
+# capture NAME: $tmp/NAME.pcap (n packets; read from the disk by the
+# first run of each script)
 capture() {
 	line=$(echo "$WORKLOADS" | grep "^$1|")
 	args=${line##*|}
 	cap="$tmp/$1-$n.pcap"
 	# shellcheck disable=SC2086
-	[ -f "$cap" ] || "$bld/intgen" -o "$cap" -n "$n" --seed 1 $args >/dev/null
-	cold "$cap"
+	generated "$cap" -n "$n" --seed 1 $args
 	echo "$cap"
 }
 

@@ -25,10 +25,9 @@ flows=1000000
 packets=2000000
 mkdir -p "$tmp"
 n=$packets
-. "$top/bench/lib.sh"      # cold; the keyed event below
+. "$top/bench/lib.sh"      # generated; the keyed event below
 cap="$tmp/flows1m-shuffle.pcap"
-[ -f "$cap" ] || "$bld/intgen" -o "$cap" -n $packets --flows $flows --flow-order shuffle --seed 3 >/dev/null
-cold "$cap"
+generated "$cap" -n $packets --flows $flows --flow-order shuffle --seed 3
 event='event-report per-flow {
   event = "int.hop_switch_ids"
   delta-cond = {"int.hop_switch_ids"}
