@@ -58,8 +58,14 @@ struct isp_batches *isp_batches_new(struct isp_source *src, unsigned n, uint64_t
 	bs->src = src;
 	bs->keeps_bytes = isp_source_keeps_bytes(src);
 	bs->map = isp_source_map(src);
-	if (bs->map && n > 1)
+	if (bs->map && n > 1) {
 		bs->map->defer_calls = true;    /* made after the turn (calls_after) */
+		/* a worker's next batch, whose lines it asks for while it
+		 * dissects this one, mapped by then (n - 1 batches on) */
+		size_t lead = (size_t)(n + 1) * ISP_BATCH_BYTES;
+		if (lead > bs->map->lead)
+			bs->map->lead = lead;
+	}
 	bs->stop = isp_source_stop_flag(src);
 	bs->count = count;
 	bs->n = n;
@@ -276,10 +282,9 @@ static int read_batch(struct isp_batches *bs, struct isp_batch *out)
 		atomic_store_explicit(&bs->failed, true, memory_order_release);
 		bs->ended = true;
 	}
-	/* this worker's next batch is likely n - 1 batches of this size on:
-	 * its lines come to this core while it dissects this one (asked for
-	 * once the turn is passed on: a few hundred prefetches in a row wait
-	 * for the memory, and the others waited for the turn meanwhile) */
+	/* this worker's next batch is likely n - 1 batches of this size on
+	 * (isp_lines_ahead; 65-80% of a delta event's batches on bench/'s
+	 * (b), taken by whoever asks first) */
 	out->ahead_len = 0;
 	if (bs->keeps_bytes && w.bytes)
 		out->ahead_len = isp_source_ahead(bs->src, (size_t)(bs->n - 1) * (w.bytes + 16 * out->n),
@@ -287,16 +292,6 @@ static int read_batch(struct isp_batches *bs, struct isp_batch *out)
 	atomic_store_explicit(&bs->packets_seen, bs->packets, memory_order_relaxed);
 	return atomic_load_explicit(&bs->failed, memory_order_acquire) && out->n == 0 ? -1
 										  : (int)out->n;
-}
-
-static void prefetch_ahead(const struct isp_batch *out)
-{
-	if (!out->ahead_len)
-		return;         /* out->ahead is not set */
-	const uint8_t *p = out->ahead - (uintptr_t)out->ahead % 64, *end = out->ahead + out->ahead_len;
-
-	for (; p < end; p += 64)
-		__builtin_prefetch(p);
 }
 
 /* The mapped file's calls noted during the turn, taken before it passes */
@@ -323,7 +318,6 @@ int isp_batches_read(struct isp_batches *bs, uint64_t b, struct isp_batch *out)
 	calls_take(bs, &c);
 	atomic_store_explicit(&bs->turn, b + 1, memory_order_release);
 	calls_after(bs, &c);
-	prefetch_ahead(out);
 	return rc;
 }
 
@@ -341,7 +335,6 @@ int isp_batches_next(struct isp_batches *bs, struct isp_batch *out)
 	atomic_store_explicit(&bs->turn, out->seq + 1, memory_order_relaxed);
 	atomic_store_explicit(&bs->reading, false, memory_order_release);
 	calls_after(bs, &c);
-	prefetch_ahead(out);
 	return rc;
 }
 

@@ -69,6 +69,7 @@ int pcap_map_open(struct pcap_map *m, const char *path, char *err, size_t errlen
 	m->base = b;
 	m->len = (size_t)st.st_size;
 	m->off = GLOBAL_HDR;
+	m->lead = POPULATE_CHUNK / 2;
 	/* up to 2.3 a record may hold its lengths the other way round (2.3:
 	 * some writers, found by their values): rare enough to leave to
 	 * libpcap, which knows; so is any version but 2.4 */
@@ -191,7 +192,7 @@ void pcap_map_chores(struct pcap_map *m)
 	/* Map the next pages before they are read: a page fault per 64 KiB
 	 * (the kernel's fault-around) was a seventh of a decode-only run;
 	 * one call per 2 MiB maps the same pages for much less. */
-	if (m->off + POPULATE_CHUNK / 2 > m->populated && m->populated < m->len)
+	if (m->off + m->lead > m->populated && m->populated < m->len)
 		populate_ahead(m);
 	/* drop the pages already read (file-backed, they come back if touched):
 	 * a large capture then does not count in the resident set. Not up to

@@ -23,6 +23,7 @@ struct pcap_map {
 	size_t prefetched;      /* cache lines before this offset were asked for */
 	size_t populated;       /* pages before this offset were mapped ahead */
 	size_t chores;          /* where mapping, dropping and prefetching are due */
+	size_t lead;            /* pages are mapped at least this far ahead of off */
 	/* workers take turns at the file (batches.c): the system calls are
 	 * noted here, taken by the turn's holder and made after its turn */
 	bool defer_calls;

@@ -43,9 +43,12 @@ static void dissect_batch(struct worker *me, const struct isp_batch *batch, uint
 {
 	struct isp_pipeline *pl = me->pl;
 	struct isp_packet *p = &me->own;
+	struct isp_lines_ahead ahead;
 
+	isp_lines_ahead_start(&ahead, batch);
 	for (unsigned k = 0; k < batch->n; k++) {
 		const struct isp_batch_pkt *bp = &batch->pkt[k];
+		isp_lines_ahead_step(&ahead);
 		if (bp->tick) {
 			isp_mesh_broadcast(pl->mesh, me->id, SPSC_TICK, bp->tick, 0);
 			if (in_place)
@@ -249,8 +252,11 @@ void pl_run_local(struct worker *me)
 			local_barrier(me, isp_batches_tick(pl->batches, met++));
 		if (got <= 0)
 			break;
+		struct isp_lines_ahead ahead;
+		isp_lines_ahead_start(&ahead, batch);
 		for (unsigned k = 0; k < batch->n; k++) {
 			const struct isp_batch_pkt *bp = &batch->pkt[k];
+			isp_lines_ahead_step(&ahead);
 			if (bp->tick) {
 				local_barrier(me, bp->tick);
 				met++;
