@@ -60,31 +60,46 @@ struct isp_batch {
  */
 struct isp_lines_ahead {
 	const uint8_t *base;
-	size_t at, end, step;
+	size_t at, end;
+	bool wide;              /* 8 lines a packet, not 4 */
 };
 
 static inline void isp_lines_ahead_start(struct isp_lines_ahead *a, const struct isp_batch *b)
 {
 	a->base = NULL;
-	a->at = a->end = a->step = 0;
+	a->at = a->end = 0;
+	a->wide = false;
 	if (!b->ahead_len || !b->n)
 		return;         /* b->ahead is not set */
 	size_t skew = (uintptr_t)b->ahead % 64;
 
 	a->base = b->ahead - skew;      /* a mapped file's page holds its line */
 	a->end = skew + b->ahead_len;
-	a->step = a->end / b->n + 64;
+	/* past 512 bytes a packet, the rest is left to the walk's prefetch */
+	a->wide = a->end / b->n > 256;
 }
 
-/* With each packet: the next step's lines. */
+/* With each packet: its share of the lines, a fixed count without a loop
+ * (callgrind, the delta event on (b): a loop over the lines cost 37
+ * instructions a packet, this 16; the last step may ask for a few lines
+ * past the end) */
 static inline void isp_lines_ahead_step(struct isp_lines_ahead *a)
 {
 	if (a->at >= a->end)
 		return;
-	size_t to = a->at + a->step < a->end ? a->at + a->step : a->end;
+	const uint8_t *p = a->base + a->at;
 
-	for (; a->at < to; a->at += 64)
-		__builtin_prefetch(a->base + a->at);
+	__builtin_prefetch(p);
+	__builtin_prefetch(p + 64);
+	__builtin_prefetch(p + 128);
+	__builtin_prefetch(p + 192);
+	if (a->wide) {
+		__builtin_prefetch(p + 256);
+		__builtin_prefetch(p + 320);
+		__builtin_prefetch(p + 384);
+		__builtin_prefetch(p + 448);
+	}
+	a->at += a->wide ? 512 : 256;
 }
 
 struct isp_batches;
