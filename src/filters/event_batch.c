@@ -201,15 +201,24 @@ static void settle_keys(struct isp_engine *e, struct isp_engine *m, unsigned i, 
 	struct table *mine = &e->ev[i].settle[b], *all = &m->ev[i].settle[0];
 	const uint64_t evicted = all->evictions;
 	const bool far = all->count >= SETTLE_FAR;
-	struct tentry *lead = NULL;
+	struct tentry *lead = NULL, *mid = NULL;
+	bool mid_on = far;      /* mid: NULL before the first key, not past the last */
 	uint32_t fired = 0;
 
-	for (unsigned k = 0; far && k < SETTLE_AHEAD && (lead = table_next(mine, lead)); k++)
+	/* two stages, as ahead.c: a key's slot asked for 2 * SETTLE_AHEAD
+	 * keys ahead, then its entry, through the slot come by then,
+	 * SETTLE_AHEAD keys ahead */
+	for (unsigned k = 0; far && k < 2 * SETTLE_AHEAD && (lead = table_next(mine, lead)); k++) {
 		table_prefetch_slot(all, ((struct ev_first *)tentry_state(lead))->hash);
+		if (k >= SETTLE_AHEAD && (mid = table_next(mine, mid)))
+			table_prefetch_entry(all, ((struct ev_first *)tentry_state(mid))->hash);
+	}
 	for (struct tentry *te = table_next(mine, NULL); te; te = table_next(mine, te)) {
 		struct ev_first *f = tentry_state(te);
 		if (lead && (lead = table_next(mine, lead)))
 			table_prefetch_slot(all, ((struct ev_first *)tentry_state(lead))->hash);
+		if (mid_on && (mid_on = (mid = table_next(mine, mid)) != NULL))
+			table_prefetch_entry(all, ((struct ev_first *)tentry_state(mid))->hash);
 		bool created;
 		struct tentry *g = table_get_hashed(all, tentry_key(mine, te), tentry_keylen(te),
 						    f->hash, f->last_ts, true, &created);
