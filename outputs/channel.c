@@ -418,8 +418,12 @@ struct isp_channel *isp_channel_open(const struct isp_channel_cfg *cfg,
 				      ch->p.policy, &ch->cnt);
 		if (ch->q)      /* a busy producer wakes the thread once a batch */
 			isp_queue_set_wake(ch->q, ch->p.batch);
-		if (!ch->q || isp_qbatch_init(&ch->batch, ch->p.batch, ch->p.queue_bytes) != 0 ||
-		    start_thread(ch) != 0) {
+		bool ready = ch->q && isp_qbatch_init(&ch->batch, ch->p.batch,
+						      ch->p.queue_bytes) == 0;
+
+		if (ready)
+			ch->batch.lines = ops->lines;
+		if (!ready || start_thread(ch) != 0) {
 			if (ops->close)
 				ops->close(ch->state);
 			goto nomem;
@@ -583,6 +587,7 @@ void isp_channel_stage_add(struct isp_channel_stage *s, const struct isp_record 
 	memcpy(p + kl, r->text, r->len);
 	c->text = (const char *)p + kl;
 	c->len = r->len;
+	c->lined = false;
 	s->dropped[s->n++] = dropped;
 	s->len += need;
 }

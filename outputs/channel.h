@@ -79,6 +79,9 @@ struct isp_record {
 	size_t key_len;
 	const char *text;       /* encoded record, no newline */
 	size_t len;
+	/* text[len] is '\n', and the next record of the batch, if lined too,
+	 * starts right after it (a batch taken for a type with `lines`) */
+	bool lined;
 };
 
 /* Counters, readable at any time (relaxed atomics inside). At any time
@@ -134,6 +137,11 @@ struct isp_channel_ops {
 	 * InfluxDB); its channels have it without a format key, and another
 	 * format key is an error. */
 	enum isp_record_format format;
+	/* The type writes each record as a line: the batches it is given
+	 * hold the records' texts as lines, one after the other in one buffer
+	 * (each `lined`; report and key NULL), which it can write as they are
+	 * (fdlines.h) instead of copying them again. */
+	bool lines;
 };
 
 /* Register a channel type (built-ins are registered by isp_channels_init).

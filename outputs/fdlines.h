@@ -2,9 +2,11 @@
  * fdlines.h - write records as text lines to a file descriptor, a batch at
  * a time, surviving partial writes.
  *
- * Shared by the stdout and file channels. The lines of a batch are copied
- * into the channel's staging buffer and go out in one write (writev only
- * from a line larger than the buffer), so a batch costs one system call
+ * Shared by the stdout and file channels. A batch taken as lines (their
+ * types say `lines`: queue.h) goes out as it lies, in one write; other
+ * records are copied into the channel's staging buffer and go out in one
+ * write (writev only from a line larger than the buffer), so a batch
+ * costs one system call
  * and one segment for the kernel to copy, and a
  * write cut short (signal, full disk, pipe) resumes exactly where it
  * stopped: the caller keeps `*partial`, the bytes of the first undelivered

@@ -630,4 +630,5 @@ const struct isp_channel_ops isp_file_ops = {
 	.write_batch = file_write,
 	.flush = file_flush,
 	.close = file_close,
+	.lines = true,
 };

@@ -402,24 +402,44 @@ static size_t copy_claimed(const unsigned char *ring, size_t cap, size_t at, siz
 			pad = c.size;
 			memcpy(&c, ring, sizeof(c));
 		}
-		if (off + c.size > b->cap) {
+		size_t need = b->lines ? (size_t)c.text_len + 1 : c.size;
+
+		if (off + need > b->cap) {
 			if (b->n == 0)
 				*grow = c.size;
 			break;
 		}
 		if (pad)
 			at = 0;
-		memcpy(b->buf + off, ring + at, c.size);
 
 		struct isp_record *r = &b->recs[b->n];
-		char *s = (char *)b->buf + off + sizeof(c);
 
-		r->report = s;
-		r->key = s + c.report_len + 1;
-		r->key_len = c.key_len;
-		r->text = r->key + c.key_len + 1;
+		if (b->lines) {
+			/* the text alone and its newline, after the last one:
+			 * the batch is the lines a write takes as they are */
+			char *t = (char *)b->buf + off;
+
+			memcpy(t, ring + at + sizeof(c) + c.report_len + 1 + c.key_len + 1,
+			       c.text_len);
+			t[c.text_len] = '\n';
+			r->report = NULL;
+			r->key = NULL;
+			r->key_len = 0;
+			r->text = t;
+			r->lined = true;
+		} else {
+			memcpy(b->buf + off, ring + at, c.size);
+
+			char *s = (char *)b->buf + off + sizeof(c);
+
+			r->report = s;
+			r->key = s + c.report_len + 1;
+			r->key_len = c.key_len;
+			r->text = r->key + c.key_len + 1;
+			r->lined = false;
+		}
 		r->len = c.text_len;
-		off += c.size;
+		off += need;
 		taken += pad + c.size;
 		at += c.size;
 		if (at == cap)

@@ -6,7 +6,8 @@
  * allocation per record), bounded by a record count and by the ring's
  * size. Producers are the engine's worker threads; the consumer is the
  * channel thread, which moves a batch out of the ring into its own staging
- * buffer (isp_qbatch) so that producers, drop-oldest eviction included,
+ * buffer (isp_qbatch: whole records, or their texts as lines) so that
+ * producers, drop-oldest eviction included,
  * never touch records being written. A mutex guards the ring: uncontended
  * it costs a few tens of nanoseconds, and correctness of eviction and
  * blocking is simple to see; the consumer holds it only to claim a batch
@@ -47,6 +48,9 @@ struct isp_qbatch {
 	struct isp_record *recs;
 	size_t n;                       /* records in recs */
 	size_t max;                     /* capacity of recs (the batch size) */
+	/* set by the consumer: take records as lines (their texts only, each
+	 * followed by '\n', one after the other in buf; report and key NULL) */
+	bool lines;
 };
 
 struct isp_queue;

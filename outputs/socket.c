@@ -241,9 +241,24 @@ static size_t stream_write(struct sock_conn *c, const struct isp_record *recs,
 
 		for (size_t i = done; i < n && cnt + 2 <= NIOV; i++) {
 			size_t skip = i == done ? c->partial : 0;
+			const char *from = recs[i].text + skip;
 
+			if (recs[i].lined) {
+				/* its newline after it: one segment, or the
+				 * last one longer when the line follows it */
+				size_t len = recs[i].len + 1 - skip;
+
+				if (cnt && (const char *)iov[cnt - 1].iov_base +
+						   iov[cnt - 1].iov_len == from) {
+					iov[cnt - 1].iov_len += len;
+				} else {
+					iov[cnt].iov_base = (void *)from;
+					iov[cnt++].iov_len = len;
+				}
+				continue;
+			}
 			if (skip < recs[i].len) {
-				iov[cnt].iov_base = (void *)(recs[i].text + skip);
+				iov[cnt].iov_base = (void *)from;
 				iov[cnt++].iov_len = recs[i].len - skip;
 			}
 			iov[cnt].iov_base = &nl;
@@ -332,13 +347,15 @@ static size_t dgram_write(struct sock_out *o, struct sock_conn *c,
 			continue;
 		}
 		for (size_t i = done; i < n && cnt < NMSG && fits(c, &recs[i]); i++, cnt++) {
+			bool lined = recs[i].lined;     /* its newline after it */
+
 			iov[cnt][0].iov_base = (void *)recs[i].text;
-			iov[cnt][0].iov_len = recs[i].len;
+			iov[cnt][0].iov_len = recs[i].len + lined;
 			iov[cnt][1].iov_base = &nl;
 			iov[cnt][1].iov_len = 1;
 			memset(&mm[cnt], 0, sizeof(mm[cnt]));
 			mm[cnt].msg_hdr.msg_iov = iov[cnt];
-			mm[cnt].msg_hdr.msg_iovlen = 2;
+			mm[cnt].msg_hdr.msg_iovlen = lined ? 1 : 2;
 		}
 
 		int w = sendmmsg(c->fd, mm, cnt, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -442,6 +459,7 @@ const struct isp_channel_ops isp_socket_ops = {
 	.write_batch = sock_write,
 	.flush = sock_flush,
 	.close = isp_sock_close,
+	.lines = true,
 	.connects = true,
 	.says_never_connected = true,
 };

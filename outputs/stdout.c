@@ -76,4 +76,5 @@ const struct isp_channel_ops isp_stdout_ops = {
 	.write_batch = stdout_write,
 	.flush = NULL,
 	.close = stdout_close,
+	.lines = true,
 };

@@ -104,7 +104,7 @@ static void fwd_item(void *ctx, const struct isp_packet *p, uint64_t what)
 	char key[17];
 	snprintf(key, sizeof(key), "%016llx",
 		 (unsigned long long)isp_item_hash(p, f->ip4, f->ip6));
-	struct isp_record r = { "forward", key, 16, (const char *)fr, FORWARD_HEADER + len };
+	struct isp_record r = { "forward", key, 16, (const char *)fr, FORWARD_HEADER + len, false };
 	if (isp_channel_submit(f->ch, &r))
 		f->forwarded++;
 	else

@@ -96,7 +96,7 @@ void engine_emit_bytes(struct isp_engine *e, const char *report, const char *key
 	}
 	if (which == 0)         /* a record counts once, whatever its encodings */
 		st->records++;
-	struct isp_record r = { report, key ? key : "", key ? keylen : 0, rec, len };
+	struct isp_record r = { report, key ? key : "", key ? keylen : 0, rec, len, false };
 	for (unsigned i = 0; i < nchannels; i++) {
 		if (!takes_encoding(f, i, which))
 			continue;       /* another encoding goes there */

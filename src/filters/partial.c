@@ -318,7 +318,7 @@ void partial_watermark(struct isp_engine *e, unsigned i, uint64_t end, uint64_t 
 	size_t len = rec_end(&e->rec);
 	if (len == 0)
 		return;
-	struct isp_record rec = { r->name, "", 0, e->rec.w.buf, len };
+	struct isp_record rec = { r->name, "", 0, e->rec.w.buf, len, false };
 	for (unsigned c = 0; c < r->nchannels; c++) {
 		enum rec_format f = r->fmts.n && r->fmts.of ? (enum rec_format)r->fmts.of[c] : r->format;
 		struct isp_channel *ch = e->channels ? e->channels[r->channels[c]] : NULL;

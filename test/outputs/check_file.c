@@ -5,12 +5,14 @@
  * their line:col; MMT-Probe's layout (output-dir, output-file): names,
  * .sem markers only on files with records, empty files removed, a file per
  * cache-period, retain-files, sample-file = false, its errors, and check
- * mode creating nothing.
+ * mode creating nothing; stdout's lines whole through short writes to a
+ * non-blocking pipe.
  */
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -740,6 +742,99 @@ START_TEST(stdout_lines)
 }
 END_TEST
 
+/* The read end of a pipe, read to its end into a buffer. */
+struct drain {
+	int fd;
+	char *buf;
+	size_t len, cap;
+};
+
+static void *drain_pipe(void *arg)
+{
+	struct drain *d = arg;
+
+	for (;;) {
+		if (d->cap - d->len < 4096) {
+			d->cap = d->cap ? 2 * d->cap : 1 << 20;
+			d->buf = realloc(d->buf, d->cap);
+			if (!d->buf)
+				return NULL;
+		}
+		ssize_t r = read(d->fd, d->buf + d->len, 4096);
+
+		if (r <= 0)
+			return NULL;
+		d->len += (size_t)r;
+	}
+}
+
+/* Line i of stdout_short_writes (6 to 705 bytes, unterminated): its
+ * length. */
+static size_t short_line(char *line, unsigned i)
+{
+	size_t len = 6 + (i * 7919u) % 700;
+	int n = snprintf(line, 8, "%05u:", i);
+
+	for (size_t j = (size_t)n; j < len; j++)
+		line[j] = (char)('a' + (i + j) % 26);
+	return len;
+}
+
+/* stdout a non-blocking pipe that holds a page: most writes of a batch
+ * stop short, mid-line, or find the pipe full; the lines still arrive
+ * whole, once each, in order. */
+START_TEST(stdout_short_writes)
+{
+	const char *kvs[] = { "shutdown-ms=60000", NULL };
+	enum { N = 3000 };
+	struct drain d = { 0 };
+	struct isp_channel *ch;
+	pthread_t th;
+	int fds[2], saved;
+	char line[800];
+
+	ck_assert_int_eq(pipe(fds), 0);
+	(void)fcntl(fds[1], F_SETPIPE_SZ, 4096);        /* at least a page */
+	ck_assert_int_eq(fcntl(fds[1], F_SETFL, O_NONBLOCK), 0);
+	d.fd = fds[0];
+	ck_assert_int_eq(pthread_create(&th, NULL, drain_pipe, &d), 0);
+	saved = dup(STDOUT_FILENO);
+	ck_assert_int_ge(dup2(fds[1], STDOUT_FILENO), 0);
+	close(fds[1]);
+	ch = must_open("stdout", kvs);
+	for (unsigned i = 0; i < N; i++) {
+		line[short_line(line, i)] = '\0';
+		put(ch, line);
+	}
+	isp_channel_drain(ch);
+
+	struct isp_channel_stats st = stats(ch);
+
+	isp_channel_close(ch);
+	dup2(saved, STDOUT_FILENO);     /* the pipe's last writer gone */
+	close(saved);
+	pthread_join(th, NULL);
+	ck_assert_uint_eq(st.delivered, N);
+	ck_assert_uint_eq(st.dropped, 0);
+	ck_assert_uint_gt(st.retried, 0);       /* the pipe was full */
+	ck_assert_ptr_nonnull(d.buf);
+
+	size_t at = 0;
+
+	for (unsigned i = 0; i < N; i++) {
+		size_t len = short_line(line, i);
+
+		line[len] = '\n';
+		ck_assert_msg(at + len + 1 <= d.len && memcmp(d.buf + at, line, len + 1) == 0,
+			      "line %u not found whole at byte %zu", i, at);
+		at += len + 1;
+	}
+	ck_assert_uint_eq(at, d.len);
+	close(fds[0]);
+	free(d.buf);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("file");
@@ -764,6 +859,7 @@ int main(void)
 	tcase_add_test(tc, mmt_key_errors);
 	tcase_add_test(tc, check_mode_creates_nothing);
 	tcase_add_test(tc, stdout_lines);
+	tcase_add_test(tc, stdout_short_writes);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

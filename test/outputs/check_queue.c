@@ -6,7 +6,9 @@
  * grows to its bound with records wrapped round it, producers pushing
  * while the consumer copies a batch out (concurrent_*), and a producer's
  * stage (batches under one lock) under both drop policies; the same with
- * records written in place (isp_queue_reserve) among the pushed ones.
+ * records written in place (isp_queue_reserve) among the pushed ones; and
+ * batches taken as lines (their texts one after the other, each with its
+ * newline) in the model, concurrently and past the buffer's size.
  */
 #include <check.h>
 #include <pthread.h>
@@ -127,7 +129,7 @@ static void staged_policy(const char *policy, bool oldest)
 	ck_assert_int_eq(isp_channel_stage_init(&stage, ch, 4096), 0);
 	for (int i = 1; i <= 20; i++) {
 		snprintf(text, sizeof(text), "r%d", i);
-		struct isp_record r = { "rep", "k", 1, text, strlen(text) };
+		struct isp_record r = { "rep", "k", 1, text, strlen(text), false };
 		isp_channel_stage_add(&stage, &r, &refused);
 		if (i == 7)     /* a flush in between: two batches */
 			isp_channel_stage_flush(&stage);
@@ -272,10 +274,24 @@ START_TEST(ring_wraps_intact)
 }
 END_TEST
 
+/* Record i of a batch as taken: NUL-terminated with its report and key,
+ * or, taken as lines, its newline after it, right after the one before,
+ * no report or key. */
+static bool lined_ok(const struct isp_qbatch *b, size_t i, bool lines)
+{
+	const struct isp_record *r = &b->recs[i];
+
+	if (!lines)
+		return !r->lined && r->text[r->len] == '\0' && r->report != NULL;
+	return r->lined && r->text[r->len] == '\n' && !r->report && !r->key && r->key_len == 0 &&
+	       (i == 0 ? r->text == (const char *)b->buf :
+			 r->text == b->recs[i - 1].text + b->recs[i - 1].len + 1);
+}
+
 /* The ring alone, single-threaded, random sizes and policies against a
  * model: what comes out is a subsequence of what went in, in order, intact,
  * and every record is accounted for. */
-static void queue_model(enum isp_drop_policy policy, unsigned seed, bool inplace)
+static void queue_model(enum isp_drop_policy policy, unsigned seed, bool inplace, bool lines)
 {
 	struct isp_counters cnt = { 0 };
 	struct isp_queue *q = isp_queue_new(37, 2048, policy, &cnt);
@@ -288,6 +304,7 @@ static void queue_model(enum isp_drop_policy policy, unsigned seed, bool inplace
 
 	ck_assert_ptr_nonnull(q);
 	ck_assert_int_eq(isp_qbatch_init(&b, 5, 2048), 0);
+	b.lines = lines;
 	for (int step = 0; step < 60000 && ok; step++) {
 		x = x * 1103515245u + 12345u;
 		if ((x >> 8) % 3 != 0) {
@@ -325,8 +342,8 @@ static void queue_model(enum isp_drop_policy policy, unsigned seed, bool inplace
 			const struct isp_record *r = &b.recs[i];
 			long seq = strtol(r->text, NULL, 10);
 
-			ok = seq > last && r->len >= 8 && r->text[r->len] == '\0' &&
-			     strcmp(r->report, seq % 2 ? "r" : "") == 0;
+			ok = seq > last && r->len >= 8 && lined_ok(&b, i, lines) &&
+			     (lines || strcmp(r->report, seq % 2 ? "r" : "") == 0);
 			for (size_t j = 8; ok && j < r->len; j++)
 				ok = r->text[j] == 'a' + (char)(((size_t)seq + j) % 26);
 			last = seq;
@@ -352,17 +369,19 @@ static void queue_model(enum isp_drop_policy policy, unsigned seed, bool inplace
 
 START_TEST(queue_model_newest)
 {
-	queue_model(ISP_DROP_NEWEST, 1, false);
-	queue_model(ISP_DROP_NEWEST, 99, false);
-	queue_model(ISP_DROP_NEWEST, 5, true);
+	queue_model(ISP_DROP_NEWEST, 1, false, false);
+	queue_model(ISP_DROP_NEWEST, 99, false, false);
+	queue_model(ISP_DROP_NEWEST, 5, true, false);
+	queue_model(ISP_DROP_NEWEST, 3, true, true);
 }
 END_TEST
 
 START_TEST(queue_model_oldest)
 {
-	queue_model(ISP_DROP_OLDEST, 7, false);
-	queue_model(ISP_DROP_OLDEST, 12345, false);
-	queue_model(ISP_DROP_OLDEST, 77, true);
+	queue_model(ISP_DROP_OLDEST, 7, false, false);
+	queue_model(ISP_DROP_OLDEST, 12345, false, false);
+	queue_model(ISP_DROP_OLDEST, 77, true, false);
+	queue_model(ISP_DROP_OLDEST, 78, true, true);
 }
 END_TEST
 
@@ -492,7 +511,7 @@ static void *cp_producer(void *arg)
 
 /* inplace: producers 0 and 1 write in place when they can (so they end
  * each other's leases, and the others wait for a record or end a lease) */
-static void concurrent(enum isp_drop_policy policy, bool inplace)
+static void concurrent(enum isp_drop_policy policy, bool inplace, bool lines)
 {
 	struct isp_counters cnt = { 0 };
 	struct isp_queue *q = isp_queue_new(50, 8192, policy, &cnt);
@@ -506,6 +525,7 @@ static void concurrent(enum isp_drop_policy policy, bool inplace)
 	ck_assert_ptr_nonnull(q);
 	/* a staging buffer smaller than the ring: a batch is part of it */
 	ck_assert_int_eq(isp_qbatch_init(&b, 7, 3000), 0);
+	b.lines = lines;
 	for (unsigned i = 0; i < CP_PRODUCERS; i++) {
 		args[i] = (struct cp_arg){ .q = q, .id = i, .inplace = inplace && i < 2 };
 		ck_assert_int_eq(pthread_create(&th[i], NULL, cp_producer, &args[i]), 0);
@@ -524,8 +544,9 @@ static void concurrent(enum isp_drop_policy policy, bool inplace)
 			long seq = strtol(end + 1, NULL, 10);
 
 			ok = id < CP_PRODUCERS && seq >= next[id] && r->len >= 12 &&
-			     r->text[r->len] == '\0' && strcmp(r->report, "rep") == 0 &&
-			     r->key_len == 1 && strcmp(r->key, "k") == 0;
+			     lined_ok(&b, i, lines) &&
+			     (lines || (strcmp(r->report, "rep") == 0 &&
+					r->key_len == 1 && strcmp(r->key, "k") == 0));
 			for (size_t j = 10; ok && j < r->len; j++)
 				ok = r->text[j] == 'a' + (char)(((size_t)seq + id + j) % 26);
 			if (!ok)
@@ -653,24 +674,64 @@ START_TEST(kill_then_written_in_place)
 }
 END_TEST
 
+/* Taken as lines, a record larger than the batch's buffer grows it and
+ * comes whole, its newline after it; the one after it comes next. */
+START_TEST(lines_big_record)
+{
+	struct isp_counters cnt = { 0 };
+	struct isp_queue *q = isp_queue_new(10, 1u << 20, ISP_DROP_NEWEST, &cnt);
+	struct isp_qbatch b;
+	static char big[5000];
+
+	ck_assert_ptr_nonnull(q);
+	ck_assert_int_eq(isp_qbatch_init(&b, 4, 1024), 0);
+	b.lines = true;
+	memset(big, 'b', sizeof(big));
+	struct isp_record r1 = { .report = "rep", .key = "k", .key_len = 1, .text = "small", .len = 5 };
+	struct isp_record r2 = { .report = "rep", .text = big, .len = sizeof(big) };
+
+	ck_assert(isp_queue_push(q, &r1));
+	ck_assert(isp_queue_push(q, &r2));
+	ck_assert(isp_queue_push(q, &r1));
+	/* the small one alone (the big one does not fit after it), then the
+	 * big one in a buffer grown to its size in the ring, which holds the
+	 * last one's line too */
+	ck_assert_uint_eq(isp_queue_take(q, &b, 0), 1);
+	ck_assert(lined_ok(&b, 0, true));
+	ck_assert(memcmp(b.recs[0].text, "small\n", 6) == 0);
+	ck_assert_uint_eq(isp_queue_take(q, &b, 0), 2);
+	ck_assert(lined_ok(&b, 0, true) && lined_ok(&b, 1, true));
+	ck_assert_uint_eq(b.recs[0].len, sizeof(big));
+	ck_assert(memcmp(b.recs[0].text, big, sizeof(big)) == 0);
+	ck_assert(memcmp(b.recs[1].text, "small\n", 6) == 0);
+	ck_assert_uint_eq(isp_queue_kill(q), 0);
+	ck_assert_uint_eq(atomic_load(&cnt.dropped), 0);
+	isp_qbatch_free(&b);
+	isp_queue_free(q);
+}
+END_TEST
+
 START_TEST(concurrent_block)
 {
-	concurrent(ISP_BLOCK, false);
-	concurrent(ISP_BLOCK, true);
+	concurrent(ISP_BLOCK, false, false);
+	concurrent(ISP_BLOCK, true, false);
+	concurrent(ISP_BLOCK, true, true);
 }
 END_TEST
 
 START_TEST(concurrent_drop_newest)
 {
-	concurrent(ISP_DROP_NEWEST, false);
-	concurrent(ISP_DROP_NEWEST, true);
+	concurrent(ISP_DROP_NEWEST, false, false);
+	concurrent(ISP_DROP_NEWEST, true, false);
+	concurrent(ISP_DROP_NEWEST, true, true);
 }
 END_TEST
 
 START_TEST(concurrent_drop_oldest)
 {
-	concurrent(ISP_DROP_OLDEST, false);
-	concurrent(ISP_DROP_OLDEST, true);
+	concurrent(ISP_DROP_OLDEST, false, false);
+	concurrent(ISP_DROP_OLDEST, true, false);
+	concurrent(ISP_DROP_OLDEST, true, true);
 }
 END_TEST
 
@@ -699,6 +760,7 @@ int main(void)
 	tcase_add_test(tc, ring_grows_to_bound);
 	tcase_add_test(tc, kill_while_written_in_place);
 	tcase_add_test(tc, kill_then_written_in_place);
+	tcase_add_test(tc, lines_big_record);
 	tcase_add_test(tc, concurrent_block);
 	tcase_add_test(tc, concurrent_drop_newest);
 	tcase_add_test(tc, concurrent_drop_oldest);
