@@ -59,7 +59,6 @@ struct file_out {
 	int64_t opened_ns;
 	int64_t rotate_after_ns;        /* holdoff after a failed rename */
 	size_t partial;                 /* bytes of the first pending line written */
-	struct isp_fdstage stage;       /* a batch's lines, for one write */
 	struct isp_channel *ch;
 	/* MMT-Probe's layout (output-dir): dir is NULL in the path layout. */
 	char *dir;                      /* ends with '/' */
@@ -284,7 +283,6 @@ static void next_sample(struct file_out *o)
 static void file_free(struct file_out *o)
 {
 	close_fd(o);
-	isp_fdstage_free(&o->stage);
 	free(o->path);
 	free(o->name_a);
 	free(o->name_b);
@@ -510,7 +508,7 @@ static int file_open(void **state, const struct isp_channel_cfg *cfg,
 		return -1;
 	}
 	o->fd = -1;
-	if (alloc_names(o, cfg, &k) != 0 || isp_fdstage_init(&o->stage) != 0) {
+	if (alloc_names(o, cfg, &k) != 0) {
 		file_free(o);
 		*bad_kv = -1;
 		snprintf(err, errlen, "out of memory");
@@ -568,7 +566,7 @@ static size_t file_write(void *state, const struct isp_record *recs, size_t n)
 
 		uint64_t wrote = 0;
 		int e;
-		size_t k = isp_fd_write_lines(o->fd, &o->stage, recs + i, j - i,
+		size_t k = isp_fd_write_lines(o->fd, recs + i, j - i,
 					      &o->partial, &wrote, &e);
 
 		o->size += wrote;

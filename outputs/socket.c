@@ -56,6 +56,7 @@
 
 #include "builtin.h"
 #include "bytes.h"
+#include "fdlines.h"
 #include "queue.h"
 #include "socket_int.h"
 
@@ -239,26 +240,17 @@ static size_t stream_write(struct sock_conn *c, const struct isp_record *recs,
 		struct msghdr m = { .msg_iov = iov };
 		size_t cnt = 0;
 
-		for (size_t i = done; i < n && cnt + 2 <= NIOV; i++) {
+		size_t run = isp_lined_run(recs, done, n, c->partial);
+
+		if (run) {      /* lines as they were taken: one segment */
+			iov[0].iov_base = (void *)(recs[done].text + c->partial);
+			iov[cnt++].iov_len = run;
+		}
+		for (size_t i = done; !run && i < n && cnt + 2 <= NIOV; i++) {
 			size_t skip = i == done ? c->partial : 0;
-			const char *from = recs[i].text + skip;
 
-			if (recs[i].lined) {
-				/* its newline after it: one segment, or the
-				 * last one longer when the line follows it */
-				size_t len = recs[i].len + 1 - skip;
-
-				if (cnt && (const char *)iov[cnt - 1].iov_base +
-						   iov[cnt - 1].iov_len == from) {
-					iov[cnt - 1].iov_len += len;
-				} else {
-					iov[cnt].iov_base = (void *)from;
-					iov[cnt++].iov_len = len;
-				}
-				continue;
-			}
 			if (skip < recs[i].len) {
-				iov[cnt].iov_base = (void *)from;
+				iov[cnt].iov_base = (void *)(recs[i].text + skip);
 				iov[cnt++].iov_len = recs[i].len - skip;
 			}
 			iov[cnt].iov_base = &nl;

@@ -21,7 +21,6 @@ struct stdout_out {
 	int fd;
 	size_t partial;         /* bytes of the first pending line written */
 	uint64_t bytes;
-	struct isp_fdstage stage;       /* a batch's lines, for one write */
 };
 
 static int stdout_open(void **state, const struct isp_channel_cfg *cfg,
@@ -33,10 +32,6 @@ static int stdout_open(void **state, const struct isp_channel_cfg *cfg,
 	if (isp_kv_check_known(cfg, known, bad_kv, err, errlen) != 0)
 		return -1;
 	o = calloc(1, sizeof(*o));
-	if (o && isp_fdstage_init(&o->stage) != 0) {
-		free(o);
-		o = NULL;
-	}
 	if (!o) {
 		*bad_kv = -1;
 		snprintf(err, errlen, "out of memory");
@@ -52,7 +47,7 @@ static size_t stdout_write(void *state, const struct isp_record *recs, size_t n)
 	struct stdout_out *o = state;
 	int e;
 
-	return isp_fd_write_lines(o->fd, &o->stage, recs, n, &o->partial, &o->bytes, &e);
+	return isp_fd_write_lines(o->fd, recs, n, &o->partial, &o->bytes, &e);
 }
 
 static void stdout_close(void *state)
@@ -66,7 +61,6 @@ static void stdout_close(void *state)
 
 		(void)w;
 	}
-	isp_fdstage_free(&o->stage);
 	free(o);
 }
 

@@ -1,18 +1,16 @@
 /*
- * check_file.c - the "file" and "stdout" channel types: exact contents,
+ * check_file.c - the "file" channel type: exact contents,
  * appending, size and time rotation (names and contents), write errors
  * (full disk, deleted directory) retried and counted, and key errors with
  * their line:col; MMT-Probe's layout (output-dir, output-file): names,
  * .sem markers only on files with records, empty files removed, a file per
  * cache-period, retain-files, sample-file = false, its errors, and check
- * mode creating nothing; stdout's lines whole through short writes to a
- * non-blocking pipe.
+ * mode creating nothing. The type stdout: check_stdout.c.
  */
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +19,7 @@
 #include <unistd.h>
 
 #include "../../outputs/channel.h"
-#include "tcfg.h"
+#include "tcheck.h"
 
 static char err[1024];
 static char dir[64];
@@ -48,21 +46,6 @@ static void teardown(void)
 		fprintf(stderr, "could not remove %s\n", dir);
 }
 
-static struct isp_channel *must_open(const char *type, const char *const *kvs)
-{
-	struct isp_channel *ch = tcfg_open(type, kvs, err, sizeof(err));
-
-	ck_assert_msg(ch != NULL, "open failed: %s", err);
-	return ch;
-}
-
-static void put(struct isp_channel *ch, const char *text)
-{
-	struct isp_record r = { .text = text, .len = strlen(text) };
-
-	ck_assert(isp_channel_submit(ch, &r));
-}
-
 /* Whole file as a string; NULL if it does not exist. */
 static char *slurp(const char *p)
 {
@@ -83,14 +66,6 @@ static char *slurp(const char *p)
 	return buf;
 }
 
-static struct isp_channel_stats stats(const struct isp_channel *ch)
-{
-	struct isp_channel_stats st;
-
-	isp_channel_get_stats(ch, &st);
-	return st;
-}
-
 static void sleep_ms(unsigned ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000 };
@@ -102,7 +77,7 @@ static void sleep_ms(unsigned ms)
 static bool wait_stat(const struct isp_channel *ch, size_t offset, uint64_t min)
 {
 	for (int i = 0; i < 5000; i++) {
-		struct isp_channel_stats st = stats(ch);
+		struct isp_channel_stats st = tcheck_stats(ch);
 		uint64_t v;
 
 		memcpy(&v, (const char *)&st + offset, sizeof(v));
@@ -125,11 +100,11 @@ START_TEST(writes_exact_records)
 	struct stat st;
 	char *got;
 
-	ch = must_open("file", kvs);
-	put(ch, "{\"a\":1}");
-	put(ch, "");
-	put(ch, "1,2,\"x y\"");
-	put(ch, "{\"last\":true}");
+	ch = tcheck_open("file", kvs);
+	tcheck_put(ch, "{\"a\":1}");
+	tcheck_put(ch, "");
+	tcheck_put(ch, "1,2,\"x y\"");
+	tcheck_put(ch, "{\"last\":true}");
 	isp_channel_close(ch);
 	got = slurp(path);
 	ck_assert_str_eq(got, "{\"a\":1}\n\n1,2,\"x y\"\n{\"last\":true}\n");
@@ -138,8 +113,8 @@ START_TEST(writes_exact_records)
 	ck_assert_int_eq(st.st_mode & 0777, 0644);
 
 	/* Reopening appends. */
-	ch = must_open("file", kvs);
-	put(ch, "again");
+	ch = tcheck_open("file", kvs);
+	tcheck_put(ch, "again");
 	isp_channel_close(ch);
 	got = slurp(path);
 	ck_assert_str_eq(got, "{\"a\":1}\n\n1,2,\"x y\"\n{\"last\":true}\nagain\n");
@@ -176,12 +151,12 @@ static void check_lines(const char *p, unsigned first, unsigned count)
 START_TEST(rotates_by_size)
 {
 	const char *kvs[] = { kv_path, "rotate-mb=1", "keep=2", "batch=100", NULL };
-	struct isp_channel *ch = must_open("file", kvs);
+	struct isp_channel *ch = tcheck_open("file", kvs);
 	char line[1001], name[160];
 
 	for (unsigned i = 0; i < 4000; i++) {
 		line_of(i, line);
-		put(ch, line);
+		tcheck_put(ch, line);
 	}
 	isp_channel_close(ch);
 	/* 1047 lines of 1001 bytes fit in 1 MiB: files of 0-1046 (rotated
@@ -199,12 +174,12 @@ END_TEST
 START_TEST(rotate_keep_zero_deletes)
 {
 	const char *kvs[] = { kv_path, "rotate-mb=1", "keep=0", NULL };
-	struct isp_channel *ch = must_open("file", kvs);
+	struct isp_channel *ch = tcheck_open("file", kvs);
 	char line[1001], name[160];
 
 	for (unsigned i = 0; i < 2000; i++) {
 		line_of(i, line);
-		put(ch, line);
+		tcheck_put(ch, line);
 	}
 	isp_channel_close(ch);
 	check_lines(path, 1047, 953);
@@ -216,13 +191,13 @@ END_TEST
 START_TEST(rotates_by_time)
 {
 	const char *kvs[] = { kv_path, "rotate-sec=1", "flush-ms=20", NULL };
-	struct isp_channel *ch = must_open("file", kvs);
+	struct isp_channel *ch = tcheck_open("file", kvs);
 	char name[160], *got;
 
-	put(ch, "first");
+	tcheck_put(ch, "first");
 	WAIT(ch, delivered, 1);
 	sleep_ms(1150);
-	put(ch, "second");
+	tcheck_put(ch, "second");
 	isp_channel_close(ch);
 	snprintf(name, sizeof(name), "%s.1", path);
 	got = slurp(name);
@@ -244,13 +219,13 @@ START_TEST(disk_full_retried_then_dropped)
 
 	if (access("/dev/full", W_OK) != 0)
 		return;
-	ch = must_open("file", kvs);
-	put(ch, "a");
-	put(ch, "b");
+	ch = tcheck_open("file", kvs);
+	tcheck_put(ch, "a");
+	tcheck_put(ch, "b");
 	WAIT(ch, retried, 1);
 	isp_channel_drain(ch);
 
-	struct isp_channel_stats st = stats(ch);
+	struct isp_channel_stats st = tcheck_stats(ch);
 
 	ck_assert_uint_eq(st.delivered, 0);
 	ck_assert_uint_eq(st.dropped, 2);
@@ -270,18 +245,18 @@ START_TEST(deleted_directory_recovers)
 	snprintf(p, sizeof(p), "%s/out", sub);
 	snprintf(kp, sizeof(kp), "path=%s", p);
 	ck_assert_int_eq(mkdir(sub, 0755), 0);
-	ch = must_open("file", kvs);
-	put(ch, "a");
+	ch = tcheck_open("file", kvs);
+	tcheck_put(ch, "a");
 	WAIT(ch, delivered, 1);
 	ck_assert_int_eq(unlink(p), 0);
 	ck_assert_int_eq(rmdir(sub), 0);
 	sleep_ms(60);                   /* a flush notices, reopening fails */
-	put(ch, "b");
+	tcheck_put(ch, "b");
 	WAIT(ch, retried, 1);
-	ck_assert_uint_eq(stats(ch).delivered, 1);
+	ck_assert_uint_eq(tcheck_stats(ch).delivered, 1);
 	ck_assert_int_eq(mkdir(sub, 0755), 0);
 	WAIT(ch, delivered, 2);
-	ck_assert_uint_ge(stats(ch).reconnects, 1);
+	ck_assert_uint_ge(tcheck_stats(ch).reconnects, 1);
 	isp_channel_close(ch);
 	got = slurp(p);
 	ck_assert_ptr_nonnull(got);
@@ -466,7 +441,7 @@ static void put_r(struct isp_channel *ch, int i)
 	char b[16];
 
 	snprintf(b, sizeof(b), "r%d", i);
-	put(ch, b);
+	tcheck_put(ch, b);
 }
 
 START_TEST(mmt_names_and_sem)
@@ -481,9 +456,9 @@ START_TEST(mmt_names_and_sem)
 	char **v;
 
 	/* A file without records goes at close: no data file, no .sem. */
-	isp_channel_close(must_open("file", kvs));
+	isp_channel_close(tcheck_open("file", kvs));
 	ck_assert_int_eq(entries(), 0);
-	ch = must_open("file", kvs);
+	ch = tcheck_open("file", kvs);
 	put_r(ch, 0);
 	put_r(ch, 1);
 	put_r(ch, 2);
@@ -504,7 +479,7 @@ START_TEST(mmt_names_and_sem)
 
 	/* The .sem is empty; a trailing '/' in output-dir changes nothing. */
 	snprintf(kvd_slash, sizeof(kvd_slash), "%s/", kv_dir);
-	ch = must_open("file", slash);
+	ch = tcheck_open("file", slash);
 	put_r(ch, 3);
 	isp_channel_close(ch);
 	ck_assert_int_eq(data_files(true, &all, times, 4), 2);
@@ -530,7 +505,7 @@ START_TEST(mmt_rotation)
 {
 	const char *kvs[] = { kv_dir, "output-file=data.csv", "cache-period=1",
 			      "flush-ms=20", NULL };
-	struct isp_channel *ch = must_open("file", kvs);
+	struct isp_channel *ch = tcheck_open("file", kvs);
 	double times[8];
 	char *all;
 	int n;
@@ -555,7 +530,7 @@ START_TEST(mmt_empty_period_removed)
 {
 	const char *kvs[] = { kv_dir, "output-file=data.csv", "cache-period=1",
 			      "flush-ms=20", NULL };
-	struct isp_channel *ch = must_open("file", kvs);
+	struct isp_channel *ch = tcheck_open("file", kvs);
 	double times[8];
 	char *all;
 	int n;
@@ -576,7 +551,6 @@ START_TEST(mmt_empty_period_removed)
 }
 END_TEST
 
-
 /* retain-files = 2: the newest two marked files of the directory stay
  * (another channel's or process's count too, as in MMT-Probe), at each
  * rotation and at close; files without .sem and other .sem names are not
@@ -596,7 +570,7 @@ START_TEST(mmt_retain_files)
 	touch("1000000001.000000_0_data.csv.sem");
 	touch("1000000002.000000_0_data.csv");  /* not marked: not counted */
 	touch("notes.sem");                     /* not a sample's name */
-	ch = must_open("file", kvs);
+	ch = tcheck_open("file", kvs);
 	put_r(ch, 0);
 	sleep_ms(1300);                         /* a rotation: 3 marked, 1 goes */
 	ck_assert(!exists("1000000000.000001_3_other.csv.sem"));
@@ -620,7 +594,7 @@ START_TEST(mmt_sample_file_false)
 {
 	const char *kvs[] = { kv_dir, "output-file=data.csv", "cache-period=1",
 			      "sample-file=false", "retain-files=1", "flush-ms=20", NULL };
-	struct isp_channel *ch = must_open("file", kvs);
+	struct isp_channel *ch = tcheck_open("file", kvs);
 	double times[4];
 	char *all;
 
@@ -690,7 +664,7 @@ START_TEST(mmt_key_errors)
 	ck_assert_int_eq(entries(), 1);         /* "plain": nothing created */
 	/* The config compiler copies output { cache-period } into every file
 	 * section: with path it is accepted and not used. */
-	isp_channel_close(must_open("file", with_path));
+	isp_channel_close(tcheck_open("file", with_path));
 	ck_assert_int_eq(access(path, F_OK), 0);
 }
 END_TEST
@@ -717,124 +691,6 @@ START_TEST(check_mode_creates_nothing)
 }
 END_TEST
 
-START_TEST(stdout_lines)
-{
-	const char *kvs[] = { "batch=2", NULL };
-	struct isp_channel *ch;
-	int fd, saved;
-	char *got;
-
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	ck_assert_int_ge(fd, 0);
-	saved = dup(STDOUT_FILENO);
-	ck_assert_int_ge(dup2(fd, STDOUT_FILENO), 0);
-	close(fd);
-	ch = must_open("stdout", kvs);
-	put(ch, "one");
-	put(ch, "two");
-	put(ch, "three");
-	isp_channel_close(ch);
-	dup2(saved, STDOUT_FILENO);
-	close(saved);
-	got = slurp(path);
-	ck_assert_str_eq(got, "one\ntwo\nthree\n");
-	free(got);
-}
-END_TEST
-
-/* The read end of a pipe, read to its end into a buffer. */
-struct drain {
-	int fd;
-	char *buf;
-	size_t len, cap;
-};
-
-static void *drain_pipe(void *arg)
-{
-	struct drain *d = arg;
-
-	for (;;) {
-		if (d->cap - d->len < 4096) {
-			d->cap = d->cap ? 2 * d->cap : 1 << 20;
-			d->buf = realloc(d->buf, d->cap);
-			if (!d->buf)
-				return NULL;
-		}
-		ssize_t r = read(d->fd, d->buf + d->len, 4096);
-
-		if (r <= 0)
-			return NULL;
-		d->len += (size_t)r;
-	}
-}
-
-/* Line i of stdout_short_writes (6 to 705 bytes, unterminated): its
- * length. */
-static size_t short_line(char *line, unsigned i)
-{
-	size_t len = 6 + (i * 7919u) % 700;
-	int n = snprintf(line, 8, "%05u:", i);
-
-	for (size_t j = (size_t)n; j < len; j++)
-		line[j] = (char)('a' + (i + j) % 26);
-	return len;
-}
-
-/* stdout a non-blocking pipe that holds a page: most writes of a batch
- * stop short, mid-line, or find the pipe full; the lines still arrive
- * whole, once each, in order. */
-START_TEST(stdout_short_writes)
-{
-	const char *kvs[] = { "shutdown-ms=60000", NULL };
-	enum { N = 3000 };
-	struct drain d = { 0 };
-	struct isp_channel *ch;
-	pthread_t th;
-	int fds[2], saved;
-	char line[800];
-
-	ck_assert_int_eq(pipe(fds), 0);
-	(void)fcntl(fds[1], F_SETPIPE_SZ, 4096);        /* at least a page */
-	ck_assert_int_eq(fcntl(fds[1], F_SETFL, O_NONBLOCK), 0);
-	d.fd = fds[0];
-	ck_assert_int_eq(pthread_create(&th, NULL, drain_pipe, &d), 0);
-	saved = dup(STDOUT_FILENO);
-	ck_assert_int_ge(dup2(fds[1], STDOUT_FILENO), 0);
-	close(fds[1]);
-	ch = must_open("stdout", kvs);
-	for (unsigned i = 0; i < N; i++) {
-		line[short_line(line, i)] = '\0';
-		put(ch, line);
-	}
-	isp_channel_drain(ch);
-
-	struct isp_channel_stats st = stats(ch);
-
-	isp_channel_close(ch);
-	dup2(saved, STDOUT_FILENO);     /* the pipe's last writer gone */
-	close(saved);
-	pthread_join(th, NULL);
-	ck_assert_uint_eq(st.delivered, N);
-	ck_assert_uint_eq(st.dropped, 0);
-	ck_assert_uint_gt(st.retried, 0);       /* the pipe was full */
-	ck_assert_ptr_nonnull(d.buf);
-
-	size_t at = 0;
-
-	for (unsigned i = 0; i < N; i++) {
-		size_t len = short_line(line, i);
-
-		line[len] = '\n';
-		ck_assert_msg(at + len + 1 <= d.len && memcmp(d.buf + at, line, len + 1) == 0,
-			      "line %u not found whole at byte %zu", i, at);
-		at += len + 1;
-	}
-	ck_assert_uint_eq(at, d.len);
-	close(fds[0]);
-	free(d.buf);
-}
-END_TEST
-
 int main(void)
 {
 	Suite *s = suite_create("file");
@@ -858,8 +714,6 @@ int main(void)
 	tcase_add_test(tc, mmt_sample_file_false);
 	tcase_add_test(tc, mmt_key_errors);
 	tcase_add_test(tc, check_mode_creates_nothing);
-	tcase_add_test(tc, stdout_lines);
-	tcase_add_test(tc, stdout_short_writes);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
