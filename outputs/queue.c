@@ -388,12 +388,18 @@ void isp_qbatch_free(struct isp_qbatch *b)
  * taken start; returns the bytes taken, pads included; *grow = the size
  * of a first record larger than b's buffer.
  */
-static size_t copy_claimed(const unsigned char *ring, size_t cap, size_t at, size_t n,
-			   struct isp_qbatch *b, size_t *stop, size_t *grow)
+static inline __attribute__((always_inline)) size_t
+copy_claimed_as(const unsigned char *ring, size_t cap, size_t at, size_t n, struct isp_qbatch *b,
+		size_t *stop, size_t *grow, const bool lines)
 {
-	size_t off = 0, taken = 0;
+	/* in locals: the copies may write anywhere, as far as the compiler
+	 * knows, and would have b's fields read again for every record */
+	unsigned char *const buf = b->buf;
+	struct isp_record *const recs = b->recs;
+	const size_t room = b->cap, most = n < b->max ? n : b->max;
+	size_t off = 0, taken = 0, i;
 
-	for (b->n = 0; b->n < n && b->n < b->max; b->n++) {
+	for (i = 0; i < most; i++) {
 		struct qhdr c;
 		size_t pad = 0;
 
@@ -402,51 +408,55 @@ static size_t copy_claimed(const unsigned char *ring, size_t cap, size_t at, siz
 			pad = c.size;
 			memcpy(&c, ring, sizeof(c));
 		}
-		size_t need = b->lines ? (size_t)c.text_len + 1 : c.size;
+		size_t need = lines ? (size_t)c.text_len + 1 : c.size;
 
-		if (off + need > b->cap) {
-			if (b->n == 0)
+		if (off + need > room) {
+			if (i == 0)
 				*grow = c.size;
 			break;
 		}
 		if (pad)
 			at = 0;
 
-		struct isp_record *r = &b->recs[b->n];
+		struct isp_record *r = &recs[i];
 
-		if (b->lines) {
+		if (lines) {
 			/* the text alone and its newline, after the last one:
 			 * the batch is the lines a write takes as they are */
-			char *t = (char *)b->buf + off;
+			char *t = (char *)buf + off;
 
 			memcpy(t, ring + at + sizeof(c) + c.report_len + 1 + c.key_len + 1,
 			       c.text_len);
 			t[c.text_len] = '\n';
-			r->report = NULL;
-			r->key = NULL;
-			r->key_len = 0;
-			r->text = t;
-			r->lined = true;
+			*r = (struct isp_record){ .text = t, .len = c.text_len, .lined = true };
 		} else {
-			memcpy(b->buf + off, ring + at, c.size);
+			memcpy(buf + off, ring + at, c.size);
 
-			char *s = (char *)b->buf + off + sizeof(c);
+			char *s = (char *)buf + off + sizeof(c);
 
 			r->report = s;
 			r->key = s + c.report_len + 1;
 			r->key_len = c.key_len;
 			r->text = r->key + c.key_len + 1;
+			r->len = c.text_len;
 			r->lined = false;
 		}
-		r->len = c.text_len;
 		off += need;
 		taken += pad + c.size;
 		at += c.size;
 		if (at == cap)
 			at = 0;
 	}
+	b->n = i;
 	*stop = at;
 	return taken;
+}
+
+static size_t copy_claimed(const unsigned char *ring, size_t cap, size_t at, size_t n,
+			   struct isp_qbatch *b, size_t *stop, size_t *grow)
+{
+	return b->lines ? copy_claimed_as(ring, cap, at, n, b, stop, grow, true)
+			: copy_claimed_as(ring, cap, at, n, b, stop, grow, false);
 }
 
 size_t isp_queue_take(struct isp_queue *q, struct isp_qbatch *b, int64_t until_ns)
@@ -491,10 +501,12 @@ again:
 		 * record after this store sees it and folds for us; one that
 		 * finished before, unseen, is folded here (both sequentially
 		 * consistent, as leave_record's). */
+		atomic_store(&q->wake_target, 0);      /* every commit looks, */
 		atomic_store(&q->consumer_waiting, true);
 		queue_fold(q);
 		if (q->count > 0)
 			continue;
+		reckon_wake_target(q);                  /* until this one */
 		if (pthread_cond_timedwait(&q->data, &q->mu, &ts) == ETIMEDOUT)
 			break;
 	}

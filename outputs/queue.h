@@ -101,7 +101,9 @@ size_t isp_queue_push_many(struct isp_queue *q, const struct isp_record *r, size
  * publishes each record with two atomic stores. The queue's lock holder
  * (the consumer at every take, a push, the next lease) folds published
  * records into the queue, and counts them `queued` then; a consumer
- * asleep is woken by commit. Another producer's push ends an idle lease,
+ * asleep for a batch is woken by the commit that makes it (the commits
+ * before it compare their lease's progress with a wake target, with no
+ * lock). Another producer's push ends an idle lease,
  * or waits for the record being written.
  */
 char *isp_queue_reserve(struct isp_queue *q, const void *owner, const char *report, size_t rl,

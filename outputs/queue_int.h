@@ -59,6 +59,12 @@ struct isp_queue {
 	_Atomic uintptr_t lease;        /* the holder's address | enum lease_state */
 	_Atomic uint64_t done;          /* records << DONE_SHIFT | bytes, since the lease began */
 	_Atomic unsigned resv_waiters;  /* producers waiting for a record */
+	/* While the consumer sleeps for a batch: the lease's `done` at which
+	 * the batch will be ready (records << DONE_SHIFT | bytes, each
+	 * reached on its own), reckoned under the lock from what waits; the
+	 * holder's commits below it take no lock. 0: not known, every
+	 * commit looks. */
+	_Atomic uint64_t wake_target;
 	size_t lease_pad;               /* pad before lease_at, at the head (under mu) */
 	uint64_t folded;                /* `done` already folded (under mu) */
 	/* the holder's own (no lock: only the holder touches them) */
@@ -119,17 +125,34 @@ static inline bool batch_ready(const struct isp_queue *q)
 	return q->count > 0 && (q->count >= q->wake_at || q->used >= q->wake_bytes);
 }
 
+/* Under the lock, the consumer asleep and its batch not ready: the
+ * wake target, from the lease's `done` folded so far and what the batch
+ * lacks (records or bytes; other producers' pushes reckon it again). */
+static inline void reckon_wake_target(struct isp_queue *q)
+{
+	uint64_t recs = DONE_RECS(q->folded) + (q->wake_at > q->count ? q->wake_at - q->count : 1);
+	uint64_t bytes = DONE_BYTES(q->folded) + (q->wake_bytes > q->used ? q->wake_bytes - q->used : 1);
+
+	if (recs > LEASE_MAX_RECORDS)
+		recs = LEASE_MAX_RECORDS;
+	if (bytes >= UINT64_C(1) << DONE_SHIFT)
+		bytes = (UINT64_C(1) << DONE_SHIFT) - 1;
+	atomic_store(&q->wake_target, recs << DONE_SHIFT | bytes);
+}
+
 /* Wake a waiting consumer only once a batch is worth it: below that it
  * wakes by itself within flush-ms, and a busy producer pays no futex call
- * per record. Under the lock. */
+ * per record, nor a lock (the wake target). Under the lock. */
 static inline bool wake_consumer(struct isp_queue *q)
 {
-	bool wake = atomic_load_explicit(&q->consumer_waiting, memory_order_relaxed) &&
-		    batch_ready(q);
-
-	if (wake)
-		atomic_store_explicit(&q->consumer_waiting, false, memory_order_relaxed);
-	return wake;
+	if (!atomic_load_explicit(&q->consumer_waiting, memory_order_relaxed))
+		return false;
+	if (!batch_ready(q)) {
+		reckon_wake_target(q);
+		return false;
+	}
+	atomic_store_explicit(&q->consumer_waiting, false, memory_order_relaxed);
+	return true;
 }
 
 /* Under the lock (queue_lease.c): fold the records the lease's holder

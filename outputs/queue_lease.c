@@ -119,6 +119,7 @@ static __attribute__((noinline)) bool renew_lease(struct isp_queue *q, const voi
 	 * and went to sleep before this thread could take it. */
 	wake_room = held && atomic_load(&q->resv_waiters) != 0;
 	ok = grant_lease(q, owner, need);
+	/* also reckons the wake target anew, from the new lease's `done` */
 	wake = wake_consumer(q);
 	pthread_mutex_unlock(&q->mu);
 	if (wake_room)
@@ -188,17 +189,36 @@ static __attribute__((noinline)) void after_record(struct isp_queue *q, bool wai
 		pthread_cond_signal(&q->data);
 }
 
+/* Whether what the holder has done reaches the sleeping consumer's wake
+ * target: records or bytes. The target is read after the consumer's
+ * flag: a sleeper clears it before raising the flag and reckons it after
+ * its fold, so a target read is 0 or one reckoned after this record's
+ * `done` was folded or not (then counted here). */
+static inline bool wake_target_reached(struct isp_queue *q, uint64_t done)
+{
+	uint64_t t = atomic_load(&q->wake_target);
+
+	return DONE_RECS(done) >= DONE_RECS(t) || DONE_BYTES(done) >= DONE_BYTES(t);
+}
+
 /* The holder leaves its record (done or not). Sequentially consistent,
  * against push_locked's waiter and take's sleeper: either they see the
- * record done, or this sees them. */
+ * record done, or this sees them. A sleeping consumer is looked after
+ * (under the lock) only by the record that makes its batch: before the
+ * wake target, a commit with the consumer asleep took the lock and folded
+ * for nothing (108 instructions a record of the 14-attribute event). */
 static inline void leave_record(struct isp_queue *q)
 {
 	uintptr_t w = atomic_load_explicit(&q->lease, memory_order_relaxed);
+	/* read while the lease is ours: once idle, another producer may end
+	 * it and take a lease of its own, w_done included */
+	const uint64_t done = q->w_done;
 
 	atomic_store(&q->lease, (w & ~(uintptr_t)L_STATE) | L_IDLE);
 	bool waiters = atomic_load(&q->resv_waiters) != 0;
 
-	if (__builtin_expect(waiters || atomic_load(&q->consumer_waiting), 0))
+	if (__builtin_expect(waiters || (atomic_load(&q->consumer_waiting) &&
+					 wake_target_reached(q, done)), 0))
 		after_record(q, waiters);
 }
 

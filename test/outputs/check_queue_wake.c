@@ -3,8 +3,9 @@
  * change it waits for, whichever path makes it: a push waiting for a
  * record written in place, when its writer leaves the record by renewing
  * its lease; a consumer asleep until a batch, when a queue bounded below
- * a batch is full; a push blocked for room, when the consumer drops a
- * record it cannot hold. Each case reaches its instant deterministically
+ * a batch is full, and by the record that makes its batch (the records
+ * before it written in place without the lock); a push blocked for room,
+ * when the consumer drops a record it cannot hold. Each case reaches its instant deterministically
  * (the queue's state set by hand, or realloc made to fail) and fails,
  * by its deadline, without the wake-up. A binary of its own: it replaces
  * realloc.
@@ -218,6 +219,105 @@ static void oom_push_blocks(void)
 }
 #endif
 
+/* A consumer asleep for a batch is woken by the record that makes it,
+ * and the records written in place before it take no lock: each lease's
+ * commits look at the wake target (what the batch lacks, reckoned under
+ * the lock when the consumer fell asleep, after each push and at each
+ * new lease), not at the queue. By records (a batch of 8), by bytes (8
+ * records fill the ring's bytes to the staging buffer's size), and with
+ * pushes from another producer in between, which end the writer's lease
+ * (its next records under a new one). */
+struct wt_arg {
+	struct isp_queue *q;
+	size_t len;
+	unsigned before, pushes;        /* in place before the pushes; pushed */
+	unsigned unfolded;              /* DONE_RECS of `folded` after 7 in place */
+	bool asleep;                    /* the consumer still asleep then */
+};
+
+static void wt_write(struct isp_queue *q, size_t len)
+{
+	static int owner;
+	char *at = isp_queue_reserve(q, &owner, "rep", 3, "", 0, 600);
+
+	ck_assert_ptr_nonnull(at);
+	memset(at, 'w', len);
+	isp_queue_commit(q, len);
+}
+
+static void *wt_producer(void *arg)
+{
+	struct wt_arg *a = arg;
+
+	for (int64_t until = isp_now_ns() + 5000000000; !atomic_load(&a->q->consumer_waiting);)
+		if (isp_now_ns() >= until)
+			return NULL;
+	for (unsigned i = 0; i < 7; i++) {
+		if (i == a->before) {
+			for (unsigned k = 0; k < a->pushes; k++) {
+				char text[600];
+				struct isp_record r = { .report = "rep", .text = text, .len = a->len };
+
+				memset(text, 'p', sizeof(text));
+				ck_assert(isp_queue_push(a->q, &r));
+			}
+			i += a->pushes;
+		}
+		if (i < 7)
+			wt_write(a->q, a->len);
+	}
+	pthread_mutex_lock(&a->q->mu);
+	a->unfolded = (unsigned)DONE_RECS(a->q->folded);
+	/* waiting: what the pushes folded (the records before them, and
+	 * theirs); the lease's since, unfolded */
+	a->asleep = atomic_load(&a->q->consumer_waiting) &&
+		    a->q->count == (a->pushes ? a->before + a->pushes : 0);
+	pthread_mutex_unlock(&a->q->mu);
+	wt_write(a->q, a->len);         /* the batch's last */
+	return NULL;
+}
+
+static void wake_target(size_t wake_at, size_t staging, size_t len, unsigned before,
+			unsigned pushes, bool lines)
+{
+	struct isp_counters cnt = { 0 };
+	struct isp_queue *q = isp_queue_new(1000, 1u << 20, ISP_DROP_NEWEST, &cnt);
+	struct wt_arg a = { .q = q, .len = len, .before = before, .pushes = pushes };
+	struct isp_qbatch b;
+	pthread_t th;
+
+	ck_assert_ptr_nonnull(q);
+	isp_queue_set_wake(q, wake_at);
+	ck_assert_int_eq(isp_qbatch_init(&b, 256, staging), 0);
+	b.lines = lines;
+	ck_assert_int_eq(pthread_create(&th, NULL, wt_producer, &a), 0);
+	int64_t t0 = isp_now_ns();
+	size_t n = isp_queue_take(q, &b, t0 + 10000000000);
+	int64_t waited = isp_now_ns() - t0;
+
+	pthread_join(th, NULL);
+	ck_assert_msg(a.asleep, "the consumer was woken before its batch was there");
+	/* the lease's records since it began (after the pushes, if any: a
+	 * new lease), none folded by a commit */
+	ck_assert_uint_eq(a.unfolded, 0);
+	ck_assert_uint_eq(n, 8);
+	ck_assert_msg(waited < 5000000000, "the batch's last record left the consumer asleep "
+		      "for %lld ms, until its deadline", (long long)(waited / 1000000));
+	ck_assert_uint_eq(atomic_load(&cnt.queued), 8);
+	isp_qbatch_free(&b);
+	isp_queue_free(q);
+}
+
+START_TEST(the_batch_wakes_the_consumer_the_rest_no_lock)
+{
+	wake_target(8, 1u << 20, 20, 7, 0, false);      /* by records */
+	/* by bytes: 8 records of 512 in the ring fill 4000, and their
+	 * lines (481 bytes) go in a staging buffer of that size */
+	wake_target(256, 4000, 480, 7, 0, true);
+	wake_target(8, 1u << 20, 20, 3, 2, false);      /* pushes between */
+}
+END_TEST
+
 START_TEST(dropped_big_record_wakes_a_blocked_push)
 {
 #ifdef CAN_FAIL_REALLOC
@@ -263,6 +363,7 @@ int main(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, renewal_wakes_a_waiting_push);
 	tcase_add_test(tc, full_queue_wakes_the_consumer);
+	tcase_add_test(tc, the_batch_wakes_the_consumer_the_rest_no_lock);
 	tcase_add_test(tc, dropped_big_record_wakes_a_blocked_push);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
