@@ -14,6 +14,7 @@
 #include "../../outputs/channel.h"
 #include "chantest.h"
 #include "fake.h"
+#include "trun.h"
 
 static void setup(void)
 {
@@ -361,8 +362,6 @@ int main(void)
 {
 	Suite *s = suite_create("channel");
 	TCase *tc = tcase_create("channel");
-	SRunner *sr;
-	int failed;
 
 	isp_channels_init();
 	if (isp_channel_register_type(&fake_ops) != 0)
@@ -382,9 +381,5 @@ int main(void)
 	tcase_add_test(tc, disabled_channel);
 	tcase_add_test(tc, register_twice);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return trun_suite(s);
 }

@@ -20,6 +20,7 @@
 
 #include "../../outputs/channel.h"
 #include "tcheck.h"
+#include "trun.h"
 
 static char err[1024];
 static char dir[64];
@@ -695,8 +696,6 @@ int main(void)
 {
 	Suite *s = suite_create("file");
 	TCase *tc = tcase_create("file");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 30);
@@ -715,9 +714,5 @@ int main(void)
 	tcase_add_test(tc, mmt_key_errors);
 	tcase_add_test(tc, check_mode_creates_nothing);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return trun_suite(s);
 }

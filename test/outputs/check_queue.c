@@ -20,6 +20,7 @@
 #include "../../outputs/queue.h"
 #include "chantest.h"
 #include "fake.h"
+#include "trun.h"
 
 static void setup(void)
 {
@@ -739,8 +740,6 @@ int main(void)
 {
 	Suite *s = suite_create("queue");
 	TCase *tc = tcase_create("queue");
-	SRunner *sr;
-	int failed;
 
 	isp_channels_init();
 	if (isp_channel_register_type(&fake_ops) != 0)
@@ -765,9 +764,5 @@ int main(void)
 	tcase_add_test(tc, concurrent_drop_newest);
 	tcase_add_test(tc, concurrent_drop_oldest);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return trun_suite(s);
 }

@@ -19,6 +19,7 @@
 
 #include "../../outputs/queue.h"
 #include "../../outputs/queue_int.h"
+#include "trun.h"
 
 /* A push that finds the lease inside a record sleeps until the record is
  * left. The holder may leave it without a commit: it entered its idle
@@ -357,8 +358,6 @@ int main(void)
 {
 	Suite *s = suite_create("queue_wake");
 	TCase *tc = tcase_create("queue_wake");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, renewal_wakes_a_waiting_push);
@@ -366,9 +365,5 @@ int main(void)
 	tcase_add_test(tc, the_batch_wakes_the_consumer_the_rest_no_lock);
 	tcase_add_test(tc, dropped_big_record_wakes_a_blocked_push);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return trun_suite(s);
 }

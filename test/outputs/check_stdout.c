@@ -17,6 +17,7 @@
 #include "../../outputs/channel.h"
 #include "../../outputs/fdlines.h"
 #include "tcheck.h"
+#include "trun.h"
 
 /* The whole of file fd from its start, NUL-terminated. */
 static char *read_all(int fd)
@@ -225,17 +226,11 @@ int main(void)
 {
 	Suite *s = suite_create("stdout");
 	TCase *tc = tcase_create("stdout");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, stdout_lines);
 	tcase_add_test(tc, stdout_short_writes);
 	tcase_add_test(tc, fdlines_unlined_and_lined);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return trun_suite(s);
 }

@@ -29,6 +29,7 @@
 
 #include "../tcfg.h"
 #include "ifxtest.h"
+#include "../trun.h"
 
 /* ---- HTTP ------------------------------------------------------------------------ */
 
@@ -702,8 +703,6 @@ int main(void)
 {
 	Suite *s = suite_create("influxdb");
 	TCase *tc = tcase_create("influxdb");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, delivered_204);
@@ -725,9 +724,5 @@ int main(void)
 	tcase_add_test(tc, key_errors);
 	tcase_add_test(tc, check_mode_connects_nothing);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return trun_suite(s);
 }

@@ -21,6 +21,7 @@
 
 #include "../../../outputs/prometheus.h"
 #include "../tcfg.h"
+#include "../trun.h"
 
 /* A port free on 127.0.0.1 a moment ago. */
 static unsigned free_port(void)
@@ -418,8 +419,6 @@ int main(void)
 {
 	Suite *s = suite_create("prometheus");
 	TCase *tc = tcase_create("channel");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, series_from_records);
@@ -430,9 +429,5 @@ int main(void)
 	tcase_add_test(tc, key_errors);
 	tcase_add_test(tc, port_in_use_and_check_mode);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return trun_suite(s);
 }

@@ -20,6 +20,7 @@
 #include "../../../outputs/channel.h"
 #include "../tcfg.h"
 #include "sockutil.h"
+#include "../trun.h"
 
 /* ---- exact records -------------------------------------------------------- */
 
@@ -412,8 +413,6 @@ int main(void)
 {
 	Suite *s = suite_create("socket");
 	TCase *tc = tcase_create("socket");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 30);
@@ -431,9 +430,5 @@ int main(void)
 	tcase_add_test(tc, key_errors);
 	socket_mmt_tests(tc);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return trun_suite(s);
 }
