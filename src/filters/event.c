@@ -120,6 +120,56 @@ static double as_double(const struct isp_value *v, unsigned k)
 	return v->type == ISP_T_TIMESTAMP ? (double)(raw / 1000u) : (double)raw;
 }
 
+/*
+ * Signature of the delta values as they are: per value a word of its
+ * presence, count and missing mask, then its words as they are held, all
+ * hashed at once. Only ever compared with another of these, so it needs
+ * none of a key's narrowing (engine_key: 4 or 8 bytes an element, chosen
+ * element by element), which cost half the signature. false: none present.
+ */
+static bool delta_sig_plain(struct isp_engine *e, const struct erule *r,
+			    const struct isp_packet *p, uint64_t *sig)
+{
+	uint8_t *buf = e->keybuf;
+	const bool hops = e->hop >= 0;
+	size_t len = 0;
+	bool any = false;
+
+	for (unsigned i = 0; i < r->ndelta; i++) {
+		const struct isp_value *v = engine_get_in(e, p, r->delta_slots[i], hops);
+		uint64_t head = 0;
+		size_t n = 0;
+		const void *body = NULL;
+
+		if (v) {
+			any = true;
+			head = 1 | (uint64_t)v->count << 8 | (uint64_t)v->missing << 32;
+			if (v->is_array) {
+				head |= 2;
+				body = v->v.arr;
+				n = (size_t)v->count * 8;
+			} else if (v->type == ISP_T_STRING) {
+				body = v->v.str;
+				n = strnlen(v->v.str, ISP_STR_MAX);
+			} else if (v->type == ISP_T_IPV6 || v->type == ISP_T_MAC) {
+				body = v->v.ip6;
+				n = 16;
+			} else {
+				body = &v->v.u;
+				n = 8;
+			}
+		}
+		if (len + 8 + n > sizeof(e->keybuf))
+			break;          /* as engine_key: the values that fit */
+		memcpy(buf + len, &head, 8);
+		if (n)
+			memcpy(buf + len + 8, body, n);
+		len += 8 + n;
+	}
+	*sig = table_hash(buf, len);
+	return any;
+}
+
 /* Signature of the delta values (or of their bands). false: none present. */
 static bool delta_signature(struct isp_engine *e, const struct erule *r,
 			    const struct isp_packet *p, uint64_t *sig)
@@ -128,13 +178,8 @@ static bool delta_signature(struct isp_engine *e, const struct erule *r,
 	size_t len = 0;
 	bool any = false;
 
-	if (r->band <= 0) {
-		len = engine_key(e, p, r->delta_slots, r->ndelta, buf, sizeof(e->keybuf));
-		for (unsigned i = 0; i < r->ndelta && !any; i++)
-			any = engine_get(e, p, r->delta_slots[i]) != NULL;
-		*sig = table_hash(buf, len);
-		return any;
-	}
+	if (r->band <= 0)
+		return delta_sig_plain(e, r, p, sig);
 	for (unsigned i = 0; i < r->ndelta; i++) {
 		const struct isp_value *v = engine_get(e, p, r->delta_slots[i]);
 		if (len + 1 + 8 * (ISP_MAX_HOPS + 2) > sizeof(e->keybuf))
