@@ -122,7 +122,7 @@ static double as_double(const struct isp_value *v, unsigned k)
 
 /*
  * Signature of the delta values as they are: per value a word of its
- * presence, count and missing mask, then its words as they are held, all
+ * presence, length and missing mask, then its words as they are held, all
  * hashed at once. Only ever compared with another of these, so it needs
  * none of a key's narrowing (engine_key: 4 or 8 bytes an element, chosen
  * element by element), which cost half the signature. false: none present.
@@ -143,9 +143,7 @@ static bool delta_sig_plain(struct isp_engine *e, const struct erule *r,
 
 		if (v) {
 			any = true;
-			head = 1 | (uint64_t)v->count << 8 | (uint64_t)v->missing << 32;
 			if (v->is_array) {
-				head |= 2;
 				body = v->v.arr;
 				n = (size_t)v->count * 8;
 			} else if (v->type == ISP_T_STRING) {
@@ -158,6 +156,10 @@ static bool delta_sig_plain(struct isp_engine *e, const struct erule *r,
 				body = &v->v.u;
 				n = 8;
 			}
+			/* the words' length in the head: values of any kind
+			 * follow one another without ambiguity */
+			head = 1 | (uint64_t)v->is_array << 1 | (uint64_t)n << 8 |
+			       (uint64_t)v->missing << 32;
 		}
 		if (len + 8 + n > sizeof(e->keybuf))
 			break;          /* as engine_key: the values that fit */
