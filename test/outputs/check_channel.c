@@ -14,7 +14,7 @@
 #include "../../outputs/channel.h"
 #include "chantest.h"
 #include "fake.h"
-#include "trun.h"
+#include "../check_run.h"
 
 static void setup(void)
 {
@@ -381,5 +381,5 @@ int main(void)
 	tcase_add_test(tc, disabled_channel);
 	tcase_add_test(tc, register_twice);
 	suite_add_tcase(s, tc);
-	return trun_suite(s);
+	return check_run(s, CK_FORK_GETENV);
 }

@@ -20,7 +20,7 @@
 
 #include "../../outputs/channel.h"
 #include "tcheck.h"
-#include "trun.h"
+#include "../check_run.h"
 
 static char err[1024];
 static char dir[64];
@@ -714,5 +714,5 @@ int main(void)
 	tcase_add_test(tc, mmt_key_errors);
 	tcase_add_test(tc, check_mode_creates_nothing);
 	suite_add_tcase(s, tc);
-	return trun_suite(s);
+	return check_run(s, CK_FORK_GETENV);
 }

@@ -20,7 +20,7 @@
 #include "../../outputs/queue.h"
 #include "chantest.h"
 #include "fake.h"
-#include "trun.h"
+#include "../check_run.h"
 
 static void setup(void)
 {
@@ -764,5 +764,5 @@ int main(void)
 	tcase_add_test(tc, concurrent_drop_newest);
 	tcase_add_test(tc, concurrent_drop_oldest);
 	suite_add_tcase(s, tc);
-	return trun_suite(s);
+	return check_run(s, CK_FORK_GETENV);
 }

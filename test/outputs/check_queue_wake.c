@@ -19,7 +19,7 @@
 
 #include "../../outputs/queue.h"
 #include "../../outputs/queue_int.h"
-#include "trun.h"
+#include "../check_run.h"
 
 /* A push that finds the lease inside a record sleeps until the record is
  * left. The holder may leave it without a commit: it entered its idle
@@ -365,5 +365,5 @@ int main(void)
 	tcase_add_test(tc, the_batch_wakes_the_consumer_the_rest_no_lock);
 	tcase_add_test(tc, dropped_big_record_wakes_a_blocked_push);
 	suite_add_tcase(s, tc);
-	return trun_suite(s);
+	return check_run(s, CK_FORK_GETENV);
 }

@@ -17,7 +17,7 @@
 #include "../../outputs/channel.h"
 #include "../../outputs/fdlines.h"
 #include "tcheck.h"
-#include "trun.h"
+#include "../check_run.h"
 
 /* The whole of file fd from its start, NUL-terminated. */
 static char *read_all(int fd)
@@ -232,5 +232,5 @@ int main(void)
 	tcase_add_test(tc, stdout_short_writes);
 	tcase_add_test(tc, fdlines_unlined_and_lined);
 	suite_add_tcase(s, tc);
-	return trun_suite(s);
+	return check_run(s, CK_FORK_GETENV);
 }

@@ -12,7 +12,7 @@ libispout_la_SOURCES = \
 	outputs/stdout.c outputs/file.c
 libispout_la_CFLAGS = $(AM_CFLAGS) $(ZLIB_CFLAGS) -pthread
 libispout_la_LIBADD = $(ZLIB_LIBS) -lpthread
-EXTRA_DIST += outputs/README.md test/outputs/inplace.sh test/outputs/trun.h
+EXTRA_DIST += outputs/README.md test/outputs/inplace.sh test/check_run.h
 TESTS += test/outputs/inplace.sh
 
 if HAVE_CHECK

@@ -14,6 +14,7 @@
 
 #include "../../src/core/dissect.h"
 #include "../../src/core/registry.h"
+#include "../check_run.h"
 #include "pktbuild.h"
 
 /* Read-only after main() sets it up, so forked test cases share it. */
@@ -184,12 +185,10 @@ static inline int basetest_setup(void)
 
 static inline int basetest_run(Suite *s)
 {
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	int rc = check_run(s, CK_FORK_GETENV);
+
 	isp_registry_free(reg);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return rc;
 }
 
 #endif

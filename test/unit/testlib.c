@@ -2,6 +2,7 @@
  * testlib.c - see testlib.h.
  */
 #include "testlib.h"
+#include "../check_run.h"
 
 #include <check.h>
 #include <stdlib.h>
@@ -23,13 +24,7 @@ struct isp_registry *tl_registry(void)
 
 int tl_run_suite(Suite *s)
 {
-	SRunner *sr = srunner_create(s);
-
-	srunner_set_fork_status(sr, CK_NOFORK);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(s, CK_NOFORK);
 }
 
 void tl_dissect(struct isp_packet *p, struct isp_stats *st, const uint8_t *b,

@@ -29,7 +29,7 @@
 
 #include "../tcfg.h"
 #include "ifxtest.h"
-#include "../trun.h"
+#include "../../check_run.h"
 
 /* ---- HTTP ------------------------------------------------------------------------ */
 
@@ -724,5 +724,5 @@ int main(void)
 	tcase_add_test(tc, key_errors);
 	tcase_add_test(tc, check_mode_connects_nothing);
 	suite_add_tcase(s, tc);
-	return trun_suite(s);
+	return check_run(s, CK_FORK_GETENV);
 }

@@ -17,6 +17,7 @@
 
 #include "../../../outputs/channel.h"
 #include "../../../outputs/queue.h"
+#include "../../check_run.h"
 #include "../tcfg.h"
 
 static char err[1024];
@@ -315,11 +316,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return check_run(suite(), CK_FORK_GETENV);
 }

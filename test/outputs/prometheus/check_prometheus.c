@@ -21,7 +21,7 @@
 
 #include "../../../outputs/prometheus.h"
 #include "../tcfg.h"
-#include "../trun.h"
+#include "../../check_run.h"
 
 /* A port free on 127.0.0.1 a moment ago. */
 static unsigned free_port(void)
@@ -429,5 +429,5 @@ int main(void)
 	tcase_add_test(tc, key_errors);
 	tcase_add_test(tc, port_in_use_and_check_mode);
 	suite_add_tcase(s, tc);
-	return trun_suite(s);
+	return check_run(s, CK_FORK_GETENV);
 }

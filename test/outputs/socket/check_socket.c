@@ -20,7 +20,7 @@
 #include "../../../outputs/channel.h"
 #include "../tcfg.h"
 #include "sockutil.h"
-#include "../trun.h"
+#include "../../check_run.h"
 
 /* ---- exact records -------------------------------------------------------- */
 
@@ -430,5 +430,5 @@ int main(void)
 	tcase_add_test(tc, key_errors);
 	socket_mmt_tests(tc);
 	suite_add_tcase(s, tc);
-	return trun_suite(s);
+	return check_run(s, CK_FORK_GETENV);
 }
