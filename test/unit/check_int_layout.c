@@ -243,6 +243,44 @@ START_TEST(v05_bit15_reserved)
 }
 END_TEST
 
+/* The v2.x shim's NPT says what its last 16 bits hold: 0 the original
+ * DSCP (byte 3, upper 6 bits), 1 the original UDP or TCP destination port
+ * (bytes 2-3), 2 the original IP protocol (byte 3): each attribute is
+ * there for its NPT alone. One hop, switch ID only. */
+START_TEST(v2_shim_npt)
+{
+	const uint32_t low[3] = { 0x11u << 2, 0x1234u, 17u };
+
+	for (unsigned npt = 0; npt < 3; npt++) {
+		struct tl_buf t = { .n = 0 };
+		struct isp_packet p;
+		struct isp_stats st = { 0 };
+
+		tl_eth_ipv4_udp(&t, 0x20 << 2, 1000, 2000);
+		tl_be32(&t, 0x10000000u | npt << 26 | (3 + 1) << 16 | low[npt]);
+		tl_be32(&t, 0x20000000u | 1u << 8 | 62);       /* v2, HopML 1 */
+		tl_be32(&t, 0x80000000u);                       /* switch ID */
+		tl_be32(&t, 0);
+		tl_be32(&t, 42);
+		tl_fix_lengths(&t, IP_OFF);
+		tl_dissect(&p, &st, t.b, t.n, NULL);
+
+		ck_assert_int_eq(p.malformed, 0);
+		ck_assert_uint_eq(tl_u64(&p, "int.num_hop"), 1);
+		ck_assert_uint_eq(tl_u64(&p, "int.npt"), npt);
+		ck_assert(tl_has(&p, "int.orig_dscp") == (npt == 0));
+		ck_assert(tl_has(&p, "int.orig_port") == (npt == 1));
+		ck_assert(tl_has(&p, "int.orig_proto") == (npt == 2));
+		if (npt == 0)
+			ck_assert_uint_eq(tl_u64(&p, "int.orig_dscp"), 0x11);
+		if (npt == 1)
+			ck_assert_uint_eq(tl_u64(&p, "int.orig_port"), 0x1234);
+		if (npt == 2)
+			ck_assert_uint_eq(tl_u64(&p, "int.orig_proto"), 17);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("int_layout");
@@ -253,6 +291,7 @@ int main(void)
 	tcase_add_test(tc, thirty_two_hops);
 	tcase_add_test(tc, fields_beyond_hop_ml);
 	tcase_add_test(tc, v05_bit15_reserved);
+	tcase_add_test(tc, v2_shim_npt);
 	suite_add_tcase(s, tc);
 	return tl_run_suite(s);
 }

@@ -89,7 +89,8 @@ static void usage(FILE *fp)
 "  --coalesce K                   v2.0: K individual reports per packet (default 1)\n"
 "  --rep-md-bits 0x....           v1.0 6-bit / v2.0 16-bit RepMdBits\n"
 "                                 (defaults 0x3D / 0x7D00)\n"
-"  --report-nproto 0|1|2          v0.5 NProto (default: mix of all three)\n"
+"  --report-nproto 0|1|2|4        v0.5 NProto; 4: Host-INT, the IPv4 packet without\n"
+"                                 Ethernet (default: mix of 0, 1 and 2)\n"
 "  --report-inner int|plain       inner packet carries INT-MD (default) or not\n"
 "  --malformed[=FRACTION]         emit broken packets (default fraction 0.02)\n"
 "  --unavailable                  1 in 50 hop values all-ones (unavailable)\n"
@@ -230,6 +231,9 @@ static int finish(struct ig_config *cfg, bool ver_set, bool bitmap_set,
 			return fail("--coalesce needs --report-version 2.0");
 		if (cfg->report_nproto >= 0 && cfg->report_ver != 0)
 			return fail("--report-nproto applies to --report-version 0.5");
+		if (cfg->report_nproto == 4 && cfg->ipv6 &&
+		    (cfg->transport == TR_UDP || cfg->transport == TR_TCP))
+			return fail("--report-nproto 4 (Host-INT) reports an IPv4 packet: not with --ipv6");
 		if (cfg->report_ver == 1 && cfg->rep_md_bits > 0x3F)
 			return fail("--rep-md-bits: v1.0 RepMdBits is a 6-bit field (0..0x3F)");
 		if (cfg->report_ver == 2 && (cfg->rep_md_bits & 0x8000))
@@ -366,8 +370,10 @@ int options_parse(struct ig_config *cfg, int argc, char **argv)
 			repmd_set = true;
 			break;
 		case OPT_NPROTO:
-			if (parse_u64(optarg, &u, 0, 2, "--report-nproto"))
+			if (parse_u64(optarg, &u, 0, 4, "--report-nproto"))
 				return -1;
+			if (u == 3)
+				return fail("--report-nproto: 0, 1, 2 or 4 (v0.5 defines no 3)");
 			cfg->report_nproto = (int)u;
 			break;
 		case OPT_REPINNER:

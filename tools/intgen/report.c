@@ -25,7 +25,7 @@ static unsigned popcount(uint32_t v)
 static bool inner_has_l2(const struct ig_config *cfg, const struct ig_item *it)
 {
 	if (cfg->report_ver == 0)
-		return true;
+		return it->inner_kind != 4;     /* Host-INT: the IPv4 packet */
 	if (cfg->report_ver == 1)
 		return it->inner_kind == 0;
 	return it->inner_kind == 3;
