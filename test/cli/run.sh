@@ -276,6 +276,34 @@ check "int.in-reports: structural finds the report's INT, detect does not" sh -c
 	"grep -q '\"meta.proto_hierarchy\":\"eth.ip.udp.int_report.eth.ip.tcp.int\"' '$tmp/ir1' &&
 	 grep -q '\"meta.proto_hierarchy\":\"eth.ip.udp.int_report.eth.ip.tcp\"' '$tmp/ir2'"
 
+# the carriers' options (README, "Protocol options"): each changes what
+# its capture decodes as; -o is repeatable, the last value given wins; a
+# port given to one protocol is taken from the one that had it
+hier() {        # CAPTURE OPTIONS...: each distinct hierarchy with its count
+	cap=$1; shift
+	"$bin" -r "$src/test/data/$cap" --dump "$@" 2>/dev/null |
+		sed -n 's/.*"meta.proto_hierarchy":"\([^"]*\)".*/\1/p' | sort | uniq -c |
+		awk '{ printf "%s %s;", $1, $2 }'
+}
+while IFS='|' read -r cap opts want; do
+	# shellcheck disable=SC2086
+	got=$(hier "$cap" $opts)
+	check "${opts:-the defaults} on $cap: $want" test "$got" = "$want"
+done <<EOF
+gen-int-v2.1-geneve.pcap||6 eth.ip.udp.geneve.int.eth.ip.udp;
+gen-int-v2.1-geneve.pcap|-o geneve.int-class=0x0104|6 eth.ip.udp.geneve.eth.ip.udp;
+gen-int-v2.1-geneve.pcap|-o geneve.int-class=0x0104 -o geneve.int-class=0x0103|6 eth.ip.udp.geneve.int.eth.ip.udp;
+gen-int-v2.1-geneve.pcap|-o geneve.udp-ports=1|6 eth.ip.udp;
+gen-int-v2.1-gre.pcap||6 eth.ip.gre.int.ip.udp;
+gen-int-v2.1-gre.pcap|-o gre.int-proto=0x1234|6 eth.ip.gre;
+gen-int-v2.1-gpe.pcap||6 eth.ip.udp.vxlan_gpe.int.eth.ip.udp;
+gen-int-v2.1-gpe.pcap|-o vxlan_gpe.udp-ports=1|6 eth.ip.udp;
+gen-int-v2.1-gpe.pcap|-o vxlan.udp-ports=4790|6 eth.ip.udp.vxlan.eth;
+gen-int-v2.1-gpe.pcap|-o vxlan.udp-ports=4790 -o vxlan_gpe.udp-ports=4790|6 eth.ip.udp.vxlan_gpe.int.eth.ip.udp;
+gen-int-v1.0-tcp.pcap|-o int.dscp=none|6 eth.ip.tcp;
+gen-int-v1.0-tcp.pcap|-o int.dscp=none -o int.tcp-ports=5007|4 eth.ip.tcp;2 eth.ip.tcp.int;
+EOF
+
 # intgen(1): the same seed, the same bytes; its exit statuses; combinations
 # the specs do not have refused with the reason
 gen="$bld/intgen"
@@ -321,10 +349,12 @@ exec 4>&-
 wait "$qpid"; rc=$?
 check "a silent pipe: SIGTERM stops intspect within 3 s, exit 0" test "$stopped $rc" = "yes 0"
 
-# -V names every optional part compiled in
+# -V names every optional part compiled in, with its library's version
 "$bin" -V >"$tmp/v"
-for part in libpcap "redis output" "kafka output" "dpdk input"; do
-	check "-V lists $part" grep -q "$part" "$tmp/v"
+for part in 'libpcap version [0-9]' 'redis output: hiredis [0-9][0-9.]*, TLS with OpenSSL [0-9]' \
+	'kafka output: librdkafka [0-9]' 'kafka input: librdkafka [0-9]' \
+	'dpdk input: (DPDK [0-9]|not built \(--disable-dpdk)'; do
+	check "-V: $part" grep -q -E "^  $part" "$tmp/v"
 done
 
 # exit status: 3 when a channel dropped records or never connected
@@ -375,7 +405,7 @@ check "all three dump as plain UDP" test "$(cat "$tmp/ports.n")" -eq 3
 # setup.sh: the demo installs what building needs, the tests add theirs
 demo_pk=$(sh "$src/setup.sh" packages demo)
 test_pk=$(sh "$src/setup.sh" packages test)
-for p in check clang valgrind redis-server openjdk-17-jre-headless maven kcat socat libdpdk-dev; do
+for p in check clang valgrind redis-server openjdk-17-jre-headless maven kcat socat tcpreplay libdpdk-dev; do
 	check "setup.sh demo does not install $p" sh -c "! echo ' $demo_pk ' | grep -q ' $p '"
 	check "setup.sh test installs $p" sh -c "echo ' $test_pk ' | grep -q ' $p '"
 done
@@ -404,7 +434,7 @@ check "-T: a DTA store's missing directory (exit 2)" sh -c "[ $? = 2 ] && grep -
 
 # --list-protocols: every option with its default
 "$bin" --list-protocols >"$tmp/lp"
-check "--list-protocols lists the port options" grep -q -- '-o int_report.udp-ports=P,.* (default 1234,5900,6000' "$tmp/lp"
+check "--list-protocols lists the report ports" grep -q -- '-o int_report.udp-ports=P,.* (default 1234,5900,6000,8090,9555,32766,54321)$' "$tmp/lp"
 check "--list-protocols: every option says its default" \
 	sh -c "! grep -- '-o ' '$tmp/lp' | grep -v -q 'default'"
 echo "cli: $pass passed, $fail failed"

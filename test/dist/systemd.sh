@@ -65,11 +65,12 @@ for u in intspect.service intspect@probe.service; do
 	score=$(sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\) .*/\1/p' "$tmp/security")
 	if [ -z "$score" ]; then
 		bad "$u: no score from systemd-analyze security --offline" "$tmp/security"
-	elif awk -v s="$score" 'BEGIN { exit !(s <= 2.5) }'; then
-		ok "$u: systemd-analyze security: exposure $score ($(sed -n 's/.*Overall exposure level for [^:]*: [0-9.]* \([A-Z]*\).*/\1/p' "$tmp/security")), at most 2.5"
+	elif awk -v s="$score" 'BEGIN { exit !(s <= 2.5) }' &&
+	     grep -q 'Overall exposure level for [^:]*: [0-9.]* OK' "$tmp/security"; then
+		ok "$u: systemd-analyze security: exposure $score ($(sed -n 's/.*Overall exposure level for [^:]*: [0-9.]* \([A-Z]*\).*/\1/p' "$tmp/security")), at most 2.5, rated OK"
 	else
 		grep '✗' "$tmp/security" >"$tmp/open"
-		bad "$u: exposure $score, above 2.5" "$tmp/open"
+		bad "$u: exposure $score, above 2.5 or not rated OK" "$tmp/open"
 	fi
 done
 
@@ -89,6 +90,20 @@ for u in $units; do
 		grep -q "^$d" "$f" || missing="$missing $d"
 	done
 	[ -z "$missing" ] && ok "$u: NoNewPrivileges, ProtectSystem=strict, ProtectHome, PrivateTmp, run and log directories" \
+		|| bad "$u: missing$missing"
+	# what the README says of each: its config, its run directory (the
+	# control socket's), a dynamic user, the log directory as working
+	# directory (file outputs), reload as SIGHUP
+	case $u in
+	intspect@.service) conf='%i.conf' run='intspect/%i' ;;
+	*) conf='intspect.conf' run='intspect' ;;
+	esac
+	missing=
+	for d in "ExecStart=.*/intspect -C .*/intspect/$conf " "RuntimeDirectory=$run\$" DynamicUser=yes \
+		 'WorkingDirectory=/var/log/intspect$' 'ExecReload=/bin/kill -HUP \$MAINPID$'; do
+		grep -q "^$d" "$f" || missing="$missing '$d'"
+	done
+	[ -z "$missing" ] && ok "$u: reads $conf, runs in /run/$run, dynamic user, in /var/log/intspect, reload is SIGHUP" \
 		|| bad "$u: missing$missing"
 	if grep -q '^ExecReload=' "$f"; then
 		"$bin" --help 2>&1 | grep -q -i 'SIGHUP' && ok "$u: ExecReload, and intspect reloads on SIGHUP" ||
