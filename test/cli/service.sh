@@ -146,6 +146,16 @@ check "\$RUNTIME_DIRECTORY/control.sock; a second instance takes control.PID.soc
 	test $? -eq 0
 kill -TERM "$spid" "$spid2"; wait "$spid"; wait "$spid2"
 check "both sockets removed at exit" test -z "$(ls "$tmp/rd")"
+# --control none: no socket, not even the default one
+RUNTIME_DIRECTORY=$tmp/rd "$bin" -u "127.0.0.1:$(udpport)" -q --control none 2>"$tmp/none.err" &
+spid=$!
+RUNTIME_DIRECTORY=$tmp/rd "$bin" -u "127.0.0.1:$(udpport)" -q 2>/dev/null &
+spid2=$!
+# the second one's socket is the default one: the first took none
+waitsock "$tmp/rd/control.sock" && sleep 0.5
+check "--control none: no socket (the next instance takes the default one)" \
+	test "$(ls "$tmp/rd")" = control.sock -a -n "$(kill -0 "$spid" && echo alive)"
+kill -TERM "$spid" "$spid2"; wait "$spid"; wait "$spid2"
 if [ "$(id -u)" -eq 0 ] && command -v runuser >/dev/null 2>&1 && id nobody >/dev/null 2>&1; then
 	# copies nobody may run (the build may sit in a directory only root enters)
 	chmod 755 "$tmp"

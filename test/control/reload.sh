@@ -153,8 +153,9 @@ PY
 		bad "$w worker(s): reload" "$tmp/check.out"
 		cat "$tmp/rl.json" "$tmp/err"
 	fi
-	if [ "$bad_rc" = 1 ] && grep -q "r.conf:[0-9]*:35: error: unknown attribute 'ip.srcc'" "$tmp/bad.err"; then
-		ok "$w worker(s): a broken config refused with file:line:col, the rules went on"
+	if [ "$bad_rc" = 1 ] && grep -q "r.conf:[0-9]*:35: error: unknown attribute 'ip.srcc'" "$tmp/bad.err" &&
+	   grep -q "r.conf:[0-9]*:35: error: unknown attribute 'ip.srcc'" "$tmp/err"; then
+		ok "$w worker(s): a broken config refused with file:line:col in the response and the log, the rules went on"
 	else
 		bad "$w worker(s): broken config (exit $bad_rc)" "$tmp/bad.err"
 	fi

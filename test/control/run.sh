@@ -141,6 +141,14 @@ else
 	bad "entry-remove/add: excluded $ex, flows after removal $gone, packets after adding $back"
 fi
 
+# reset forgets the removed flows too: removed, then reset, counted again
+# shellcheck disable=SC2086
+ctl entry-remove fm $key >/dev/null && ctl reset fm >/dev/null && burst
+# shellcheck disable=SC2086
+again=$(ctl --json get fm $key | python3 -c 'import json,sys; e=json.load(sys.stdin)["entries"]; print(e[0]["packets"] if e else 0)')
+[ "$again" = 20 ] && ok "reset after entry-remove: the removed flow is monitored again (20 packets)" ||
+	bad "reset after entry-remove: the flow has $again packets"
+
 # reset and sampling: a hash keeps about half of the 20 flows
 ctl set-sampling fm 0.5 >/dev/null && ctl reset fm >"$tmp/o" && burst
 kept=$(rule_field fm entries)

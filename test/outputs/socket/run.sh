@@ -316,6 +316,11 @@ bad_conf alias "  type = tcp
   port = 5000
   server-address = \"127.0.0.1\"" "5:3: 'hostname' and 'server-address' are the same setting (server-address is MMT-Probe's name); give one"
 bad_conf noport "  type = udp" "2:3: a udp socket output needs 'port' (1 to 65535)"
+# a host name is resolved when the config is read (.invalid never
+# resolves: RFC 2606); the resolver's reason follows
+bad_conf nohost "  type = tcp
+  hostname = \"no-such-host.invalid\"
+  port = 9" "3:3: cannot resolve no-such-host.invalid: "
 bad_conf badtype "  enable = true
   type = \"udp6\"" "3:3: bad value 'udp6' for type: expected udp, tcp, unix, unix-dgram or both"
 
