@@ -89,6 +89,13 @@ if ls "$plugdir"/int.so >/dev/null 2>&1; then
 	done
 	"$bin" --no-builtin --plugin-dir "$plugdir" --list-protocols >"$tmp/protos"
 	check "plugins report their origin" grep -q '^int  *plugin' "$tmp/protos"
+	# beside the built-ins, their .so copies are skipped: the same
+	# protocols, every one built in, none twice
+	"$bin" --list-protocols | grep -v '^ ' >"$tmp/p1"
+	"$bin" --plugin-dir "$plugdir" --list-protocols | grep -v '^ ' >"$tmp/p2"
+	check "--plugin-dir with copies of the built-ins: each skipped" sh -c \
+		"cmp -s '$tmp/p1' '$tmp/p2' && ! grep -q '^[a-z0-9_]*  *plugin' '$tmp/p2' &&
+		 [ \$(wc -l <'$tmp/p2') -ge 19 ]"
 	# and count alike what they refuse: v2.0 reports whose MD Length is
 	# shorter than their RepMdBits' fields (a check int_report.so makes
 	# with its own copy of the INT layout tables)
