@@ -239,7 +239,7 @@ static void *run(void *arg)
 
 		int64_t now = isp_now_ns();
 
-		if (stopping && now >= deadline)
+		if (stopping && (now >= deadline || isp_channels_hurried()))
 			break;
 		if (now >= next_flush) {
 			if (ch->ops->flush)
@@ -416,8 +416,10 @@ struct isp_channel *isp_channel_open(const struct isp_channel_cfg *cfg,
 		}
 		ch->q = isp_queue_new(ch->p.queue_records, ch->p.queue_bytes,
 				      ch->p.policy, &ch->cnt);
-		if (ch->q)      /* a busy producer wakes the thread once a batch */
+		if (ch->q) {    /* a busy producer wakes the thread once a batch */
 			isp_queue_set_wake(ch->q, ch->p.batch);
+			isp_queue_set_grace(ch->q, (int64_t)ch->p.shutdown_ms * 1000000);
+		}
 		bool ready = ch->q && isp_qbatch_init(&ch->batch, ch->p.batch,
 						      ch->p.queue_bytes) == 0;
 

@@ -272,4 +272,18 @@ void isp_channel_drain(struct isp_channel *ch);
  * what could not be delivered is counted as dropped. NULL is a no-op. */
 void isp_channel_close(struct isp_channel *ch);
 
+/*
+ * A stop of the process, asked from a signal handler (each one atomic
+ * store: async-signal-safe). After isp_channels_stop_asked, a producer
+ * blocked for room (drop-policy block) waits at most its queue's grace
+ * (its channel's shutdown-ms) from the stop, then
+ * drops the record (counted); after isp_channels_hurry it drops it at
+ * once, and consumers that see isp_channels_hurried() end their drain now.
+ * A stop that never comes costs nothing: a blocked producer looks every
+ * 100 ms.
+ */
+void isp_channels_stop_asked(void);
+void isp_channels_hurry(void);
+bool isp_channels_hurried(void);
+
 #endif

@@ -650,7 +650,7 @@ static void kafka_finish(void *state, int64_t deadline_ns)
 	while (o->rk && o->produced > o->acked + o->failed) {
 		int64_t left = deadline_ns - isp_now_ns();
 
-		if (left <= 0)
+		if (left <= 0 || isp_channels_hurried())
 			break;
 		/* flush sends at once (no linger) and serves the reports */
 		rd_kafka_flush(o->rk, (int)(left / 1000000 > 100 ? 100 : left / 1000000 + 1));
@@ -673,7 +673,7 @@ static void kafka_finish(void *state, int64_t deadline_ns)
 		const struct rd_kafka_metadata *md = NULL;
 		int64_t left = (deadline_ns - isp_now_ns()) / 1000000;
 
-		if (left > 0 && rd_kafka_metadata(o->rk, 0, NULL, &md,
+		if (left > 0 && !isp_channels_hurried() && rd_kafka_metadata(o->rk, 0, NULL, &md,
 						  (int)(left < 2000 ? left : 2000)) ==
 		    RD_KAFKA_RESP_ERR_NO_ERROR)
 			isp_channel_note_up(o->ch);

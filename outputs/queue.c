@@ -52,6 +52,45 @@ static struct timespec to_ts(int64_t ns)
 	return ts;
 }
 
+/* The process's stop (isp_channels_stop_asked): set from a signal handler,
+ * which may only touch lock-free atomics. */
+_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2 && ATOMIC_BOOL_LOCK_FREE == 2,
+	       "a signal handler sets these");
+static _Atomic int64_t stop_ns;        /* 0: no stop asked */
+static _Atomic bool hurried;
+/* How often a producer blocked for room looks at them. */
+#define LOOK_NS (100 * 1000000LL)
+
+void isp_channels_stop_asked(void)
+{
+	int64_t none = 0;
+
+	atomic_compare_exchange_strong(&stop_ns, &none, isp_now_ns());
+}
+
+void isp_channels_hurry(void)
+{
+	atomic_store(&hurried, true);
+}
+
+bool isp_channels_hurried(void)
+{
+	return atomic_load_explicit(&hurried, memory_order_relaxed);
+}
+
+void isp_queue_set_grace(struct isp_queue *q, int64_t grace_ns)
+{
+	q->grace_ns = grace_ns;
+}
+
+/* Does a producer blocked for room give up (the stop's grace is over)? */
+static bool blocked_gives_up(const struct isp_queue *q)
+{
+	int64_t s = atomic_load_explicit(&stop_ns, memory_order_relaxed);
+
+	return isp_channels_hurried() || (s && isp_now_ns() - s >= q->grace_ns);
+}
+
 struct isp_queue *isp_queue_new(size_t max_records, size_t max_bytes,
 				enum isp_drop_policy policy,
 				struct isp_counters *cnt)
@@ -279,10 +318,11 @@ static bool push_locked(struct isp_queue *q, const struct isp_record *r,
 			atomic_fetch_add_explicit(&q->cnt->dropped, 1, memory_order_release);
 			continue;
 		}
-		if (q->policy != ISP_BLOCK)
+		if (q->policy != ISP_BLOCK || blocked_gives_up(q))
 			return false;
 		q->room_waiters++;
-		pthread_cond_wait(&q->room, &q->mu);
+		struct timespec ts = to_ts(isp_now_ns() + LOOK_NS);
+		pthread_cond_timedwait(&q->room, &q->mu, &ts);
 		q->room_waiters--;
 		if (q->dead)
 			return false;

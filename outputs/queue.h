@@ -71,6 +71,9 @@ struct isp_queue *isp_queue_new(size_t max_records, size_t max_bytes,
 /* Free the queue (no thread may be using it). */
 void isp_queue_free(struct isp_queue *q);
 
+/* A blocked producer's wait after a stop (isp_channels_stop_asked). */
+void isp_queue_set_grace(struct isp_queue *q, int64_t grace_ns);
+
 /*
  * Producer: copy r into the ring. When it does not fit (record count or
  * bytes), drop-newest refuses it, drop-oldest evicts the oldest waiting

@@ -41,6 +41,7 @@ struct isp_queue {
 	size_t claim_at, claim_n;
 	size_t max_cap;                 /* queue-bytes: cap grows up to it */
 	enum isp_drop_policy policy;
+	int64_t grace_ns;               /* how long a blocked producer waits after a stop */
 	_Atomic bool consumer_waiting;  /* in take, asleep until a batch */
 	bool kicked, dead;
 	size_t wake_at;                 /* records waiting before a waiting consumer is woken */

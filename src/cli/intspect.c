@@ -88,11 +88,26 @@ static void on_usr1(int sig)
 	g_print_stats = 1;      /* the pipeline calls back: no stdio in a handler */
 }
 
+static volatile sig_atomic_t g_signals;         /* SIGINT and SIGTERM so far */
+static volatile sig_atomic_t g_draining;        /* the input ended: the channels drain */
+
+/* SIGINT, SIGTERM: the first ends the input (open windows flushed, each
+ * channel given its shutdown-ms to deliver, a producer blocked on a full
+ * queue too); the next one, or the first once the channels drain, stops
+ * the channels at once, what they hold counted dropped; one more is the
+ * default death. */
 static void on_signal(int sig)
 {
 	(void)sig;
-	g_stop = 1;
-	isp_pipeline_break(g_pipeline);
+	if (g_signals++ == 0 && !g_draining) {
+		g_stop = 1;
+		isp_channels_stop_asked();
+		isp_pipeline_break(g_pipeline);
+		return;
+	}
+	isp_channels_hurry();
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 }
 
 static void usage(FILE *out)
@@ -709,8 +724,7 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 	print_summary(reg, &st, secs, c->quiet);
 	if (r.rules)
 		isp_rules_print_stats(r.rules, false, stderr);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
+	g_draining = 1;
 	isp_prom_set_self(NULL, NULL);
 	isp_pipeline_close(g_pipeline);
 	g_pipeline = NULL;
@@ -719,6 +733,9 @@ static int run(struct cli *c, struct isp_registry *reg, struct isp_program *prog
 	 * them), and those a reload closed with losses */
 	unsigned lossy = cli_close_channels(cr.prog, cr.channels) + cr.lossy +
 			 cli_forward_close(&fwd, stderr);
+	if (isp_channels_hurried())
+		fprintf(stderr, "intspect: stopped at once (signal): what the channels still held is "
+			"counted dropped\n");
 	free(cr.enabled);
 	cli_reload_end(&cr, prog);
 	pthread_mutex_destroy(&cr.mu);

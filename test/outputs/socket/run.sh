@@ -12,6 +12,10 @@
 #     of 3, against the same rules with the channel disabled);
 #   - no reader at all: intspect still ends within shutdown-ms and counts
 #     the records as dropped;
+#   - a stop (SIGINT, SIGTERM) while records wait: a producer blocked on a
+#     full queue gives up shutdown-ms after it, a second signal stops at
+#     once, as does the first while the channel drains; every record
+#     counted, exit 3;
 #   - config errors with file:line:col.
 # Env: top_srcdir, top_builddir (default .). Needs socat and python3.
 set -u
@@ -291,6 +295,73 @@ $(stats "$tmp/none.err" out)
 EOF
 check "no reader: every record counted dropped" test "$q $d $x $c" = "$nwant 0 $nwant 0"
 check "no reader: says why" grep -q "channel out: never connected: connect to 127.0.0.1 port $port: Connection refused" "$tmp/none.err"
+
+# ---- a stop while records wait (SIGINT, SIGTERM) -----------------------------
+# stopped NAME CONF SIGNALS...: intspect -C CONF on $tmp/big.pcap, each
+# signal sent after "AFTER-SECONDS:SIGNAL"; "rc ms" once it ended (or
+# "hung" after 10 s), stderr in $tmp/NAME.err
+"$bld/intgen" -o "$tmp/big.pcap" -n 20000 --seed 3 2>/dev/null
+stopped() {
+	name=$1 cf=$2
+	shift 2
+	t0=$(date +%s%N)
+	"$bin" -C "$cf" -r "$tmp/big.pcap" >/dev/null 2>"$tmp/$name.err" &
+	sp=$!
+	for s in "$@"; do
+		sleep "${s%%:*}"
+		kill -"${s#*:}" "$sp"
+	done
+	i=0
+	while kill -0 "$sp" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	if kill -0 "$sp" 2>/dev/null; then
+		kill -9 "$sp"; wait "$sp"; echo hung
+	else
+		wait "$sp"; echo "$? $(( ($(date +%s%N) - t0) / 1000000 ))"
+	fi
+}
+port=$(free_port SOCK_STREAM)
+# no reader, a queue of 16 records that blocks the packets when full
+printf 'socket-output out { type = tcp; hostname = "127.0.0.1"; port = %s; connect-timeout-ms = 50; queue-records = 16; drop-policy = block; shutdown-ms = %s }\nevent-report e { event = "int.num_hop"; attributes = {"ip.src"}; output-channel = {out} }\n' \
+	"$port" 500 >"$tmp/block.conf"
+sed 's/shutdown-ms = 500/shutdown-ms = 30000/' "$tmp/block.conf" >"$tmp/block30.conf"
+read -r rc ms <<EOF
+$(stopped block "$tmp/block.conf" 1:INT)
+EOF
+read -r q d x r c <<EOF
+$(stats "$tmp/block.err" out)
+EOF
+check "blocked on a full queue, SIGINT: ends shutdown-ms (500) after it, exit 3 ($rc, $ms ms)" \
+	sh -c "[ '$rc' = 3 ] && [ '$ms' -lt 4000 ]"
+check "blocked, SIGINT: every record queued counted dropped ($q queued, $d delivered, $x dropped)" \
+	sh -c "[ '$q' -ge 16 ] && [ '$d' = 0 ] && [ '$x' = '$q' ] && grep -q '^intspect: [0-9]* packets' '$tmp/block.err'"
+read -r rc ms <<EOF
+$(stopped block30 "$tmp/block30.conf" 1:INT 0.5:TERM)
+EOF
+check "blocked, shutdown-ms 30000: a second signal stops at once, exit 3 ($rc, $ms ms)" \
+	sh -c "[ '$rc' = 3 ] && [ '$ms' -lt 4500 ] && grep -q 'stopped at once (signal)' '$tmp/block30.err'"
+read -r q d x r c <<EOF
+$(stats "$tmp/block30.err" out)
+EOF
+check "blocked, second signal: the counters said ($q queued, $x dropped)" sh -c "[ '$q' -ge 16 ] && [ '$x' = '$q' ]"
+# the input ended, the channel drains for 30 s: the first signal stops it
+printf 'socket-output out { type = tcp; hostname = "127.0.0.1"; port = %s; connect-timeout-ms = 50; shutdown-ms = 30000 }\nevent-report e { event = "int.num_hop"; attributes = {"ip.src"}; output-channel = {out} }\n' \
+	"$port" >"$tmp/drain.conf"
+t0=$(date +%s%N)
+"$bin" -C "$tmp/drain.conf" -r "$tmp/a.pcap" >/dev/null 2>"$tmp/drain.err" &
+sp=$!
+i=0
+while ! grep -q '^intspect: 300 packets' "$tmp/drain.err" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+kill -INT "$sp"
+i=0
+while kill -0 "$sp" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+kill -0 "$sp" 2>/dev/null && kill -9 "$sp"
+wait "$sp"; rc=$?
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+read -r q d x r c <<EOF
+$(stats "$tmp/drain.err" out)
+EOF
+check "draining for shutdown-ms 30000, SIGINT: stops at once, the counters said, exit 3 ($rc, $ms ms)" \
+	sh -c "[ '$rc' = 3 ] && [ '$ms' -lt 5000 ] && [ '$q' = 300 ] && [ '$x' = 300 ] && grep -q 'stopped at once (signal)' '$tmp/drain.err'"
 
 # ---- configuration errors --------------------------------------------------------
 # bad_conf NAME SECTION-BODY "LINE:COL: MESSAGE": a run and -T both exit 2
