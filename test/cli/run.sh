@@ -385,6 +385,17 @@ printf 'socket-output dead { type = tcp; hostname = "127.0.0.1"; port = %s; conn
 "$bin" -C "$tmp/idle.conf" -r "$src/test/data/gen-rules-8.pcap" >/dev/null 2>"$tmp/idle.err"; rc=$?
 check "no record, reader never listening: exit 3" test "$rc" -eq 3
 
+# --forward from a file with no broker: it waits the channel's 5 s, then
+# counts every datagram dropped, exit 3
+if "$bin" -V | grep -q 'kafka output: librdkafka'; then
+	t0=$(date +%s)
+	"$bin" -r "$src/test/data/gen-report-v2.0-coalesced.pcap" --forward kafka:127.0.0.1:1/t \
+		--control none >/dev/null 2>"$tmp/fwd.err"; rc=$?
+	secs=$(($(date +%s) - t0))
+	check "--forward with no broker: 4 datagrams dropped, exit 3, within 15 s ($secs s)" sh -c \
+		"[ $rc = 3 ] && [ $secs -lt 15 ] && grep -q '^intspect: forward: 4 datagrams queued, 0 acknowledged by the broker, 4 dropped' '$tmp/fwd.err'"
+fi
+
 # reports are recognised by destination port: a datagram from port 6000 is
 # plain UDP, one to port 6000 that is not a report is counted apart
 python3 - "$tmp/ports.pcap" <<'EOF'
