@@ -114,6 +114,26 @@ printf 'dta-store cnt { type = key-increment; file = "%s/lag.cnt"; rows = 2; col
 	echo 42 | "$reader" ki "$tmp/lag.cnt" >"$tmp/lag.out" 2>&1 && grep -q "^42 97$" "$tmp/lag.out"
 check $? "reordered past the lag: given up, then late, no duplicate" "$tmp/lag.err"
 
+# a report that arrives twice is applied once: sequences 0, 1, 1, 2
+python3 - "$tmp/dup.pcap" <<'EOF'
+import struct, sys
+with open(sys.argv[1], 'wb') as f:
+    f.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
+    for i, seq in enumerate([0, 1, 1, 2]):
+        p = bytes([3, seq, 0x40, 1]) + struct.pack('!IQ', 42, 1)
+        udp = struct.pack('!HHHH', 50001, 40040, 8 + len(p), 0) + p
+        ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), 1, 0, 64, 17, 0,
+                         bytes([10, 0, 0, 2]), bytes([10, 0, 100, 1]))
+        fr = bytes(6) + bytes(6) + b'\x08\x00' + ip + udp
+        f.write(struct.pack('<IIII', 1700000000, i, len(fr), len(fr)) + fr)
+EOF
+printf 'dta-store cnt { type = key-increment; file = "%s/dup.cnt"; rows = 2; columns = 1024 }\n' "$tmp" \
+	>"$tmp/dup.conf"
+"$bld/intspect" -C "$tmp/dup.conf" -r "$tmp/dup.pcap" 2>"$tmp/dup.err" &&
+	grep -q '^dta: 4 reports .* 3 applied' "$tmp/dup.err" && grep -q ' 1 duplicates, ' "$tmp/dup.err" &&
+	echo 42 | "$reader" ki "$tmp/dup.cnt" >"$tmp/dup.out" 2>&1 && grep -q "^42 3$" "$tmp/dup.out"
+check $? "a report that arrives twice is applied once (1 duplicate, the key's count 3)" "$tmp/dup.err"
+
 # ---- sharding: 3 collectors, each its share; a client finds every key ----
 "$bld/intgen" --format dta --dta-op mix --dta-words 2 --dta-reporters 4 --dta-shards 3 -n 3000 \
 	--seed 21 -o "$tmp/shard.pcap" -e "$tmp/shard.jsonl"
@@ -253,6 +273,7 @@ stores live >"$tmp/live.conf"
 cat >>"$tmp/live.conf" <<EOF
 dta { nack-port = $np }
 dta-store sk { type = sketch-merge; sketch-id = 1; rows = 4; columns = 1024; reporters = 4; file = "$tmp/live.sk" }
+dta-store hs { type = sketch-merge; sketch = hll; sketch-id = 2; rows = 1; columns = 1024; reporters = 4; seed = 11; file = "$tmp/live.hs" }
 EOF
 "$bld/intspect" -C "$tmp/live.conf" -u "127.0.0.1:$p" -o "dta.udp-ports=$p" -w 2 --control "$tmp/ctl.sock" \
 	2>"$tmp/live.err" &
@@ -264,6 +285,10 @@ i=0; while [ ! -S "$tmp/ctl.sock" ] && [ $i -lt 300 ]; do sleep 0.01; i=$((i + 1
 "$bld/intgen" --format dta --dta-op sketch --dta-reporters 4 --dta-items 3000 --seed 12 \
 	--dta-loss 0.05 --send "127.0.0.1:$p" --nack-port "$np" --pps "$live_pps" \
 	--linger 2000 -e "$tmp/livesk.jsonl" 2>>"$tmp/gen.err"
+"$bld/intgen" --format dta --dta-op sketch --dta-sketch hll --dta-sketch-id 2 --dta-rows 1 \
+	--dta-width 1024 --dta-reporters 4 --dta-items 2000 --dta-keys 1500 --dta-seed 11 \
+	--send "127.0.0.1:$p" --nack-port "$np" --pps "$live_pps" --linger 1000 -e "$tmp/livehs.jsonl" \
+	2>>"$tmp/gen.err"
 ctl() { "$bld/intspect-ctl" -s "$tmp/ctl.sock" --json "$@"; }
 python3 "$src/test/dta/model.py" "$tmp/live.jsonl" "$reader" "$tmp/live.kv" "$tmp/live.ev" \
 	"$tmp/live.cnt" 2 --any-order --all >"$tmp/live.out" 2>&1
@@ -289,6 +314,34 @@ assert r['ok'] and len(r['entries']) == 5 and r['cursor'] == 5 and r['lost'] == 
 check $? "intspect-ctl dta poll: 5 entries from cursor 0, the next cursor" "$tmp/q2"
 ctl dta get kv 1 >"$tmp/q3" && grep -q '"found": *false' "$tmp/q3"
 check $? "intspect-ctl dta get of an unwritten key: not found" "$tmp/q3"
+# a key only Key-Write reports wrote: one of the values written (the
+# reports came in any order), with the copies that agree
+kw=$(python3 -c "
+import json
+d = [json.loads(l) for l in open('$tmp/live.jsonl')]
+other = {r['dta.key'] for r in d if 'dta.key' in r and r.get('dta.opcode') != 1}
+vals = {}
+for r in d:
+    if r.get('dta.opcode') == 1 and r['dta.key'] not in other:
+        vals.setdefault(r['dta.key'], []).append(r['dta.data'])
+k = min(vals)
+print(k, json.dumps(vals[k], separators=(',', ':')))")
+ctl dta get kv "${kw%% *}" >"$tmp/q9" && python3 -c "
+import json, sys
+r = json.load(open('$tmp/q9'))
+assert r['found'] and r['copies'] in (1, 2) and r['redundancy'] == 2, r
+assert r['value'] in json.loads(sys.argv[1]), (r, sys.argv[1])" "${kw#* }"
+check $? "intspect-ctl dta get of a written key: a value it was written, the copies that agree" "$tmp/q9"
+# a merged HyperLogLog's distinct keys: what the store's file says, near the truth
+ctl dta cardinality hs >"$tmp/q10" && python3 -c "
+import json, math, subprocess, sys
+r = json.load(open('$tmp/q10'))
+card, complete = subprocess.run(['$reader', 'card', '$tmp/live.hs'], capture_output=True,
+                                text=True).stdout.split()
+truth = [json.loads(l) for l in open('$tmp/livehs.jsonl') if 'sketch_truth' in l][0]['distinct']
+assert r['found'] and r['complete'] == 4 and r['cardinality'] == int(card), (r, card)
+assert abs(r['cardinality'] - truth) / truth <= 3 * 1.04 / math.sqrt(1024), (r, truth)"
+check $? "intspect-ctl dta cardinality: the merged HyperLogLog's count (its file's, near the truth)" "$tmp/q10"
 ctl dta get nosuch 1 >"$tmp/q4"; grep -q "no dta-store named 'nosuch'" "$tmp/q4"
 check $? "intspect-ctl dta on an unknown store: its error" "$tmp/q4"
 ctl dta estimate sk "$key" >"$tmp/q5" && grep -q '"complete": *4' "$tmp/q5"
@@ -312,6 +365,24 @@ l = sys.stdin.read()
 g = int(re.search(r'(\d+) sequence gaps', l).group(1)); n = int(re.search(r'(\d+) NACKs sent', l).group(1))
 assert g > 0 and n >= g, l" && sanitizer "$tmp/live.err"
 check $? "live: gaps found and NACKed ($(grep -o '[0-9]* NACKs sent' "$tmp/live.err"))" "$tmp/live.err"
+
+# ---- the defaults: -u 40040 alone takes DTA reports; NACKs go to the
+# reporters' port 40044 (both fixed: a test that binds them) ----
+stores def >"$tmp/def.conf"
+"$bld/intspect" -C "$tmp/def.conf" -u 127.0.0.1:40040 --control none 2>"$tmp/def.err" &
+ip=$!; pids="$pids $ip"
+i=0; while ! grep -q ':9C68 .* 07 ' /proc/net/udp && [ $i -lt 300 ]; do sleep 0.01; i=$((i + 1)); done
+"$bld/intgen" --format dta --dta-op mix --dta-words 2 --dta-reporters 2 -n 600 --seed 5 --dta-loss 0.05 \
+	--send 127.0.0.1:40040 --nack-port 40044 --pps "$live_pps" --linger 1500 -e "$tmp/def.jsonl" \
+	2>"$tmp/defgen.err"
+python3 "$src/test/dta/model.py" "$tmp/def.jsonl" "$reader" "$tmp/def.kv" "$tmp/def.ev" "$tmp/def.cnt" 2 \
+	--any-order --all >"$tmp/def.out" 2>&1
+rc=$?
+kill -INT "$ip"; wait "$ip"
+n=$(sed -n 's/.* \([0-9]*\) NACKs sent (0 failed).*/\1/p' "$tmp/def.err")
+[ "$rc" = 0 ] && [ "${n:-0}" -gt 0 ]
+check $? "the defaults: -u 40040 takes DTA reports, NACKs ($n) reach port 40044, every report in the stores once" \
+	"$tmp/def.out"
 
 # ---- shedding: a backlog past half the buffer sheds priority 0 first ----
 p=$(port)
