@@ -21,6 +21,8 @@
 #                   windows written with the first instance, the others'
 #                   partials written as corrections; each group's last
 #                   record is one instance's
+#     late          the same with the default late policy: the others'
+#                   partials counted and dropped, no correction
 #   5 mismatch      a merge whose query-report differs (select): said once,
 #                   every partial counted "of a different rule", no record
 #   6 malformed     lines that are not partials (not JSON, fields missing,
@@ -275,6 +277,19 @@ EOF
 	ok correct
 else
 	bad correct "${r:-}"; sed 's/^/# /' "$tmp/correct.err"
+fi
+
+# ---- 4 late: the same with the default late policy: the others' partials
+# come late, counted and dropped, no correction written
+sed 's/^merge { instances = 3 }$/merge { instances = 1 }/' "$tmp/merge.conf" >"$tmp/late.conf"
+rm -f "$tmp/merged.json"
+"$bin" -C "$tmp/late.conf" --merge - <"$tmp/all-3.json" 2>"$tmp/late.err"
+if grep -q " [1-9][0-9]* late partials dropped, 0 corrections" "$tmp/late.err" &&
+   [ -s "$tmp/merged.json" ] && ! grep -q '"type":"correction"' "$tmp/merged.json"; then
+	echo "# $(grep -o '[0-9]* late partials dropped' "$tmp/late.err")"
+	ok late
+else
+	bad late "late partials not dropped and counted"; sed 's/^/# /' "$tmp/late.err"
 fi
 
 # ---- 5 mismatch: a select that differs
