@@ -9,7 +9,8 @@
 # scrapes it every second. Then, through Prometheus' HTTP API (expect.py):
 #   - the metric tables' series are exactly those the line protocol gives
 #     by the exporter's rules, with the same values;
-#   - intspect's own counters: packets, per worker, decoded reports, the
+#   - intspect's own counters: packets, per worker, decoded reports, 5
+#     reports cut short counted malformed per protocol and reason, the
 #     records of a rule, the channel's delivered records, up == 1;
 # and `promtool check metrics` finds nothing to say about a scrape; the
 # endpoint's scrape counter moved; intspect stops cleanly (exit 0).
@@ -96,10 +97,17 @@ done
 pport=$(sh "$svc" start "$tmp/p" "127.0.0.1:$mport") || { bad "prometheus start"; summary prometheus; exit 1; }
 sent=$(python3 "$src/test/inputs/send_reports.py" "$tmp/r.pcap" 127.0.0.1 "$uport" 50 0.01 32)
 [ "$sent" -eq 400 ] && ok "400 reports sent" || bad "sent $sent reports"
+# and 5 reports cut after 6 bytes: malformed, counted per protocol and reason
+python3 -c 'import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for i in range(5):
+    s.sendto(bytes([0x20, 0, 0, 0, 0, 0]), ("127.0.0.1", int(sys.argv[1])))' "$uport"
 if python3 "$src/test/outputs/prometheus/expect.py" "$tmp/lp.txt" "$pport" \
 	'up{job="intspect"}=1' \
-	'intspect_packets_total=400' \
-	'sum(intspect_worker_packets_total)=400' \
+	'intspect_packets_total=405' \
+	'sum(intspect_worker_packets_total)=405' \
+	'intspect_malformed_packets_total=5' \
+	'intspect_malformed_total{protocol="int_report",reason="truncated"}=5' \
 	'count(intspect_worker_packets_total)=2' \
 	'count(intspect_worker_items_total)=2' \
 	'intspect_decoded_total{protocol="int_report"}=400' \
