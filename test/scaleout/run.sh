@@ -46,6 +46,11 @@
 #   9 kafka-3       the same with 3 consumers and 6 partitions
 #  10 committed     a consumer of the same group started again reads nothing
 #                   (the offsets were committed behind the written records)
+#  12 lateness      (run before 11) one instance read from an input section
+#                   (mode = kafka), the merge from another (kafka-partials)
+#                   waiting for 2: the windows written lateness-ms after
+#                   their first partial, its default 5 s (the last ones not
+#                   3 s after, all by 15 s); one instance's records
 #  11 rebalance     reports paced at 2,000/s through intspect -u --forward;
 #                   one of 2 consumers stopped and restarted mid-stream: the
 #                   merged records equal those of a consumer reading the whole
@@ -416,7 +421,7 @@ kafka_cases() {
 	# get their shares at once
 	addr=$(KAFKA_REBALANCE_DELAY_MS=3000 sh "$svc" start "$kdir") || return $?
 	echo "# broker at $addr"
-	sh "$svc" topic "$kdir" 4 r2 p2 r10 p10 && sh "$svc" topic "$kdir" 6 r3 p3 || return 1
+	sh "$svc" topic "$kdir" 4 r2 p2 r10 p10 pl && sh "$svc" topic "$kdir" 6 r3 p3 || return 1
 	"$gen" -o "$tmp/b.pcap" -n 20000 --seed 2 --format report --report-version 2.0 --hops 1-6 \
 		--bitmap 0xFF80 --flows 64 --pps 20000 >/dev/null || return 1
 	rules "" "$(file_out "$tmp/bsingle.json")" >"$tmp/bsingle.conf"
@@ -434,6 +439,7 @@ kafka_cases() {
 	else
 		bad committed "the group read again: $(grep 'kafka input' "$tmp/again.err")"
 	fi
+	kafka_lateness
 	rebalance
 }
 
@@ -535,6 +541,45 @@ kafka_group() { # N REPORTS-TOPIC PARTIALS-TOPIC NAME
 	else
 		echo "# $name: shares $(for pe in $cs; do sed -n 's/^intspect: kafka input .*: \([0-9]*\) messages consumed.*/\1/p' "${pe#*:}"; done | tr '\n' ' ')"
 		ok "$name"
+	fi
+}
+
+# ---- 12 lateness: one instance where the merge waits for 2, each side
+# started from an input section (mode = kafka, mode = kafka-partials); the
+# windows go out lateness-ms after the first partial, its default 5 s: the
+# last ones not 3 s after the instance wrote them, all by 15 s; the
+# instance read every report, so the records are one instance's
+kafka_lateness() {
+	{ rules "" "$(file_out "$tmp/late-m.json")"
+	  printf 'merge { instances = 2 }\ninput { mode = kafka-partials; source = "%s"; topic = "pl"; group = "lm" }\n' "$addr"
+	} >"$tmp/late-m.conf"
+	{ rules "output-format = partial" "kafka-output out { brokers = \"$addr\"; topic = \"pl\" }"
+	  printf 'probe-id = 1\ninput { mode = kafka; source = "%s"; topic = "r2"; group = "gl" }\n' "$addr"
+	} >"$tmp/late-i.conf"
+	"$bin" -C "$tmp/late-m.conf" 2>"$tmp/late-m.err" &
+	mp=$!
+	pids="$pids $mp"
+	"$bin" -C "$tmp/late-i.conf" 2>"$tmp/late-i.err" &
+	ip=$!
+	pids="$pids $ip"
+	sleep 2
+	wait_consumed 20000 60 "$ip:$tmp/late-i.err"
+	kill "$ip"; wait "$ip"
+	want=$(wc -l <"$tmp/bsingle.json")
+	sleep 3
+	at3=$(wc -l <"$tmp/late-m.json" 2>/dev/null || echo 0)
+	wait_lines "$tmp/late-m.json" "$want" 12
+	kill "$mp"; wait "$mp"
+	if sanitized "$tmp"/late-*.err; then
+		bad lateness "sanitizer report"; cat "$tmp"/late-*.err
+	elif [ "$at3" -ge "$want" ] || ! cmp -s "$tmp/bsingle.json" "$tmp/late-m.json"; then
+		bad lateness "$at3 of $want records 3 s after the instance's last partial; then $(wc -l <"$tmp/late-m.json")"
+		sed 's/^/# /' "$tmp"/late-*.err
+	elif ! grep -q "1 instances, \([0-9]*\) windows written (\1 before every instance closed them)" "$tmp/late-m.err"; then
+		bad lateness "windows not written by lateness: $(grep 'merge:' "$tmp/late-m.err")"
+	else
+		echo "# lateness: $at3 of $want records 3 s after the last partial, all by 15 s"
+		ok lateness
 	fi
 }
 
