@@ -5,7 +5,9 @@
 # by kcheck.py against intspect's own standard output of the same run
 # (every rule writes to stdout and to Kafka).
 #
-#   1 records     the topic holds exactly the records, in order per key
+#   1 records     the topic holds exactly the records, in order per key;
+#                 a message's key is the group-by values, the delta-key,
+#                 else the flow's addresses
 #   2 partitions  a key keeps its partition across runs, keys spread, and the
 #                 partition is the one a Java producer would pick (murmur2)
 #   3 per-report  topic = "x.%r": one topic per report
@@ -95,12 +97,29 @@ EOF
 "$gen" -o "$tmp/a.pcap" -n 2000 --flows 16 --pps 1000 >/dev/null || { echo "FAIL intgen"; exit 1; }
 "$gen" -o "$tmp/slow.pcap" -n 3000 --flows 16 --pps 1000 --seed 7 >/dev/null || { echo "FAIL intgen"; exit 1; }
 
-# ---- 1 records, in order per key
+# ---- 1 records, in order per key; each message's key: the query's
+# group-by values, the event's delta-key, else the flow's addresses (an
+# event without delta-key, added here)
 rules 'topic = "t1"' >"$tmp/1.conf"
+printf 'event-report flow { event = "int.num_hop"; attributes = {"ip.src", "ip.dst", "int.latency"}; output-channel = {stdout, k} }\n' \
+	>>"$tmp/1.conf"
 "$bin" -C "$tmp/1.conf" -r "$tmp/a.pcap" >"$tmp/1.out" 2>"$tmp/1.err"
 if clean_run records "$tmp/1.err" $?; then
 	consume t1 "$tmp/1.k"
-	if r=$($kc same "$tmp/1.out" "$tmp/1.k" "$tmp/1.map" 2>&1); then
+	if r=$($kc same "$tmp/1.out" "$tmp/1.k" "$tmp/1.map" 2>&1) &&
+	   r=$(python3 - "$tmp/1.k" <<'EOF' 2>&1
+import json, sys
+n = {}
+for line in open(sys.argv[1]):
+    part, off, key, text = line.rstrip("\n").split("\t", 3)
+    rec = json.loads(text)
+    want = rec["ip.src"] + "|" + rec["ip.dst"] if rec["report"] == "flow" else rec["ip.src"]
+    assert key == want, (key, want, rec)
+    n[rec["report"]] = n.get(rec["report"], 0) + 1
+assert set(n) == {"ev", "q", "flow"}, n
+print("keys: group-by, delta-key, flow for %s" % n)
+EOF
+	); then
 		echo "# $r"; ok records
 	else
 		bad records "$r"
