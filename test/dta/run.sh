@@ -90,15 +90,14 @@ grep -q 'dta-store kv (.*): 0 writes, 1 rejected' "$tmp/rej.err" &&
 	grep -q 'dta-store ev (.*): 0 writes, 2 rejected' "$tmp/rej.err"
 check $? "reports that do not fit: counted in their store's header" "$tmp/rej.err"
 
-# reordered past the lag: sequences 0, 100, 1 .. 99 of one reporter. 1 to
-# 4 are 96 or more behind 100 when it comes: given up, then counted late
-# (not duplicates: each came once); every other one counted
-python3 - "$tmp/lag.pcap" <<'EOF'
+# ki_pcap FILE SEQ...: Key-Increment reports of one reporter (key 42, +1
+# each) with these sequence numbers, in this order
+ki_pcap() {
+	python3 - "$@" <<'EOF'
 import struct, sys
-order = [0, 100] + list(range(1, 100))
 with open(sys.argv[1], 'wb') as f:
     f.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
-    for i, seq in enumerate(order):
+    for i, seq in enumerate(int(a) for a in sys.argv[2:]):
         p = bytes([3, seq, 0x40, 1]) + struct.pack('!IQ', 42, 1)
         udp = struct.pack('!HHHH', 50001, 40040, 8 + len(p), 0) + p
         ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), 1, 0, 64, 17, 0,
@@ -106,6 +105,12 @@ with open(sys.argv[1], 'wb') as f:
         fr = bytes(6) + bytes(6) + b'\x08\x00' + ip + udp
         f.write(struct.pack('<IIII', 1700000000, i, len(fr), len(fr)) + fr)
 EOF
+}
+# reordered past the lag: sequences 0, 100, 1 .. 99 of one reporter. 1 to
+# 4 are 96 or more behind 100 when it comes: given up, then counted late
+# (not duplicates: each came once); every other one counted
+# shellcheck disable=SC2046
+ki_pcap "$tmp/lag.pcap" 0 100 $(seq 1 99)
 printf 'dta-store cnt { type = key-increment; file = "%s/lag.cnt"; rows = 2; columns = 1024 }\n' "$tmp" \
 	>"$tmp/lag.conf"
 "$bld/intspect" -C "$tmp/lag.conf" -r "$tmp/lag.pcap" 2>"$tmp/lag.err" &&
@@ -115,18 +120,7 @@ printf 'dta-store cnt { type = key-increment; file = "%s/lag.cnt"; rows = 2; col
 check $? "reordered past the lag: given up, then late, no duplicate" "$tmp/lag.err"
 
 # a report that arrives twice is applied once: sequences 0, 1, 1, 2
-python3 - "$tmp/dup.pcap" <<'EOF'
-import struct, sys
-with open(sys.argv[1], 'wb') as f:
-    f.write(struct.pack('<IHHiIII', 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
-    for i, seq in enumerate([0, 1, 1, 2]):
-        p = bytes([3, seq, 0x40, 1]) + struct.pack('!IQ', 42, 1)
-        udp = struct.pack('!HHHH', 50001, 40040, 8 + len(p), 0) + p
-        ip = struct.pack('!BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), 1, 0, 64, 17, 0,
-                         bytes([10, 0, 0, 2]), bytes([10, 0, 100, 1]))
-        fr = bytes(6) + bytes(6) + b'\x08\x00' + ip + udp
-        f.write(struct.pack('<IIII', 1700000000, i, len(fr), len(fr)) + fr)
-EOF
+ki_pcap "$tmp/dup.pcap" 0 1 1 2
 printf 'dta-store cnt { type = key-increment; file = "%s/dup.cnt"; rows = 2; columns = 1024 }\n' "$tmp" \
 	>"$tmp/dup.conf"
 "$bld/intspect" -C "$tmp/dup.conf" -r "$tmp/dup.pcap" 2>"$tmp/dup.err" &&
