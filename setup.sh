@@ -31,7 +31,7 @@ debhelper dpkg-dev fakeroot lintian"
 # What `make distcheck` runs in the tarball's tree: the suite without
 # services (the whole suite runs in build/asan).
 DISTCHECK_TESTS="test/cli/run.sh test/golden/run.sh test/rules/golden/run.sh \
-test/rules/grammar/run.sh test/rules/mmt/run.sh test/rules/formats/run.sh test/unit/check_int test/unit/check_int_layout test/outputs/check_file test/outputs/check_stdout \
+test/rules/grammar/run.sh test/rules/mmt/run.sh test/rules/formats/run.sh test/unit/check_int test/unit/check_int_layout test/outputs/check_file test/outputs/check_file_mmt test/outputs/check_stdout \
 test/cli/service.sh test/doc/man.sh test/dist/systemd.sh"
 
 # install_deps PACKAGES...: the ones not installed yet

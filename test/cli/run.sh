@@ -378,6 +378,14 @@ check "records lost: said" grep -q "lost records or never connected: exit status
 check "never connected: said" grep -q "channel dead: never connected" "$tmp/lost.err"
 "$bin" --allow-drops -C "$tmp/lost.conf" -r "$src/test/data/gen-rules-8.pcap" >/dev/null 2>&1; rc=$?
 check "--allow-drops: exit 0" test "$rc" -eq 0
+# channels drain side by side: two readers that never listen, shutdown-ms
+# 1500 each, end together (1.5 s, not 3)
+printf 'socket-output d1 { type = tcp; hostname = "127.0.0.1"; port = %s; shutdown-ms = 1500; connect-timeout-ms = 50 }\nsocket-output d2 { type = tcp; hostname = "127.0.0.1"; port = %s; shutdown-ms = 1500; connect-timeout-ms = 50 }\nevent-report e { event = "int.num_hop"; attributes = {"ip.src"}; output-channel = {d1, d2} }\n' \
+	"$port" "$port" >"$tmp/two.conf"
+t0=$(date +%s%N)
+"$bin" -C "$tmp/two.conf" -r "$src/test/data/gen-rules-8.pcap" >/dev/null 2>&1
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+check "two channels drain side by side: 1.5 s each, $ms ms in all" test "$ms" -ge 1400 -a "$ms" -lt 2800
 sed 's/shutdown-ms = 200;/shutdown-ms = 200; enable = false;/' "$tmp/lost.conf" >"$tmp/off.conf"
 "$bin" -C "$tmp/off.conf" -r "$src/test/data/gen-rules-8.pcap" >/dev/null 2>&1; rc=$?
 check "a disabled channel: exit 0" test "$rc" -eq 0

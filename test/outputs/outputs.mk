@@ -17,10 +17,10 @@ TESTS += test/outputs/inplace.sh
 
 if HAVE_CHECK
 check_PROGRAMS += test/outputs/check_queue test/outputs/check_queue_wake \
-	test/outputs/check_channel test/outputs/check_file test/outputs/check_stdout \
-	test/outputs/bench_submit
+	test/outputs/check_channel test/outputs/check_file test/outputs/check_file_mmt \
+	test/outputs/check_stdout test/outputs/bench_submit
 TESTS += test/outputs/check_queue test/outputs/check_queue_wake test/outputs/check_channel \
-	test/outputs/check_file test/outputs/check_stdout
+	test/outputs/check_file test/outputs/check_file_mmt test/outputs/check_stdout
 OUTPUTS_TEST_FAKE = test/outputs/fake.c test/outputs/fake.h \
 	test/outputs/chantest.c test/outputs/chantest.h \
 	test/outputs/tcfg.c test/outputs/tcfg.h
@@ -33,10 +33,14 @@ test_outputs_check_queue_wake_LDADD = libispout.la $(CHECK_LIBS) -lpthread
 test_outputs_check_channel_SOURCES = test/outputs/check_channel.c $(OUTPUTS_TEST_FAKE)
 test_outputs_check_channel_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
 test_outputs_check_channel_LDADD = libispout.la $(CHECK_LIBS) -lpthread
-test_outputs_check_file_SOURCES = test/outputs/check_file.c \
+test_outputs_check_file_SOURCES = test/outputs/check_file.c test/outputs/tfile.h \
 	test/outputs/tcfg.c test/outputs/tcfg.h test/outputs/tcheck.h
 test_outputs_check_file_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
 test_outputs_check_file_LDADD = libispout.la $(CHECK_LIBS) -lpthread
+test_outputs_check_file_mmt_SOURCES = test/outputs/check_file_mmt.c test/outputs/tfile.h \
+	test/outputs/tcfg.c test/outputs/tcfg.h test/outputs/tcheck.h
+test_outputs_check_file_mmt_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
+test_outputs_check_file_mmt_LDADD = libispout.la $(CHECK_LIBS) -lpthread
 test_outputs_check_stdout_SOURCES = test/outputs/check_stdout.c \
 	test/outputs/tcfg.c test/outputs/tcfg.h test/outputs/tcheck.h
 test_outputs_check_stdout_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread

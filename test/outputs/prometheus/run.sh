@@ -113,8 +113,13 @@ if python3 "$src/test/outputs/prometheus/expect.py" "$tmp/lp.txt" "$pport" \
 	'intspect_decoded_total{protocol="int_report"}=400' \
 	'intspect_rule_records_total{rule="net_flow_latency"}=lines:net_flow_latency' \
 	'intspect_rule_records_total{rule="net_flow_hop_latency"}=lines:net_flow_hop_latency' \
+	'intspect_channel_records_queued_total{channel="prom"}=lines' \
 	'intspect_channel_records_delivered_total{channel="prom"}=lines' \
 	'intspect_channel_records_dropped_total{channel="prom"}=0' \
+	'intspect_channel_records_retried_total{channel="prom"}=0' \
+	'intspect_channel_records_acknowledged_total{channel="prom"}=0' \
+	'intspect_channel_reconnects_total{channel="prom"}=0' \
+	'intspect_channel_queue_depth{channel="prom"}=0' \
 	'intspect_prometheus_series_refused_total=0' >"$tmp/expect.out" 2>&1; then
 	ok "Prometheus: $(cat "$tmp/expect.out")"
 else
