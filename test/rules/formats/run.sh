@@ -7,7 +7,10 @@
 # (line protocol by its reference's grammar) and rebuilds each point from
 # its JSON record: measurement = report, tags = the delta-key or group-by
 # values, fields = the rest (per-hop arrays one field per hop), timestamp
-# = the record's time in ns.
+# = the record's time in ns. Also: the rule's format without output-format
+# (its first channel's, else an output { format } section's); a query's
+# counter from 1 in MMT-Probe's CSV and from 0 in intspect's, var
+# truncated there but per hop; ms-period = 0 as one window.
 set -u
 src=${top_srcdir:-.}
 bld=${top_builddir:-.}
@@ -64,5 +67,55 @@ sed -e 's/output-channel = {"json", "lp", "csv"}/output-channel = {"csv", "json"
 "$bld/intspect" -C "$tmp/first.conf" -r "$tmp/in.pcap" 2>/dev/null
 grep -q '^1000,' "$tmp/r.json" && ok "first channel's format for the rule: json channel without format gets csv rows" ||
 	bad "first channel's format" "$tmp/r.json"
+
+# an output { format } section: the rule's format where its first channel
+# has none of its own (here influx, a type's own)
+{ sed -e 's/output-channel = {"json", "lp", "csv"}/output-channel = {"lp", "json"}/' "$tmp/r.conf"
+  echo 'output { format = csv }'; } >"$tmp/osec.conf"
+rm -f "$tmp/r.json"
+"$bld/intspect" -C "$tmp/osec.conf" -r "$tmp/in.pcap" 2>/dev/null
+grep -q '^1000,' "$tmp/r.json" && ! grep -q '^{' "$tmp/r.json" &&
+	ok "output { format = csv }: a channel without format gets csv rows" ||
+	bad "output { format } section" "$tmp/r.json"
+# a query's counter: from 1 in MMT-Probe's CSV, from 0 in intspect's; var
+# of a whole-number attribute truncated in MMT-Probe's CSV, a per-hop var
+# with three decimals
+cat >"$tmp/q.conf" <<CONF
+query-report v {
+  ms-period = 1000
+  select = {"count()", "var(int.latency)", "var(int.hop_latencies)"}
+  group-by = {"ip.dst"}
+  output-channel = {"m", "i"}
+}
+file-output m { path = "$tmp/q.m"; format = csv }
+file-output i { path = "$tmp/q.i"; format = intspect-csv }
+CONF
+"$bld/intspect" -C "$tmp/q.conf" -r "$tmp/in.pcap" 2>/dev/null
+python3 - "$tmp/q.m" "$tmp/q.i" >"$tmp/q.out" 2>&1 <<'EOF'
+import csv, sys
+m = list(csv.reader(open(sys.argv[1])))
+i = list(csv.reader(open(sys.argv[2])))
+assert m and len(m) == len(i), (len(m), len(i))
+assert {r[5] for r in m} == {str(int(r[5]) + 1) for r in i}, "counters"
+assert min(int(r[5]) for r in m) == 1 and min(int(r[5]) for r in i) == 0
+for r in m:
+    assert "." not in r[7], r                   # var(int.latency), truncated
+    hops = [c for c in r[8:] if c]
+    assert hops and all("." in c for c in hops), r      # per hop: 3 decimals
+print("%d rows: counters from 1 and 0, var truncated, per-hop var with decimals" % len(m))
+EOF
+[ $? = 0 ] && ok "query rows: $(cat "$tmp/q.out")" || bad "query rows in both CSVs" "$tmp/q.out"
+
+# ms-period = 0: one window, [0, 2^62 ns), written when the input ends
+printf 'query-report all {\n  ms-period = 0\n  select = {"count()"}\n  output-channel = {"j"}\n}\nfile-output j { path = "%s/all.json" }\n' \
+	"$tmp" >"$tmp/all.conf"
+"$bld/intspect" -C "$tmp/all.conf" -r "$tmp/in.pcap" 2>"$tmp/all.err"
+n=$(sed -n 's/^intspect: [0-9]* packets ([0-9]* bytes), \([0-9]*\) telemetry items.*/\1/p' "$tmp/all.err")
+python3 -c '
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1])]
+assert len(r) == 1 and r[0]["count()"] == int(sys.argv[2]), (r, sys.argv[2])
+assert r[0]["window_start"] == 0 and r[0]["window_end"] == 4611686018.427387, r' "$tmp/all.json" "$n" 2>"$tmp/all.out" &&
+	ok "ms-period = 0: one window of the $n items, [0, 2^62 ns)" || bad "ms-period = 0" "$tmp/all.out"
 
 summary formats
