@@ -122,6 +122,13 @@ else
 	bad "-T of a flow monitor" "$tmp/t.out"
 fi
 
+# the defaults, as -T prints them: sampling 1, 1000 ms in 4 sub-intervals,
+# a filter of 2^20 cells and 4 hashes
+printf 'flow-monitor m {\n  match = {"ip.src"}\n  output-channel = {stdout}\n}\n' >"$tmp/d.conf"
+"$bld/intspect" -T "$tmp/d.conf" >"$tmp/d.out" 2>&1
+grep -q '^flow-monitor m: sampling 1, interval 1000 ms in 4 sub-intervals, .*filter of removed flows: 1048576 cells, 4 hashes' "$tmp/d.out" &&
+	ok "-T: the defaults (sampling 1, 1000 ms, buffer 4, 2^20 cells, 4 hashes)" || bad "-T: the defaults" "$tmp/d.out"
+
 # Bad sections: file:line:col and what to write.
 # TEXT EXPECTED-MESSAGE WHAT
 refused() {
