@@ -170,6 +170,22 @@ case_ quantiles-signed "-n 6000 --seed 23 --flows 3 --hops 1-4 --pps 20000" "2" 
   "group_by": ["ip.src"]}]
 EOF
 
+# 3e. The where operators in their C spellings and precedence: =, &&, ||,
+# !, % and a division that gives a real (dsl/README.md, "Conditions").
+case_ where-operators "-n 1500 --seed 24 --hops 1-5 --flows 6" <<'EOF'
+[{"name": "wo", "type": "event", "event": "int.num_hop",
+  "where": "int.latency / 1000 > 152.5 && int.latency % 3 = 1 || !(int.num_hop >= 2) || int.num_hop = 4 && int.latency <= 150500",
+  "attributes": ["meta.packet_index", "int.latency", "int.num_hop"]}]
+EOF
+
+# 3f. A group-by value a packet does not have: its group's key is null
+# there, and the packet counts (dsl/README.md, "Query reports").
+case_ group-absent "-n 800 --seed 25 --hops 1-3 --flows 4" <<'EOF'
+[{"name": "ga", "type": "query", "period_ms": 1000,
+  "select": ["count()", "avg(int.latency)"],
+  "group_by": ["ipv6.src", "ip.src"]}]
+EOF
+
 # 4. Event, global delta memory (MMT-Probe): a record when the switch path
 # (whole array, hop count included) differs from the last record's.
 case_ event-delta-global "-n 1000 --seed 14 --hops 1-3 --flows 3 --unavailable" <<'EOF'
