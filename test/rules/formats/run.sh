@@ -118,4 +118,12 @@ assert len(r) == 1 and r[0]["count()"] == int(sys.argv[2]), (r, sys.argv[2])
 assert r[0]["window_start"] == 0 and r[0]["window_end"] == 4611686018.427387, r' "$tmp/all.json" "$n" 2>"$tmp/all.out" &&
 	ok "ms-period = 0: one window of the $n items, [0, 2^62 ns)" || bad "ms-period = 0" "$tmp/all.out"
 
+# line protocol: a record with no field left (its event attribute a tag,
+# its attribute absent) is not written, and counted dropped by its rule
+printf 'event-report e {\n  event = "ip.src"\n  delta-key = {"ip.src"}\n  attributes = {"ipv6.src"}\n  output-channel = {lp}\n}\nfile-output lp { path = "%s/nf.lp"; format = influx }\n' \
+	"$tmp" >"$tmp/nf.conf"
+"$bld/intspect" -C "$tmp/nf.conf" -r "$src/test/data/gen-rules-8.pcap" 2>"$tmp/nf.err"
+grep -q '^intspect: event-report e: 8 matched, 8 records, 8 dropped' "$tmp/nf.err" && [ ! -s "$tmp/nf.lp" ] &&
+	ok "line protocol: 8 records with no field, none written, 8 dropped" || bad "no-field records" "$tmp/nf.err"
+
 summary formats

@@ -99,4 +99,9 @@ printf 'metrics {\n  tables = {"queue"}\n  latency-band = "abc"\n  hop-latency-t
 [ $? = 2 ] && grep -q ":3:18: error: 'latency-band' expects a number" "$tmp/e" &&
 	grep -q ":4:27: error: 'hop-latency-threshold' must be between 0 and" "$tmp/e" &&
 	ok "the keys of a table not chosen: checked" || bad "keys of a table not chosen" "$tmp/e"
+# a metrics section without a NAME: its reports are the tables' own names
+printf 'metrics {\n  output-channel = {stdout}\n}\n' >"$tmp/anon.conf"
+"$bld/intspect" -C "$tmp/anon.conf" -r "$src/test/data/gen-rules-8.pcap" 2>"$tmp/anon.err" >/dev/null
+n=$(grep -c '^intspect: event-report \(flow_path\|flow_latency\|flow_hop_latency\|egress_tx\|queue_occupancy\|queue_congestion\|l4s\): ' "$tmp/anon.err")
+[ "$n" = 7 ] && ok "metrics without a NAME: the seven reports flow_path, ... l4s" || bad "unnamed metrics ($n reports)" "$tmp/anon.err"
 summary metrics
