@@ -5,7 +5,8 @@
 # the same capture) as a set on 1, 2 and 4 workers (a sweep on several
 # workers happens at the same packets); the counters say how many keys
 # expired; line protocol has the key as tags and expired=1i; a rule
-# without delta-cond is refused.
+# without delta-cond is refused. Also: max-keys and max-groups default
+# to 65536 (what an explicit 65536 gives, not 65535).
 set -u
 src=${top_srcdir:-.}
 bld=${top_builddir:-.}
@@ -69,4 +70,20 @@ printf 'event-report x { event = "ip.src"; idle-timeout-ms = 10 }\n' >"$tmp/bad.
 "$bld/intspect" -T "$tmp/bad.conf" 2>"$tmp/e"
 grep -q ':1:36: error: idle-timeout-ms expires the keys of a delta-cond: give one' "$tmp/e" &&
 	ok "idle-timeout-ms without delta-cond: refused, with where" || bad "idle without delta-cond" "$tmp/e"
+# max-keys and max-groups default to 65536: on 75,836 keys the counters
+# are those of 65536 given, not those of 65535
+"$bld/intgen" -o "$tmp/keys.pcap" -n 120000 --flows 120000 --seed 3 2>/dev/null
+limits() {      # MAX-KEYS-LINE MAX-GROUPS-LINE: the rules' counters
+	printf 'event-report e {\n  event = "int.num_hop"\n  delta-cond = {"int.num_hop"}\n  delta-key = {"ip.src", "ip.dst", "udp.src_port"}\n  %s\n  output-channel = {j}\n}\nquery-report q {\n  ms-period = 0\n  select = {"count()"}\n  group-by = {"ip.src", "ip.dst", "udp.src_port"}\n  %s\n  output-channel = {j}\n}\nfile-output j { path = "/dev/null" }\n' \
+		"$1" "$2" >"$tmp/lim.conf"
+	"$bld/intspect" -C "$tmp/lim.conf" -r "$tmp/keys.pcap" 2>&1 | grep -E '^intspect: (event|query)-report'
+}
+limits "" "" >"$tmp/lim.def"
+limits "max-keys = 65536" "max-groups = 65536" >"$tmp/lim.65536"
+limits "max-keys = 65535" "max-groups = 65535" >"$tmp/lim.65535"
+grep -q ' 65536 records, 0 dropped, [1-9][0-9]* packets beyond max-groups' "$tmp/lim.def" &&
+	grep -q ' [1-9][0-9]* keys evicted' "$tmp/lim.def" && cmp -s "$tmp/lim.def" "$tmp/lim.65536" &&
+	! cmp -s "$tmp/lim.def" "$tmp/lim.65535" &&
+	ok "max-keys and max-groups default to 65536 ($(grep -o '[0-9]* keys evicted' "$tmp/lim.def"))" ||
+	bad "the defaults of max-keys and max-groups" "$tmp/lim.def"
 summary expiry
