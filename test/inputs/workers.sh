@@ -349,5 +349,18 @@ done
 	{ bad "2 workers on a 16 MiB capture"; diff "$tmp/big.1" "$tmp/big.2" | head -5; }
 "$bld/intspect" -w 0 -r "$tmp/inline.pcap" 2>"$tmp/e"; rc=$?
 [ "$rc" -eq 2 ] && grep -q "number of workers" "$tmp/e" && ok "bad worker count is an error" || bad "bad worker count"
+# at most 61 rules routed by their key: 61 run on 2 workers, 62 are refused
+# with the way out (one worker)
+python3 -c '
+for i in range(62):
+    print("event-report e%d {\n  event = \"int.num_hop\"\n  delta-cond = {\"int.num_hop\"}\n"
+          "  delta-key = {\"int.hop_switch_ids\", \"udp.src_port\"}\n  delta-threshold = %d\n"
+          "  output-channel = {stdout}\n}" % (i, i + 1))' >"$tmp/r62.conf"
+head -n 427 "$tmp/r62.conf" >"$tmp/r61.conf"   # 61 rules of 7 lines
+"$bld/intspect" -C "$tmp/r61.conf" -r "$src/test/data/gen-rules-8.pcap" -w 2 >/dev/null 2>"$tmp/r61.err"; rc61=$?
+"$bld/intspect" -C "$tmp/r62.conf" -r "$src/test/data/gen-rules-8.pcap" -w 2 >/dev/null 2>"$tmp/r62.err"; rc62=$?
+[ "$rc61" = 0 ] && [ "$rc62" = 1 ] &&
+	grep -q '^intspect: more than 61 rules keep per-key state (delta-cond, diff(), flow monitors): run them on one worker$' "$tmp/r62.err" &&
+	ok "61 rules routed by key run on 2 workers; 62 refused, said" || bad "the limit of 61 routed rules ($rc61, $rc62)" "$tmp/r62.err"
 echo "workers: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
