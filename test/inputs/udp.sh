@@ -152,5 +152,19 @@ wait "$pid"
 pid=""
 [ "$(grep -c "^intspect: 400 packets (" "$tmp/usr1.err")" -eq 2 ] && ok "SIGUSR1 prints the counters" \
 	|| { bad "SIGUSR1 counters"; cat "$tmp/usr1.err"; }
+# on a live input, idle time closes windows on the wall clock: a window of
+# 200 ms is written while no report comes, before any stop
+printf 'query-report idle {\n  ms-period = 200\n  select = {"count()"}\n  output-channel = {f}\n}\nfile-output f { path = "%s/idle.json" }\n' \
+	"$tmp" >"$tmp/idle.conf"
+"$bld/intspect" -C "$tmp/idle.conf" -u "127.0.0.1:$port" -q --control none 2>"$tmp/idle.err" &
+pid=$!
+sleep 0.5
+python3 "$src/test/inputs/send_reports.py" "$tmp/r.pcap" 127.0.0.1 "$port" 50 0 >/dev/null
+sleep 1.5
+n=$(python3 -c 'import json, sys; print(sum(json.loads(l)["count()"] for l in open(sys.argv[1])))' "$tmp/idle.json" 2>/dev/null)
+kill -INT "$pid"; wait "$pid"; pid=""
+items=$("$bld/intspect" -r "$tmp/r.pcap" -q 2>&1 | sed -n 's/^intspect: 400 packets ([0-9]* bytes), \([0-9]*\) telemetry items.*/\1/p')
+[ "${n:-0}" -eq "${items:-1}" ] && ok "idle: the windows of the $items reports written on the wall clock, before the stop" ||
+	bad "idle windows: ${n:-no} of ${items:-?} reports counted before the stop"
 echo "udp: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -126,4 +126,21 @@ printf 'event-report e {\n  event = "ip.src"\n  delta-key = {"ip.src"}\n  attrib
 grep -q '^intspect: event-report e: 8 matched, 8 records, 8 dropped' "$tmp/nf.err" && [ ! -s "$tmp/nf.lp" ] &&
 	ok "line protocol: 8 records with no field, none written, 8 dropped" || bad "no-field records" "$tmp/nf.err"
 
+# an output-format template: each quoted attribute name replaced by its
+# JSON value, an absent one by null (as the dump has them)
+printf "event-report t {\n  event = \"int.num_hop\"\n  output-format = '{\"src\": \"ip.src\", \"v6\": \"ipv6.src\", \"lat\": \"int.hop_latencies\"}'\n}\n" \
+	>"$tmp/tmpl.conf"
+"$bld/intspect" -C "$tmp/tmpl.conf" -r "$src/test/data/gen-rules-8.pcap" >"$tmp/tmpl.out" 2>/dev/null
+"$bld/intspect" -r "$src/test/data/gen-rules-8.pcap" --dump >"$tmp/tmpl.dump" 2>/dev/null
+python3 -c '
+import json, sys
+got = [json.loads(l) for l in open(sys.argv[1])]
+want = [json.loads(l) for l in open(sys.argv[2])]
+assert len(got) == len(want) == 8, (len(got), len(want))
+for g, d in zip(got, want):
+    assert g == {"src": d["ip.src"], "v6": None, "lat": d["int.hop_latencies"]}, (g, d)' \
+	"$tmp/tmpl.out" "$tmp/tmpl.dump" 2>"$tmp/tmpl.err" &&
+	ok "output-format template: the values as the dump has them, an absent one null" ||
+	bad "output-format template" "$tmp/tmpl.err"
+
 summary formats
