@@ -296,6 +296,20 @@ EOF
 check "no reader: every record counted dropped" test "$q $d $x $c" = "$nwant 0 $nwant 0"
 check "no reader: says why" grep -q "channel out: never connected: connect to 127.0.0.1 port $port: Connection refused" "$tmp/none.err"
 
+# the defaults, in what a channel that never connected says: unix to
+# /tmp/probe-output.sock, tcp to localhost; both names each connection
+printf 'socket-output out { type = unix; connect-timeout-ms = 50; shutdown-ms = 200 }\nevent-report e { event = "int.num_hop"; output-channel = {out} }\n' >"$tmp/du.conf"
+"$bin" -C "$tmp/du.conf" -r "$tmp/a.pcap" >/dev/null 2>"$tmp/du.err"
+check "unix without path: the default /tmp/probe-output.sock" \
+	grep -q 'channel out: never connected: connect to /tmp/probe-output.sock: ' "$tmp/du.err"
+port=$(free_port SOCK_STREAM)
+printf 'socket-output out { type = both; port = %s; path = "%s/none.sock"; shutdown-ms = 200 }\nevent-report e { event = "int.num_hop"; output-channel = {out} }\n' \
+	"$port" "$tmp" >"$tmp/db.conf"
+"$bin" -C "$tmp/db.conf" -r "$tmp/a.pcap" >/dev/null 2>"$tmp/db.err"
+check "both without hostname: localhost, and each connection that never connected named" sh -c \
+	"grep -q 'channel out: never connected: connect to localhost port $port: ' '$tmp/db.err' &&
+	 grep -q 'channel out: never connected: connect to $tmp/none.sock: ' '$tmp/db.err'"
+
 # ---- a stop while records wait (SIGINT, SIGTERM) -----------------------------
 # stopped NAME CONF SIGNALS...: intspect -C CONF on $tmp/big.pcap, each
 # signal sent after "AFTER-SECONDS:SIGNAL"; "rc ms" once it ended (or
