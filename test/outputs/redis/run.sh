@@ -8,8 +8,10 @@
 #   config errors, the C checks (check_redis: binary-safe records, error
 #   replies, OOM, a paused server), Redis stopped and restarted mid-run
 #   (all records arrive; with a small queue the overflow is counted
-#   dropped; delivered + dropped == produced), and a subscriber that stops
-#   reading (packets/s unchanged).
+#   dropped; delivered + dropped == produced), Redis down when intspect
+#   starts and up a second later (it starts, says why records wait, and
+#   every record arrives), and a subscriber that stops reading (packets/s
+#   unchanged).
 # Prints ok NAME / FAIL NAME, then "redis: N passed, M failed"; exits 1 on a
 # failure, 77 when redis-server is not installed.
 set -u
@@ -25,6 +27,7 @@ cleanup() {
 	for p in $pids; do kill "$p" 2>/dev/null; done
 	sh "$svc" stop "$tmp/r1" >/dev/null 2>&1
 	REDISCLI_AUTH=s3cret sh "$svc" stop "$tmp/r2" >/dev/null 2>&1
+	sh "$svc" stop "$tmp/r3" >/dev/null 2>&1
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -319,6 +322,28 @@ if outage outage-small-queue "queue-records = 20"; then
 	fi
 else
 	bad outage-small-queue "intspect failed: $(head -c 300 "$tmp/outage-small-queue.err")"
+fi
+
+# ---- 5b. late: Redis not there when intspect starts (it starts all the
+# same, says why records wait), up a second later: every record arrives,
+# in order, within the channel's shutdown-ms
+P3=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+{ echo "redis-output r { port = $P3; mode = rpush; key = \"late\"; shutdown-ms = 20000 }"
+  echo 'event-report e { event = "int.num_hop"; attributes = {"ip.src"}; output-channel = {r} }'; } >"$tmp/late.conf"
+"$bin" -C "$tmp/late.conf" -r "$ocap" >/dev/null 2>"$tmp/late.err" &
+lp=$!
+pids="$pids $lp"
+sleep 1
+sh "$svc" start "$tmp/r3" "$P3" >/dev/null
+wait "$lp"; lrc=$?
+counters late r
+redis-cli -p "$P3" --raw LRANGE late 0 -1 >"$tmp/late.got"
+sh "$svc" stop "$tmp/r3" >/dev/null 2>&1
+if [ "$lrc" = 0 ] && [ "$q $d $x" = "600 600 0" ] && cmp -s "$tmp/late.got" "$tmp/outage-expect.out" &&
+   grep -q "redis 127.0.0.1:$P3: Connection refused; records wait in the queue, reconnecting" "$tmp/late.err"; then
+	ok late
+else
+	bad late "exit $lrc, queued $q delivered $d dropped $x; $(head -c 300 "$tmp/late.err")"
 fi
 
 # ---- 6. a subscriber that stops reading ----
