@@ -228,6 +228,26 @@ START_TEST(test_mock_cluster_acked)
 }
 END_TEST
 
+/* acks = 0: a record counts as acknowledged once sent */
+START_TEST(test_mock_cluster_acks0)
+{
+	struct isp_channel *ch = tcfg_open("kafka", (const char *const[]){
+		"property.test.mock.num.brokers=1", "acks=0", NULL }, err, sizeof(err));
+	struct isp_record r = { .report = "a", .key = "k", .key_len = 1, .text = "{}", .len = 2 };
+	struct isp_channel_stats st;
+
+	ck_assert_msg(ch != NULL, "%s", err);
+	for (int i = 0; i < 100; i++)
+		ck_assert(isp_channel_submit(ch, &r));
+	isp_channel_drain(ch);
+	st = stats(ch);
+	ck_assert_uint_eq(st.delivered, 100);
+	ck_assert_uint_eq(st.acked, 100);
+	ck_assert_uint_eq(st.dropped, 0);
+	isp_channel_close(ch);
+}
+END_TEST
+
 /* ---- the channel layer's hook, with a type that acknowledges later ---- */
 
 static int64_t fin_deadline;
@@ -309,6 +329,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_dead_broker_timeout);
 	tcase_add_test(tc, test_dead_broker_deadline);
 	tcase_add_test(tc, test_mock_cluster_acked);
+	tcase_add_test(tc, test_mock_cluster_acks0);
 	tcase_add_test(tc, test_lost_hook);
 	suite_add_tcase(s, tc);
 	return s;

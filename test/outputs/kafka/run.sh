@@ -10,6 +10,7 @@
 #                 else the flow's addresses
 #   2 partitions  a key keeps its partition across runs, keys spread, and the
 #                 partition is the one a Java producer would pick (murmur2)
+#   2b default-topic  no topic key: the topic "report"
 #   3 per-report  topic = "x.%r": one topic per report
 #   4 property    property "compression.type" = "lz4" reaches the broker's
 #                 log; a bad property is a config error at its line:col
@@ -139,6 +140,18 @@ if clean_run partitions "$tmp/2.err" $?; then
 		ok partitions
 	else
 		bad partitions "$r"
+	fi
+fi
+
+# ---- 2b default topic: without a topic key, "report"
+rules >"$tmp/2b.conf"
+"$bin" -C "$tmp/2b.conf" -r "$tmp/a.pcap" >"$tmp/2b.out" 2>"$tmp/2b.err"
+if clean_run default-topic "$tmp/2b.err" $?; then
+	consume report "$tmp/2b.k"
+	if r=$($kc same "$tmp/2b.out" "$tmp/2b.k" 2>&1); then
+		ok default-topic
+	else
+		bad default-topic "$r"
 	fi
 fi
 
