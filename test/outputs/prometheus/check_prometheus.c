@@ -199,6 +199,13 @@ START_TEST(series_from_records)
 			 "intspect_q_avg_int_hop_latencies{int_hop_switch_ids=\"[1,2]\"} 2.5\n"
 			 "intspect_q_count{int_hop_switch_ids=\"[1,2]\"} 3\n");
 	free(a);
+	/* two tags that reduce to one label name: the second gets _N, N its
+	 * position among the tags */
+	put(ch, "twice,ip.src=1,ip_src=2 v=1i 6000");
+	settle(ch);
+	a = scrape(port);
+	ck_assert_str_eq(lines_of(a, "intspect_twice_"), "intspect_twice_v{ip_src=\"1\",ip_src_2=\"2\"} 1\n");
+	free(a);
 	isp_channel_close(ch);
 }
 END_TEST
