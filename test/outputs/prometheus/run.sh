@@ -57,6 +57,22 @@ kill "$holder" 2>/dev/null
 [ "$rc" -eq 2 ] && grep -q "busy.conf:2:3: error: listen: cannot serve 127.0.0.1:$busy: Address already in use" "$tmp/busy.out" &&
 	ok "a port in use: exit 2 at the listen key" || bad "a port in use (exit $rc)" "$tmp/busy.out"
 
+# listen with port 0: any free one, said, and served; an IPv6 address too
+for l in "127.0.0.1:0" "[::1]:0"; do
+	printf 'prometheus-output prom { listen = "%s" }\nmetrics net { output-channel = {prom} }\n' "$l" >"$tmp/p0.conf"
+	: >"$tmp/p0.err"
+	"$bin" -C "$tmp/p0.conf" -u "127.0.0.1:$(free_port DGRAM)" -q --control none 2>>"$tmp/p0.err" &
+	p0=$!
+	i=0
+	until grep -q 'serving http://' "$tmp/p0.err" || [ "$i" -ge 50 ]; do sleep 0.1; i=$((i + 1)); done
+	url=$(sed -n 's|.*serving \(http://[^ ]*/metrics\).*|\1|p' "$tmp/p0.err")
+	n=$(python3 -c 'import sys, urllib.request; print(sum(l.startswith(b"intspect_packets_total ") for l in urllib.request.urlopen(sys.argv[1], timeout=5)))' "$url" 2>/dev/null)
+	kill -INT "$p0"; wait "$p0"
+	case $url in http://127.0.0.1:0/*|http://\[::1\]:0/*|"") n=0 ;; esac
+	[ "${n:-0}" = 1 ] && ok "listen = \"$l\": a free port, said ($url) and served" ||
+		bad "listen = \"$l\" ($url)" "$tmp/p0.err"
+done
+
 # ---- intspect scraped by Prometheus ----
 "$bld/intgen" -o "$tmp/r.pcap" -n 400 --seed 7 --format report --report-version 2.0 --hops 2-5 \
 	>/dev/null 2>&1 || { bad "intgen"; summary prometheus; exit 1; }
