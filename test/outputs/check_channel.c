@@ -328,6 +328,25 @@ START_TEST(generic_keys_consumed)
 }
 END_TEST
 
+/* The generic keys' defaults (outputs/README.md, "Generic keys"). */
+START_TEST(generic_keys_defaults)
+{
+	const char *kvs[] = { NULL };
+	struct isp_channel *ch = ct_open(kvs);
+
+	ck_assert_uint_eq(F.opens, 1);
+	ck_assert(F.open_params.enable);
+	ck_assert_uint_eq(F.open_params.queue_records, 65536);
+	ck_assert_uint_eq(F.open_params.queue_bytes, 64u << 20);
+	ck_assert_int_eq(F.open_params.policy, ISP_DROP_NEWEST);
+	ck_assert_uint_eq(F.open_params.batch, 256);
+	ck_assert_uint_eq(F.open_params.flush_ms, 100);
+	ck_assert_uint_eq(F.open_params.shutdown_ms, 5000);
+	ck_assert_int_eq(isp_channel_format(ch), ISP_REC_JSON);
+	isp_channel_close(ch);
+}
+END_TEST
+
 START_TEST(disabled_channel)
 {
 	const char *kvs[] = { "enable=false", NULL };
@@ -378,6 +397,7 @@ int main(void)
 	tcase_add_test(tc, producers_drop_oldest_adds_up);
 	tcase_add_test(tc, generic_key_errors);
 	tcase_add_test(tc, generic_keys_consumed);
+	tcase_add_test(tc, generic_keys_defaults);
 	tcase_add_test(tc, disabled_channel);
 	tcase_add_test(tc, register_twice);
 	suite_add_tcase(s, tc);
