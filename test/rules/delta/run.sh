@@ -6,7 +6,9 @@
 # from the --dump of the same capture by the rule's definition
 # (dsl/README.md), in order on one worker, the same set on 2: report when
 # the key is new or any delta value differs from the last reported ones;
-# an item with none of them present reports nothing.
+# an item with none of them present reports nothing. Also the boundaries
+# of delta-threshold (a move of more than N) and keepalive-ms (silent N ms
+# or more), each on both sides.
 set -u
 src=${top_srcdir:-.}
 bld=${top_builddir:-.}
@@ -98,5 +100,36 @@ for cap in "$src/test/data/gen-mesh-reports.pcap" "$src/test/data/gen-int-v2.1-i
 	sort "$tmp/model" | cmp -s - "$tmp/got2" &&
 		ok "$name: 2 workers, the same $n records" ||
 		{ sort "$tmp/model" | diff - "$tmp/got2" | head -20 >"$tmp/d"; cat "$tmp/err" >>"$tmp/d"; bad "$name: 2 workers differ from the model" "$tmp/d"; }
+done
+# the boundaries: delta-threshold reports a move of more than N (not N),
+# keepalive-ms a key silent for N ms or more (packets 250 ms apart); the
+# model's counts from the dump
+cap=$src/test/data/gen-rules-8.pcap
+"$bld/intspect" -r "$cap" --dump >"$tmp/dump8" 2>/dev/null
+bound() {       # KEY VALUE: the rule's records
+	printf 'event-report b {\n  event = "int.latency"\n  %s\n  %s = %s\n}\n' \
+		"$( [ "$1" = delta-threshold ] && echo 'delta-cond = {"int.latency"}' || echo 'delta-cond = {"int.is_hop_latency"}')" \
+		"$1" "$2" >"$tmp/b.conf"
+	"$bld/intspect" -r "$cap" -C "$tmp/b.conf" 2>/dev/null | wc -l | tr -d ' '
+}
+for kv in "delta-threshold 316" "delta-threshold 317" "keepalive-ms 500" "keepalive-ms 501"; do
+	set -- $kv
+	want=$(python3 -c '
+import json, sys
+key, n = sys.argv[2], int(sys.argv[3])
+recs, last, last_t = 0, None, None
+for l in open(sys.argv[1]):
+    d = json.loads(l)
+    t = round(d["meta.timestamp"] * 1000)
+    if key == "delta-threshold":
+        v = d["int.latency"]
+        if last is None or abs(v - last) > n:
+            recs, last = recs + 1, v
+    elif last_t is None or t - last_t >= n:
+        recs, last_t = recs + 1, t
+print(recs)' "$tmp/dump8" "$1" "$2")
+	got=$(bound "$1" "$2")
+	[ "$got" = "$want" ] && ok "$1 = $2: $got records, as the model's boundary says" ||
+		bad "$1 = $2: $got records, the model $want"
 done
 summary delta
