@@ -34,6 +34,7 @@
 #include "../../outputs/prometheus.h"
 #include "selfmetrics.h"
 #include "service.h"
+#include "usage.h"
 
 #define MAX_OPTIONS 64
 
@@ -108,63 +109,6 @@ static void on_signal(int sig)
 	isp_channels_hurry();
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
-}
-
-static void usage(FILE *out)
-{
-	fprintf(out,
-"Usage: intspect [options] [-r FILE | -i IFACE]\n"
-"In-band Network Telemetry collector: decodes INT and telemetry reports.\n"
-"\n"
-"Input:\n"
-"  -r FILE               read a pcap/pcapng capture ('-' = standard input)\n"
-"  -i IFACE              capture live on IFACE\n"
-"  -u, --udp [ADDR:]PORT receive telemetry reports on a UDP port, as a collector\n"
-"  --dpdk 'EAL ARGS'     read the first DPDK port, e.g. '--no-huge --no-pci\n"
-"                        --vdev net_pcap0,rx_pcap=FILE' (when built with DPDK)\n"
-"  -k, --kafka BROKERS/TOPIC[@GROUP]  consume telemetry reports from a Kafka\n"
-"                        topic as a member of GROUP (default intspect)\n"
-"  --kafka-property NAME=VALUE  a librdkafka property of the -k consumer\n"
-"  --forward kafka:BROKERS/TOPIC  publish every datagram read to TOPIC, keyed\n"
-"                        by its monitored flow (for -k consumers); no rules\n"
-"  -f EXPR               BPF filter expression\n"
-"  -c COUNT              stop after COUNT packets\n"
-"  -w, --workers N       rule workers (default 1, or thread-nb of the config);\n"
-"                        each reads its own share of the input\n"
-"  --merge SOURCE        merge stage: partial windows (output-format = partial)\n"
-"                        from a file ('-': standard input; repeat for more) or\n"
-"                        kafka:BROKERS/TOPIC[@GROUP], merged by the config's\n"
-"                        query reports\n"
-"Rules:\n"
-"  -C, --config FILE     run the report rules of FILE (event-report, query-report,\n"
-"                        outputs; see dsl/README.md)\n"
-"  -T, --check-config FILE  check FILE and exit (0 when it is valid)\n"
-"Output:\n"
-"  --dump                one JSON object per packet with every attribute\n"
-"  -q, --quiet           no per-packet output; print packets/second at the end\n"
-"  --list-attributes     print every attribute with its type and meaning\n"
-"  --list-protocols      print every protocol, its origin and its options\n"
-"Plugins:\n"
-"  --plugin-dir DIR      load protocol plugins (*.so) from DIR (default:\n"
-"                        " ISP_PLUGIN_DIR " when it exists)\n"
-"  --no-builtin          register no built-in plugin (use with --plugin-dir)\n"
-"  -o PROTO.KEY=VALUE    protocol option, e.g. -o int.dscp=0x17 -o int.dialect=l4s\n"
-"                        -o int_report.udp-ports=32766,9555\n"
-"Service:\n"
-"  --control PATH        the control socket (intspect-ctl); 'none': no socket\n"
-"                        (default: " ISP_RUN_DIR "/control.sock for a live input)\n"
-"  --pidfile FILE        write the process id to FILE, remove it at exit\n"
-"  --syslog              also send every message to syslog (daemon facility)\n"
-"  -Z, --user USER       once the input is open, run as USER (and its groups)\n"
-"  --allow-drops         exit 0 even when a channel lost records\n"
-"  -v, --verbose         more messages\n"
-"  -V, --version         print the version\n"
-"  -h, --help            this help\n"
-"\n"
-"Signals: SIGINT/SIGTERM close open windows, flush the channels and stop;\n"
-"SIGUSR1 prints the counters; SIGHUP reloads the config (intspect-ctl reload).\n"
-"Exit status: 0 done, every record delivered; 1 the input failed; 2 bad usage\n"
-"or configuration; 3 a channel dropped records or never connected.\n");
 }
 
 struct cli {
@@ -283,7 +227,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		case 'V':
 			print_version();
 			exit(0);
-		case 'h': usage(stdout); exit(0);
+		case 'h': cli_usage(stdout); exit(0);
 		case O_DUMP: c->dump = true; break;
 		case O_LIST_ATTRS: c->list_attrs = true; break;
 		case O_LIST_PROTOS: c->list_protos = true; break;
@@ -303,7 +247,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 			break;
 		case O_SYSLOG: c->use_syslog = true; break;
 		case 'Z': c->user = optarg; break;
-		default: usage(stderr); return -1;
+		default: cli_usage(stderr); return -1;
 		}
 	}
 	if (optind < argc) {
