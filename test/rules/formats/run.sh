@@ -143,4 +143,44 @@ for g, d in zip(got, want):
 	ok "output-format template: the values as the dump has them, an absent one null" ||
 	bad "output-format template" "$tmp/tmpl.err"
 
+# MMT-Probe's CSV rows of the other record types, against the JSON records
+# of the same rules: type ids 1001 (expired), 1002 (flow: the values in
+# order, a cell per buffer slot), 1003 (overflow)
+printf '%s\n' 'event-report p { event = "int.latency"; delta-cond = {"int.num_hop"}; delta-key = {"ip.src"}; idle-timeout-ms = 400; attributes = {"ip.src"}; output-format = FMT }' \
+	'flow-monitor m { match = {"ip.src"}; counters = {"sum(int.latency)"}; buffer = 2; overflow-threshold = 1; output-format = FMT }' \
+	>"$tmp/types.in"
+for f in csv json; do
+	sed "s/FMT/$f/" "$tmp/types.in" >"$tmp/types.$f.conf"
+	"$bld/intspect" -C "$tmp/types.$f.conf" -r "$src/test/data/gen-rules-8.pcap" >"$tmp/types.$f" 2>/dev/null
+done
+python3 - "$tmp/types.json" "$tmp/types.csv" >"$tmp/types.out" 2>&1 <<'EOF'
+import csv, json, sys
+js = [json.loads(l) for l in open(sys.argv[1])]
+cs = list(csv.reader(open(sys.argv[2])))
+assert len(js) == len(cs), (len(js), len(cs))
+ids = {"event": "1000", "expired": "1001", "flow": "1002", "overflow": "1003"}
+seen = set()
+def cell(v):
+    return "%.6f" % v if isinstance(v, float) else str(v)
+for j, c in zip(js, cs):
+    t = j["type"]
+    seen.add(t)
+    assert c[0] == ids[t] and c[3] == "%.6f" % j["time"] and c[4] == j["report"], (j, c)
+    if t == "expired":
+        want = [j["ip.src"], cell(j["last_seen"])]
+    elif t == "flow":
+        want = [cell(j["interval_start"]), j["ip.src"]] + [cell(j[k]) for k in
+                ("packets", "bytes", "first_seen", "last_seen", "sum(int.latency)")]
+        for k in ("buffer.packets", "buffer.bytes", "buffer.sum(int.latency)"):
+            want += [str(x) for x in j[k]]
+    elif t == "overflow":
+        want = [str(j["entries"]), str(j["overflow_threshold"])]
+    else:
+        continue
+    assert c[5:] == want, (c[5:], want)
+assert seen == set(ids), seen
+print("%d rows, types 1000-1003 each as its JSON record" % len(cs))
+EOF
+[ $? = 0 ] && ok "MMT CSV: $(cat "$tmp/types.out")" || bad "MMT CSV record types" "$tmp/types.out"
+
 summary formats
