@@ -97,7 +97,7 @@ run_tests() {
 	sh test/alloc/run.sh build/rel >build/rel/alloc.out 2>&1 || status=1
 	cat build/rel/alloc.out
 	# the threads under ThreadSanitizer (only what they need is built)
-	build_some tsan "intspect intspect-ctl intgen test/unit/check_pipeline test/outputs/check_queue test/outputs/check_queue_wake" \
+	build_some tsan "intspect intspect-ctl intgen test/unit/check_pipeline test/outputs/check_queue test/outputs/check_queue_wake test/outputs/check_queue_held" \
 		CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS=-fsanitize=thread
 	sh test/tsan/run.sh build/tsan >build/tsan/tsan.out 2>&1 || status=1
 	cat build/tsan/tsan.out

@@ -535,6 +535,12 @@ void isp_channel_commit(struct isp_channel *ch, size_t text_len)
 	isp_queue_commit(ch->q, text_len);
 }
 
+bool isp_channel_write_held(struct isp_channel *ch, const void *owner, const void *recs,
+			    size_t bytes, size_t n)
+{
+	return ch->q && isp_queue_write_held(ch->q, owner, recs, bytes, n);
+}
+
 void isp_channel_abort(struct isp_channel *ch)
 {
 	isp_queue_abort(ch->q);

@@ -216,6 +216,15 @@ void isp_channel_commit(struct isp_channel *ch, size_t text_len);
 void isp_channel_abort(struct isp_channel *ch);
 
 /*
+ * Records held back by the producer, laid out as the queue holds them
+ * (outputs/qrec.h), copied into the channel's queue at once
+ * (isp_queue_write_held): false when none went in (then submit them one
+ * by one). `owner` as for reserve.
+ */
+bool isp_channel_write_held(struct isp_channel *ch, const void *owner, const void *recs,
+			    size_t bytes, size_t n);
+
+/*
  * A producer's staging for one channel: records are copied here and handed
  * to the queue in batches, one lock for many, so that several workers
  * writing to one channel do not take turns at its lock per record. A

@@ -114,6 +114,18 @@ char *isp_queue_reserve(struct isp_queue *q, const void *owner, const char *repo
 void isp_queue_commit(struct isp_queue *q, size_t text_len);
 void isp_queue_abort(struct isp_queue *q);
 
+/*
+ * Producer: n records held back elsewhere (a worker's log of records that
+ * wait for their batch's turn), laid out one after the other as the
+ * queue holds them (qrec.h), `bytes` in all: copied in at once under the
+ * lease, as isp_queue_reserve and commit would one by one, with one check
+ * of the lease and one publication. false when they would not all go in
+ * at once (none went in: hand them over one by one, which applies the
+ * drop policy).
+ */
+bool isp_queue_write_held(struct isp_queue *q, const void *owner, const void *recs, size_t bytes,
+			  size_t n);
+
 /* Consumer batch: allocate/free (max = batch size). -1 out of memory. */
 int isp_qbatch_init(struct isp_qbatch *b, size_t max, size_t max_bytes);
 void isp_qbatch_free(struct isp_qbatch *b);

@@ -12,9 +12,8 @@
 #include <stdint.h>
 
 #include "queue.h"
+#include "qrec.h"
 
-#define QALIGN 16u
-#define PAD_MARK UINT32_MAX     /* text_len of a pad header */
 /* Initial staging size, and so the most bytes a batch takes in the
  * common case (and what a waiting consumer is woken for). */
 #define STAGING_BYTES (64u * 1024u)
@@ -24,11 +23,6 @@
 #define GATHER_NS (100 * 1000)
 /* First size of the ring; a channel that keeps up never needs more. */
 #define START_BYTES (1024u * 1024u)
-
-struct qhdr {
-	uint32_t size;          /* whole record (or pad), multiple of QALIGN */
-	uint32_t text_len, key_len, report_len;
-};
 
 struct isp_queue {
 	pthread_mutex_t mu;
@@ -83,13 +77,6 @@ enum lease_state { L_NONE, L_IDLE, L_BUSY };
 #define DONE_RECS(d) ((d) >> DONE_SHIFT)
 /* Records a lease holds at most before it is renewed (DONE_RECS's bits). */
 #define LEASE_MAX_RECORDS ((UINT64_C(1) << (64 - DONE_SHIFT)) - 1)
-
-static inline size_t rec_size(size_t rl, size_t kl, size_t tl)
-{
-	size_t n = sizeof(struct qhdr) + rl + 1 + kl + 1 + tl + 1;
-
-	return (n + QALIGN - 1) & ~(size_t)(QALIGN - 1);
-}
 
 /* Does a record of `need` bytes fit now? *pad = bytes to skip at the end
  * of the ring first. Requires used > 0 (an empty ring is reset first).

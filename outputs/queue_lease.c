@@ -129,28 +129,6 @@ static __attribute__((noinline)) bool renew_lease(struct isp_queue *q, const voi
 	return ok;
 }
 
-/* A report name or key, short in practice: two overlapping fixed-size
- * copies, no call, for up to 16 bytes; a key is often empty, and a call
- * to memcpy for no byte cost a tenth of the reserve. */
-static inline unsigned char *put_small(unsigned char *p, const char *s, size_t n)
-{
-	if (n >= 8 && n <= 16) {
-		__builtin_memcpy(p, s, 8);
-		__builtin_memcpy(p + n - 8, s + n - 8, 8);
-	} else if (n >= 4 && n < 8) {
-		__builtin_memcpy(p, s, 4);
-		__builtin_memcpy(p + n - 4, s + n - 4, 4);
-	} else if (n > 16) {
-		memcpy(p, s, n);
-	} else if (n > 0) {     /* 1 to 3 bytes: the first, middle and last */
-		p[0] = (unsigned char)s[0];
-		p[n / 2] = (unsigned char)s[n / 2];
-		p[n - 1] = (unsigned char)s[n - 1];
-	}
-	p[n] = '\0';
-	return p + n + 1;
-}
-
 char *isp_queue_reserve(struct isp_queue *q, const void *owner, const char *report, size_t rl,
 			const char *key, size_t kl, size_t text_max)
 {
@@ -164,13 +142,8 @@ char *isp_queue_reserve(struct isp_queue *q, const void *owner, const char *repo
 	    !renew_lease(q, owner, need, held))
 		return NULL;
 
-	unsigned char *p = q->w_at;
-	struct qhdr h = { .key_len = (uint32_t)kl, .report_len = (uint32_t)rl };
-
-	memcpy(p, &h, sizeof(h));
-	q->w_hdr = (struct qhdr *)p;
-	p = put_small(p + sizeof(h), report, rl);
-	return (char *)put_small(p, key, kl);
+	q->w_hdr = (struct qhdr *)q->w_at;
+	return qrec_open(q->w_at, report, rl, key, kl);
 }
 
 /* The holder has left its record, and others wait for it or a consumer
@@ -224,13 +197,8 @@ static inline void leave_record(struct isp_queue *q)
 
 void isp_queue_commit(struct isp_queue *q, size_t text_len)
 {
-	struct qhdr *h = q->w_hdr;
-	char *text = (char *)(h + 1) + h->report_len + 1 + h->key_len + 1;
-	size_t size = rec_size(h->report_len, h->key_len, text_len);
+	size_t size = qrec_close(q->w_hdr, text_len);
 
-	text[text_len] = '\0';
-	h->text_len = (uint32_t)text_len;
-	h->size = (uint32_t)size;
 	q->w_at += size;
 	q->w_left--;
 	q->w_done += (UINT64_C(1) << DONE_SHIFT) + size;
@@ -241,4 +209,27 @@ void isp_queue_commit(struct isp_queue *q, size_t text_len)
 void isp_queue_abort(struct isp_queue *q)
 {
 	leave_record(q);
+}
+
+bool isp_queue_write_held(struct isp_queue *q, const void *owner, const void *recs, size_t bytes,
+			  size_t n)
+{
+	uintptr_t idle = LEASE(owner, L_IDLE);
+	bool held = atomic_compare_exchange_strong(&q->lease, &idle, LEASE(owner, L_BUSY));
+
+	if (!held || (size_t)(q->w_end - q->w_at) < bytes || q->w_left < n) {
+		if (!renew_lease(q, owner, bytes, held))
+			return false;
+		if (q->w_left < n) {    /* a lease, but for fewer records */
+			leave_record(q);
+			return false;
+		}
+	}
+	memcpy(q->w_at, recs, bytes);
+	q->w_at += bytes;
+	q->w_left -= n;
+	q->w_done += ((uint64_t)n << DONE_SHIFT) + bytes;
+	atomic_store(&q->done, q->w_done);
+	leave_record(q);
+	return true;
 }

@@ -12,18 +12,12 @@
 
 #include "engine_int.h"
 
-/* Does channel i of a rule take the encoding `which` of its formats? */
-static inline bool takes_encoding(const struct rule_formats *f, unsigned i, unsigned which)
-{
-	return f->n <= 1 || !f->of || f->of[i] == f->list[which];
-}
-
 void engine_emit_begin(struct isp_engine *e, const char *report, size_t report_len,
 		       const char *key, size_t keylen, const int *channels, unsigned nchannels,
 		       const struct rule_formats *f, unsigned which)
 {
 	if (e->logging) {       /* settled in order: kept until its batch is committed */
-		event_log_begin(e, key ? key : "", key ? keylen : 0);
+		event_log_begin(e, report, report_len, key ? key : "", key ? keylen : 0);
 		return;
 	}
 	/* several workers stage their records (one lock for many), but for

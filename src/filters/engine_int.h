@@ -236,8 +236,10 @@ struct isp_engine {
 	uint16_t log_keylen;            /* UINT16_MAX: no room, the record goes aside */
 	uint8_t log_cur, log_pending;
 	struct settle_log {
-		char *buf;
+		char *buf;              /* the records' bytes (event_batch.c) */
 		size_t len, cap;
+		char *heads;            /* a head a record */
+		size_t nheads, heads_cap;
 	} log[2];
 };
 
@@ -461,6 +463,11 @@ void engine_emit_begin(struct isp_engine *e, const char *report, size_t report_l
 		       const struct rule_formats *f, unsigned which);
 /* Send the record just written (e->rec) to the rule's channels that take
  * its encoding: f->list[which] (all of them when the rule has one format). */
+/* Does channel i of a rule take the encoding `which` of its formats? */
+static inline bool takes_encoding(const struct rule_formats *f, unsigned i, unsigned which)
+{
+	return f->n <= 1 || !f->of || f->of[i] == f->list[which];
+}
 /* Does one of these channels route by a record's key (Kafka)? Its text
  * costs as much as the record's head, and files, stdout, sockets and
  * Redis never read it. */
@@ -531,7 +538,8 @@ bool event_log_defer(struct isp_engine *e, unsigned i, const struct isp_packet *
 void event_write_records(struct isp_engine *e, unsigned i, const struct isp_packet *p, size_t kl);
 /* A record of a settled event into the worker's log, between
  * engine_emit_begin and engine_emit (emit.c): len its length (rec_end). */
-void event_log_begin(struct isp_engine *e, const char *key, size_t keylen);
+void event_log_begin(struct isp_engine *e, const char *report, size_t rl, const char *key,
+		     size_t keylen);
 void event_log_end(struct isp_engine *e, size_t len, unsigned which, struct rule_stats *st);
 /* A delta memory's state per key (event.c), and the state of a key's
  * first item in a settled batch (event_batch.c). */

@@ -140,6 +140,32 @@ m=$(wc -l <"$tmp/many1.out")
 	ok "40,000 keys, 2 and 3 workers: $m records, byte for byte one worker's" ||
 	bad "40,000 keys: records differ ($(wc -l <"$tmp/many2.out") / $(wc -l <"$tmp/many3.out") against $m)"
 
+# committed records go into their channel's queue a run at a time (one
+# lease check for up to 64); a queue too small for a run (2 KiB, 5
+# records) takes them one by one as its policy says: with block, every
+# record, in order; with drop-newest, what it refuses is counted
+sed 's/drop-policy = block/drop-policy = block; queue-bytes = 2048; queue-records = 5/' "$tmp/many.conf" >"$tmp/tiny.conf"
+sed 's/drop-policy = block/queue-bytes = 2048; queue-records = 5/' "$tmp/many.conf" >"$tmp/tinyd.conf"
+for n in 2 3; do
+	"$bld/intspect" -C "$tmp/tiny.conf" -r "$tmp/many.pcap" -w "$n" >"$tmp/tiny$n.out" 2>"$tmp/tiny$n.err"
+	cmp -s "$tmp/many1.out" "$tmp/tiny$n.out" && grep -q "channel stdout: $m records queued, $m delivered, 0 dropped" "$tmp/tiny$n.err" &&
+		ok "a 5-record queue that blocks, $n workers: $m records, one worker's" ||
+		bad "a 5-record queue that blocks, $n workers: $(wc -l <"$tmp/tiny$n.out") records, $(grep 'channel stdout' "$tmp/tiny$n.err")"
+done
+"$bld/intspect" -C "$tmp/tinyd.conf" -r "$tmp/many.pcap" -w 2 >"$tmp/tinyd.out" 2>"$tmp/tinyd.err"
+w=$(wc -l <"$tmp/tinyd.out")
+rd=$(sed -n 's/.*event-report many: [0-9]* matched, \([0-9]*\) records, \([0-9]*\) dropped.*/\1 \2/p' "$tmp/tinyd.err")
+cd=$(sed -n 's/.*channel stdout: \([0-9]*\) records queued, \([0-9]*\) delivered, \([0-9]*\) dropped.*/\1 \2 \3/p' "$tmp/tinyd.err")
+# the rule counts one worker's records, those refused among them as the
+# channel does; the channel delivered what was written, in one worker's
+# order
+set -- $rd $cd
+[ $# = 5 ] && [ "$1" = "$m" ] && [ "$3" = "$m" ] && [ "$2" = "$5" ] && [ "$5" -gt 0 ] &&
+	[ "$w" = "$4" ] && [ $(($4 + $5)) = "$m" ] &&
+	awk 'NR == FNR { seen[$0]++; next } !seen[$0]-- { exit 1 }' "$tmp/many1.out" "$tmp/tinyd.out" &&
+	ok "a 5-record queue that drops, 2 workers: $m records, $2 dropped, $w written" ||
+	bad "a 5-record queue that drops, 2 workers: rule '$rd', channel '$cd', $w written of $m"
+
 # a memory that evicts (max-keys) does so as batches commit: counted,
 # and every first item of an evicted key reports again
 printf 'event-report small { event = "int.latency"; delta-cond = {"int.num_hop"}; delta-key = {"ip.src", "ip.dst"}; max-keys = 8 }\n' \

@@ -5,7 +5,7 @@
 noinst_LTLIBRARIES += libispout.la
 libispout_la_SOURCES = \
 	outputs/channel.c outputs/channel.h \
-	outputs/queue.c outputs/queue.h outputs/queue_int.h outputs/queue_lease.c \
+	outputs/queue.c outputs/queue.h outputs/queue_int.h outputs/qrec.h outputs/queue_lease.c \
 	outputs/kv.c outputs/kv.h outputs/bytes.h \
 	outputs/fdlines.c outputs/fdlines.h \
 	outputs/builtin.h \
@@ -16,10 +16,11 @@ EXTRA_DIST += outputs/README.md test/outputs/inplace.sh test/check_run.h
 TESTS += test/outputs/inplace.sh
 
 if HAVE_CHECK
-check_PROGRAMS += test/outputs/check_queue test/outputs/check_queue_wake \
+check_PROGRAMS += test/outputs/check_queue test/outputs/check_queue_wake test/outputs/check_queue_held \
 	test/outputs/check_channel test/outputs/check_file test/outputs/check_file_mmt \
 	test/outputs/check_stdout test/outputs/bench_submit
-TESTS += test/outputs/check_queue test/outputs/check_queue_wake test/outputs/check_channel \
+TESTS += test/outputs/check_queue test/outputs/check_queue_wake test/outputs/check_queue_held \
+	test/outputs/check_channel \
 	test/outputs/check_file test/outputs/check_file_mmt test/outputs/check_stdout
 OUTPUTS_TEST_FAKE = test/outputs/fake.c test/outputs/fake.h \
 	test/outputs/chantest.c test/outputs/chantest.h \
@@ -30,6 +31,9 @@ test_outputs_check_queue_LDADD = libispout.la $(CHECK_LIBS) -lpthread
 test_outputs_check_queue_wake_SOURCES = test/outputs/check_queue_wake.c
 test_outputs_check_queue_wake_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
 test_outputs_check_queue_wake_LDADD = libispout.la $(CHECK_LIBS) -lpthread
+test_outputs_check_queue_held_SOURCES = test/outputs/check_queue_held.c
+test_outputs_check_queue_held_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
+test_outputs_check_queue_held_LDADD = libispout.la $(CHECK_LIBS) -lpthread
 test_outputs_check_channel_SOURCES = test/outputs/check_channel.c $(OUTPUTS_TEST_FAKE)
 test_outputs_check_channel_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
 test_outputs_check_channel_LDADD = libispout.la $(CHECK_LIBS) -lpthread

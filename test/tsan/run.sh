@@ -1,8 +1,8 @@
 #!/bin/sh
 # test/tsan/run.sh BUILD: the multi-threaded paths under ThreadSanitizer
 # (a build configured with -fsanitize=thread): the pipeline unit test,
-# the channel queue's producers and consumer (records pushed and written
-# in place),
+# the channel queue's producers and consumer (records pushed, written
+# in place and held runs),
 # capture files read as shares by several workers, merged windows written
 # by every worker, event reports settled in order, the UDP listener and
 # DPDK queues on several workers, per-hop rules on 2 and 4 workers, a
@@ -32,6 +32,7 @@ case_() {
 case_ pipeline "$bld/test/unit/check_pipeline"
 case_ queue "$bld/test/outputs/check_queue"
 case_ queue_wake "$bld/test/outputs/check_queue_wake"
+case_ queue_held "$bld/test/outputs/check_queue_held"
 case_ workers sh "$top/test/inputs/workers.sh"
 case_ merge_share sh "$top/test/inputs/merge_share.sh"
 case_ settle sh "$top/test/inputs/settle.sh"
