@@ -58,6 +58,48 @@ START_TEST(retry_then_success)
 }
 END_TEST
 
+/* Nothing delivered: offered again after 10 ms, doubling to 1 s and no
+ * more; any progress starts again at 10 ms (outputs/README.md,
+ * "Retries"). Lower bounds to the millisecond; the cap against what
+ * doubling would give (2.56 s, 5.12 s), the reset against 1 s. */
+START_TEST(backoff_bounds)
+{
+	const char *kvs[] = { NULL };
+	struct isp_channel *ch = ct_open(kvs);
+	static const double want[] = { 10, 20, 40, 80, 160, 320, 640, 1000, 1000, 1000 };
+	const unsigned nfail = sizeof(want) / sizeof(want[0]);
+
+	fake_set_fail((int)nfail);
+	ck_assert(ct_put(ch, "r0"));
+	while (fake_delivered() < 1)
+		ct_sleep_ms(1);
+	pthread_mutex_lock(&F.mu);
+	ck_assert_uint_eq(F.calls, nfail + 1);
+	for (unsigned i = 0; i < nfail; i++) {
+		double d = F.call_ms[i + 1] - F.call_ms[i];
+
+		ck_assert_msg(d >= want[i] - 1, "retry %u after %.1f ms, before its %.0f", i + 1, d,
+			      want[i]);
+		if (want[i] == 1000)
+			ck_assert_msg(d < 2000, "retry %u after %.1f ms: not capped at 1 s", i + 1, d);
+	}
+	F.fail_calls = 2;
+	pthread_mutex_unlock(&F.mu);
+	ck_assert(ct_put(ch, "r1"));
+	while (fake_delivered() < 2)
+		ct_sleep_ms(1);
+	pthread_mutex_lock(&F.mu);
+	ck_assert_uint_eq(F.calls, nfail + 4);
+	double d1 = F.call_ms[nfail + 2] - F.call_ms[nfail + 1];
+	double d2 = F.call_ms[nfail + 3] - F.call_ms[nfail + 2];
+	pthread_mutex_unlock(&F.mu);
+	ck_assert_msg(d1 >= 9 && d1 < 500, "after progress, first retry after %.1f ms", d1);
+	ck_assert_msg(d2 >= 19 && d2 < 500, "after progress, second retry after %.1f ms", d2);
+	ck_assert_uint_eq(ct_stats(ch).retried, nfail + 2);
+	isp_channel_close(ch);
+}
+END_TEST
+
 START_TEST(partial_batches)
 {
 	const char *kvs[] = { NULL };
@@ -388,6 +430,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, retry_then_success);
+	tcase_add_test(tc, backoff_bounds);
 	tcase_add_test(tc, partial_batches);
 	tcase_add_test(tc, close_delivers_queued);
 	tcase_add_test(tc, close_deadline_drops_rest);

@@ -87,6 +87,12 @@ static size_t fake_write(void *state, const struct isp_record *recs, size_t n)
 
 	(void)state;
 	pthread_mutex_lock(&F.mu);
+	if (F.calls < sizeof(F.call_ms) / sizeof(F.call_ms[0])) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		F.call_ms[F.calls] = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+	}
 	F.calls++;
 	if (F.nbatch < sizeof(F.batch) / sizeof(F.batch[0]))
 		F.batch[F.nbatch++] = n;

@@ -36,6 +36,7 @@ struct fake {
 	char **report, **key;
 	size_t n, cap;
 	size_t batch[4096];     /* sizes of the first calls */
+	double call_ms[64];     /* when the first calls came (CLOCK_MONOTONIC) */
 	size_t nbatch;
 	uint64_t delivered;
 	uint64_t next_seq[FAKE_PRODUCERS];

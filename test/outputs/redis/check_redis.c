@@ -2,7 +2,8 @@
  * check_redis.c - the "redis" channel type through the channel API against
  * the real redis-server on 127.0.0.1:$REDIS_PORT (started by run.sh):
  * records with NUL and CR LF bytes arrive byte for byte; an error reply
- * (WRONGTYPE) is counted once and never retried; a pipeline cut by OOM
+ * (WRONGTYPE, and NOPERM for an ACL user) is counted once, never retried
+ * and said; a pipeline cut by OOM
  * part way is resumed without duplicates; a server that stops answering
  * holds write_batch no longer than command-timeout-ms; key errors give
  * their line:col. Prints "ok NAME" / "FAIL NAME: why" per case; exit 1 if
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../../../outputs/channel.h"
 #include "../tcfg.h"
@@ -139,6 +141,53 @@ static void wrongtype(void)
 	else if (now() - t0 > 1.0)
 		snprintf(why, sizeof(why), "took %.2f s", now() - t0);
 	result("wrongtype", why[0] ? why : NULL);
+}
+
+/* NOPERM: an ACL user that may write the key of one report only. The
+ * other's records are refused for good: dropped, never retried, the
+ * server's reason said (a line a batch with refusals) and the total at
+ * close, as outputs/README.md shows them. */
+static void noperm(void)
+{
+	const char *kv[] = { "mode=rpush", "key=np-%r", "username=np", "password=pw", NULL };
+	struct isp_channel_stats st;
+	struct isp_channel *ch;
+	char why[300] = "", said[4096] = "";
+	FILE *log = tmpfile();
+	int saved = dup(2);
+
+	freeReplyObject(cmd("ACL SETUSER np on >pw ~np-good +@all"));
+	if (!log || saved < 0) {
+		result("noperm", "no temporary file");
+		return;
+	}
+	fflush(stderr);
+	dup2(fileno(log), 2);
+	if ((ch = open_ch(kv))) {
+		for (int i = 0; i < 30; i++)
+			put(ch, i % 3 ? "good" : "bad", "rec", 3);
+		isp_channel_drain(ch);
+		isp_channel_get_stats(ch, &st);
+		isp_channel_close(ch);
+	}
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(log);
+	said[fread(said, 1, sizeof(said) - 1, log)] = '\0';
+	fclose(log);
+	if (!ch)
+		snprintf(why, sizeof(why), "%.200s", err);
+	else if (st.delivered != 20 || st.dropped != 10 || st.retried)
+		snprintf(why, sizeof(why), "delivered %llu dropped %llu retried %llu",
+			 (unsigned long long)st.delivered, (unsigned long long)st.dropped,
+			 (unsigned long long)st.retried);
+	else if (cmd_int("LLEN %s", "np-good") != 20 || cmd_int("EXISTS %s", "np-bad") != 0)
+		snprintf(why, sizeof(why), "LLEN np-good %lld", cmd_int("LLEN %s", "np-good"));
+	else if (!strstr(said, "records refused (") || !strstr(said, "): NOPERM ") ||
+		 !strstr(said, ": 10 record(s) refused by the server in all (counted dropped)"))
+		snprintf(why, sizeof(why), "said: %.250s", said);
+	result("noperm", why[0] ? why : NULL);
 }
 
 /* maxmemory reached in the middle of a pipeline: the refused records (OOM,
@@ -279,6 +328,7 @@ int main(void)
 	}
 	binary_safe();
 	wrongtype();
+	noperm();
 	oom_midway();
 	paused_server();
 	key_errors();

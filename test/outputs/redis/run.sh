@@ -10,8 +10,9 @@
 #   (all records arrive; with a small queue the overflow is counted
 #   dropped; delivered + dropped == produced), Redis down when intspect
 #   starts and up a second later (it starts, says why records wait, and
-#   every record arrives), and a subscriber that stops reading (packets/s
-#   unchanged).
+#   every record arrives), a Redis Cluster node that answers MOVED for
+#   another node's keys (dropped, said), and a subscriber that stops
+#   reading (packets/s unchanged).
 # Prints ok NAME / FAIL NAME, then "redis: N passed, M failed"; exits 1 on a
 # failure, 77 when redis-server is not installed.
 set -u
@@ -28,6 +29,8 @@ cleanup() {
 	sh "$svc" stop "$tmp/r1" >/dev/null 2>&1
 	REDISCLI_AUTH=s3cret sh "$svc" stop "$tmp/r2" >/dev/null 2>&1
 	sh "$svc" stop "$tmp/r3" >/dev/null 2>&1
+	sh "$svc" stop "$tmp/c1" >/dev/null 2>&1
+	sh "$svc" stop "$tmp/c2" >/dev/null 2>&1
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -346,7 +349,50 @@ else
 	bad late "exit $lrc, queued $q delivered $d dropped $x; $(head -c 300 "$tmp/late.err")"
 fi
 
-# ---- 6. a subscriber that stops reading ----
+# ---- 6. a Redis Cluster node that redirects: not supported ----
+# Two nodes share the slots. The records whose key hashes to the other
+# node's slots are answered MOVED, a final error (outputs/README.md):
+# counted dropped and said; the others are delivered.
+C1=$(REDIS_ARGS="--cluster-enabled yes --cluster-config-file $tmp/c1/nodes.conf" sh "$svc" start "$tmp/c1")
+C2=$(REDIS_ARGS="--cluster-enabled yes --cluster-config-file $tmp/c2/nodes.conf" sh "$svc" start "$tmp/c2")
+redis-cli -p "$C1" CLUSTER ADDSLOTSRANGE 0 8191 >/dev/null
+redis-cli -p "$C2" CLUSTER ADDSLOTSRANGE 8192 16383 >/dev/null
+redis-cli -p "$C1" CLUSTER MEET 127.0.0.1 "$C2" >/dev/null
+i=0
+until redis-cli -p "$C1" CLUSTER INFO | grep -q '^cluster_state:ok' &&
+      redis-cli -p "$C2" CLUSTER INFO | grep -q '^cluster_state:ok' || [ "$i" -ge 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+# a key prefix that puts "hops" on the first node and "flows" on the second
+pfx=""
+for k in a b c d e f g h i j k l m n o p q r s t u v w x y z; do
+	if [ "$(redis-cli -p "$C1" CLUSTER KEYSLOT "$k-hops")" -le 8191 ] &&
+	   [ "$(redis-cli -p "$C1" CLUSTER KEYSLOT "$k-flows")" -gt 8191 ]; then
+		pfx=$k; break
+	fi
+done
+{ echo "redis-output r { port = $C1; mode = rpush; key = \"$pfx-%r\" }"; rules r; } >"$tmp/moved.conf"
+nf=$(wc -l <"$tmp/exp.flows")
+if [ -z "$pfx" ] || ! redis-cli -p "$C1" CLUSTER INFO | grep -q '^cluster_state:ok'; then
+	bad moved "no cluster of two nodes (prefix '$pfx')"
+else
+	"$bin" -C "$tmp/moved.conf" -r "$cap" >/dev/null 2>"$tmp/moved.err"
+	mrc=$?          # 3: records were lost
+	counters moved r
+	redis-cli -p "$C1" --raw LRANGE "$pfx-hops" 0 -1 >"$tmp/moved.got"
+	if [ "$mrc $q $d $x $r" = "3 $n 500 $nf 0" ] && cmp -s "$tmp/moved.got" "$tmp/exp.hops" &&
+	   grep -q "records refused (.*): MOVED [0-9]* 127.0.0.1:$C2" "$tmp/moved.err" &&
+	   grep -q ": $nf record(s) refused by the server in all (counted dropped)" "$tmp/moved.err"; then
+		ok "moved ($nf records for the other node dropped and said, 500 delivered)"
+	else
+		bad moved "exit $mrc, queued $q delivered $d dropped $x retried $r; $(head -c 600 "$tmp/moved.err")"
+	fi
+fi
+sh "$svc" stop "$tmp/c1" >/dev/null 2>&1
+sh "$svc" stop "$tmp/c2" >/dev/null 2>&1
+
+# ---- 7. a subscriber that stops reading ----
 # redis-cli's stdout is a FIFO nobody reads: once it is full, redis-cli
 # stops reading its socket and the server buffers for it (no limit, so it
 # stays subscribed); 10 MB published first fill the socket buffers, so

@@ -8,6 +8,11 @@
 #   - a TCP reader that goes away mid-run and comes back (intspect fed
 #     slowly through a pipe by feed.py): reconnect counted, every record
 #     delivered once, queued == delivered + dropped;
+#   - a TCP reader that shuts down its sending side: nothing written to
+#     that connection, every record on the next one;
+#   - udp to a name of ::1 then 127.0.0.1 (a hosts file in a mount
+#     namespace) with the reader on 127.0.0.1: refused, then the next
+#     address gets the rest;
 #   - a reader that stops reading does not slow intspect (packets/s, best
 #     of 3, against the same rules with the channel disabled);
 #   - no reader at all: intspect still ends within shutdown-ms and counts
@@ -235,6 +240,63 @@ check "reconnect: delivered ($d) + dropped ($x) == queued ($q) == $nwant" \
 	test "$((d + x))" -eq "${q:-0}" -a "${q:-0}" -eq "$nwant"
 check "reconnect: counted ($c)" test "${c:-0}" -ge 1
 check "reconnect: retried while the reader was away ($r)" test "${r:-0}" -gt 0
+
+# ---- a reader that shuts down its sending side -----------------------------
+# Its FIN is taken for a reader gone (outputs/README.md): nothing is
+# written into that connection; the records wait, and the next
+# connection gets them all. No packet comes before the reader's shutdown
+# (feed.py's gate), so the FIN is there before any record.
+port=$(free_port SOCK_STREAM)
+conf "$tmp/shut.conf" "  type = tcp
+  hostname = \"127.0.0.1\"
+  port = $port
+  flush-ms = 20"
+out=$tmp/shut.log start python3 "$here/reader.py" shutwr tcp "$port" "$tmp/shut.got"
+sr=$pid
+wait_for bound tcp "$port"
+python3 "$here/feed.py" "$tmp/a.pcap" 0:"$tmp/shut.got.shut" |
+	"$bin" -C "$tmp/shut.conf" -r - >/dev/null 2>"$tmp/shut.err"
+wait_for lines_at_least "$tmp/shut.got.2" "$nwant"
+sleep 0.1                       # nothing more comes
+stop "$sr"
+check "a reader that shuts down writing: nothing written to that connection" \
+	test -f "$tmp/shut.got.1" -a ! -s "$tmp/shut.got.1"
+check "a reader that shuts down writing: the next connection gets every record, in order" \
+	cmp -s "$tmp/want" "$tmp/shut.got.2"
+read -r q d x r c <<EOF
+$(stats "$tmp/shut.err" out)
+EOF
+check "a reader that shuts down writing: counted a reconnect ($c), $d delivered, $x dropped" \
+	test "${c:-0}" -ge 1 -a "${d:-0}" -eq "$nwant" -a "${x:-1}" -eq 0
+
+# ---- UDP: the name's next address after a port unreachable ------------------
+# A name that is ::1 then 127.0.0.1 (a hosts file of the test's, in a
+# mount namespace of its own), the reader on 127.0.0.1 only: the first
+# datagrams to ::1 are refused (ICMP), and the rest go to 127.0.0.1.
+if unshare -m true 2>/dev/null &&
+   python3 -c 'import socket; socket.socket(socket.AF_INET6, socket.SOCK_DGRAM).bind(("::1", 0))' 2>/dev/null; then
+	printf '::1 twoaddr\n127.0.0.1 twoaddr\n' >"$tmp/hosts"
+	port=$(free_port SOCK_DGRAM)
+	conf "$tmp/next.conf" "  type = udp
+  hostname = \"twoaddr\"
+  port = $port
+  flush-ms = 20"
+	out=$tmp/next.got start socat -u UDP4-RECV:"$port",bind=127.0.0.1 -
+	nr=$pid
+	wait_for bound udp "$port"
+	python3 "$here/feed.py" --delay-ms 1 "$tmp/a.pcap" |
+		unshare -m sh -c 'mount --bind "$1" /etc/hosts && shift && exec "$@"' sh "$tmp/hosts" \
+			"$bin" -C "$tmp/next.conf" -r - >/dev/null 2>"$tmp/next.err"
+	sleep 0.3                       # the last datagrams arrive
+	stop "$nr"
+	got=$(wc -l <"$tmp/next.got")
+	# what came is the end of the records, most of them
+	check "udp, a name of ::1 then 127.0.0.1, the reader on 127.0.0.1: $got of $nwant records, the last ones in order" \
+		sh -c "[ $got -gt $((nwant / 2)) ] && [ $got -lt $nwant ] &&
+		       tail -n $got '$tmp/want' | cmp -s - '$tmp/next.got'"
+else
+	echo "skip udp next address: no mount namespace or no IPv6 loopback"
+fi
 
 # ---- a reader that stops reading does not slow intspect ----------------------
 # One record per packet (the most a channel gets), 200,000 packets; the
