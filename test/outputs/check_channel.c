@@ -61,7 +61,7 @@ END_TEST
 /* Nothing delivered: offered again after 10 ms, doubling to 1 s and no
  * more; any progress starts again at 10 ms (outputs/README.md,
  * "Retries"). Lower bounds to the millisecond; the cap against what
- * doubling would give (2.56 s, 5.12 s), the reset against 1 s. */
+ * doubling would give (2.56 s, 5.12 s),  the reset against the 1 s it would be without. */
 START_TEST(backoff_bounds)
 {
 	const char *kvs[] = { NULL };
@@ -93,8 +93,8 @@ START_TEST(backoff_bounds)
 	double d1 = F.call_ms[nfail + 2] - F.call_ms[nfail + 1];
 	double d2 = F.call_ms[nfail + 3] - F.call_ms[nfail + 2];
 	pthread_mutex_unlock(&F.mu);
-	ck_assert_msg(d1 >= 9 && d1 < 500, "after progress, first retry after %.1f ms", d1);
-	ck_assert_msg(d2 >= 19 && d2 < 500, "after progress, second retry after %.1f ms", d2);
+	ck_assert_msg(d1 >= 9 && d1 < 900, "after progress, first retry after %.1f ms", d1);
+	ck_assert_msg(d2 >= 19 && d2 < 900, "after progress, second retry after %.1f ms", d2);
 	ck_assert_uint_eq(ct_stats(ch).retried, nfail + 2);
 	isp_channel_close(ch);
 }
