@@ -61,7 +61,8 @@ END_TEST
 /* Nothing delivered: offered again after 10 ms, doubling to 1 s and no
  * more; any progress starts again at 10 ms (outputs/README.md,
  * "Retries"). Lower bounds to the millisecond; the cap against what
- * doubling would give (2.56 s, 5.12 s),  the reset against the 1 s it would be without. */
+ * doubling would give (2.56 s, 5.12 s), the reset against the 1 s it
+ * would be without. */
 START_TEST(backoff_bounds)
 {
 	const char *kvs[] = { NULL };
