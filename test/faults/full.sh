@@ -5,8 +5,11 @@
 # TMP/full.conf's records there while 1000 reports arrive, the filler is
 # removed, 1000 more arrive. With `stays`: the disk is still full at the
 # exit (no filler removed, no second burst), and TMP/full.cut says whether
-# the file then ended inside a line ("cut") or not ("whole").
-# Leaves TMP/full.{err,rc,df,json}.
+# the file then ended inside a line ("cut") or not ("whole"). With `dir`:
+# the output-dir layout (a file a cache-period), the disk left full for
+# 1.5 s so that a new file is due while a line is cut; every file of the
+# disk is copied to TMP/fulldir.
+# Leaves TMP/full.{err,rc,df,json} (or TMP/fulldir).
 set -u
 tmp=$1 bin=$2 send=$3 port=$4 mode=${5:-}
 mount -t tmpfs -o size=256k none "$tmp/disk" || exit 90
@@ -21,6 +24,7 @@ if [ "$mode" = stays ]; then
 	tail -c 1 "$tmp/disk/out.json" | od -An -c | grep -q '\\n' && echo whole >"$tmp/full.cut" ||
 		echo cut >"$tmp/full.cut"
 else
+	[ "$mode" = dir ] && sleep 1.5          # a new file is due meanwhile
 	rm -f "$tmp/disk/filler"                                        # space again
 	python3 "$send" "$tmp/r.pcap" 127.0.0.1 "$port" 50 0.02 >/dev/null
 	sleep 0.5
@@ -28,5 +32,12 @@ fi
 kill -INT "$p"
 wait "$p"
 echo $? >"$tmp/full.rc"
-cp "$tmp/disk/out.json" "$tmp/full.json"
+if [ "$mode" = dir ]; then
+	rm -rf "$tmp/fulldir"
+	mkdir "$tmp/fulldir"
+	rm -f "$tmp/disk/filler"
+	cp "$tmp/disk/"* "$tmp/fulldir/"
+else
+	cp "$tmp/disk/out.json" "$tmp/full.json"
+fi
 umount "$tmp/disk"

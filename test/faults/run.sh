@@ -7,7 +7,8 @@
 #     delivered + dropped, the file holds exactly the delivered records,
 #     every line whole JSON (a write cut by ENOSPC is completed, or, when
 #     the disk is still full at exit, removed: its record counted dropped,
-#     a case of its own);
+#     a case of its own); the same in the output-dir layout, the disk
+#     full across a new file's time (every file whole, with its .sem);
 #   file removed: the file is deleted while written (a hard link keeps its
 #     lines): the channel opens a new one, and the two hold the delivered
 #     records exactly, none lost;
@@ -111,6 +112,35 @@ if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null 2>&1 && unshare -m true
 		{ echo "exit $rc, counters: queued $q delivered $d dropped $x; lines: $lines; before the exit: $cut"
 		  cat "$tmp/whole.err" "$tmp/full.err"; } >"$tmp/full.why" 2>&1
 		bad "disk still full at exit" "$tmp/full.why"
+	fi
+	# the output-dir layout (MMT-Probe's): a file a cache-period, the disk
+	# full across a period's end. A file cut inside a line is left only
+	# once the line is whole: every file ends with a newline, every line
+	# is whole JSON, each file with a record has its .sem and no empty
+	# one is left; the files hold exactly the records delivered
+	port=$(free_udp)
+	{ rules "output-dir = \"$tmp/disk/\"; output-file = \"out.json\"; sample-file = true; format = json; flush-ms = 10; queue-records = 400"
+	  echo "output { cache-period = 1 }"; } >"$tmp/full.conf"
+	unshare -m sh "$src/test/faults/full.sh" "$tmp" "$bld/intspect" "$send" "$port" dir
+	rc=$(cat "$tmp/full.rc" 2>/dev/null || echo "?")
+	set -- $(counters "$tmp/full.err") x x x x x
+	q=$1 d=$2 x=$3 r=$4
+	data=$(ls "$tmp/fulldir" 2>/dev/null | grep -v '\.sem$')
+	nfiles=$(echo "$data" | grep -c .)
+	lines=$(cd "$tmp/fulldir" && whole $data 2>"$tmp/whole.err") || lines="bad"
+	sems=yes
+	for f in $data; do
+		[ -s "$tmp/fulldir/$f" ] && [ -f "$tmp/fulldir/$f.sem" ] || sems="no: $f"
+	done
+	[ "$(ls "$tmp/fulldir" | grep -c '\.sem$')" = "$nfiles" ] || sems="a .sem without its file"
+	if [ "$q" = 2000 ] && [ "$lines" = "$d" ] && [ "$q" -eq $((d + x)) ] 2>/dev/null &&
+	   [ "$x" -gt 0 ] && [ "$r" -gt 0 ] && [ "$nfiles" -ge 2 ] && [ "$sems" = yes ] &&
+	   { [ "$rc" = 3 ] || [ "$rc" = 0 ]; }; then
+		ok "disk full in the output-dir layout: $d of 2000 records in $nfiles files, each with its .sem, every line whole; $x dropped and counted (exit $rc)"
+	else
+		{ echo "exit $rc, counters: queued $q delivered $d dropped $x retried $r; lines: $lines; files: $nfiles; sem: $sems"
+		  ls -la "$tmp/fulldir"; cat "$tmp/whole.err" "$tmp/full.err"; } >"$tmp/full.why" 2>&1
+		bad "disk full in the output-dir layout" "$tmp/full.why"
 	fi
 else
 	echo "skip disk full: needs root and unshare -m"
