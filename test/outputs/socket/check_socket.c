@@ -284,6 +284,50 @@ START_TEST(unix_dgram_reader_gone_and_back)
 }
 END_TEST
 
+/* A unix-dgram record larger than the socket takes (EMSGSIZE: above its
+ * send buffer) is skipped as UDP's oversize ones are: the records around
+ * it arrive, it counts delivered (it left the queue for good), and
+ * stderr says so at the first and gives the number at close. */
+START_TEST(unix_dgram_oversize_skipped)
+{
+	int rfd = unix_socket(SOCK_DGRAM, false);
+	char kv[160], said[2048] = "", *big = malloc(400000);
+	const char *kvs[] = { "type=unix-dgram", kv, NULL };
+	struct isp_channel *ch;
+	struct isp_channel_stats st;
+	FILE *log = tmpfile();
+	int saved = dup(2);
+
+	ck_assert(big && log && saved >= 0);
+	memset(big, 'x', 400000);
+	snprintf(kv, sizeof(kv), "path=%s", sock_path);
+	fflush(stderr);
+	dup2(fileno(log), 2);
+	ch = must_open(kvs);
+	put(ch, "a", 1);
+	put(ch, big, 400000);
+	put(ch, "b", 1);
+	isp_channel_drain(ch);
+	st = stats(ch);
+	isp_channel_close(ch);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(log);
+	said[fread(said, 1, sizeof(said) - 1, log)] = '\0';
+	fclose(log);
+	ck_assert_uint_eq(st.delivered, 3);
+	ck_assert_uint_eq(st.dropped, 0);
+	ck_assert_str_eq(read_dgrams(rfd, 1, 1000), "a\n");
+	ck_assert_str_eq(read_dgrams(rfd, 1, 1000), "b\n");
+	ck_assert_msg(strstr(said, "a record of 400001 bytes does not fit in one datagram") &&
+		      strstr(said, ": 1 records too large for a datagram were not sent (counted as delivered)"),
+		      "said: %s", said);
+	free(big);
+	close(rfd);
+}
+END_TEST
+
 /* ---- UDP specifics -------------------------------------------------------------- */
 
 START_TEST(udp_oversize_skipped)
@@ -425,6 +469,7 @@ int main(void)
 	tcase_add_test(tc, tcp_reader_closes_reconnect);
 	tcase_add_test(tc, unix_reader_gone_and_back);
 	tcase_add_test(tc, unix_dgram_reader_gone_and_back);
+	tcase_add_test(tc, unix_dgram_oversize_skipped);
 	tcase_add_test(tc, udp_oversize_skipped);
 	tcase_add_test(tc, udp_refused_not_fatal);
 	tcase_add_test(tc, key_errors);
