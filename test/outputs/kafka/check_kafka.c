@@ -2,7 +2,9 @@
  * check_kafka.c - the "kafka" channel type without a broker: every key
  * error with its line:col (tcfg.h: key i is at line i+2, column 3), a
  * librdkafka property passed through or refused with librdkafka's text,
- * properties-file errors, and the accounting when no broker ever answers
+ * properties-file errors, where the broker's address comes from (the
+ * precedence of defaults, properties-file, named keys and property; an
+ * IPv6 address bracketed), and the accounting when no broker ever answers
  * (records delivered to librdkafka, then lost: moved to dropped), and
  * acknowledgements from librdkafka's in-process mock cluster. Also the
  * channel layer's hook for that (isp_channel_add_lost, ops.finish) with a
@@ -131,6 +133,68 @@ START_TEST(test_open_all_keys)
 
 	ck_assert_msg(ch != NULL, "%s", err);
 	isp_channel_close(ch);
+}
+END_TEST
+
+/* The broker a channel of these keys tries first, as librdkafka says it
+ * (on stderr, through the channel): nothing listens on these ports. */
+static void expect_broker(const char *const *kvs, const char *want)
+{
+	char said[8192] = "";
+	FILE *log = tmpfile();
+	int saved = dup(2);
+	struct isp_channel *ch;
+
+	ck_assert(log && saved >= 0);
+	fflush(stderr);
+	dup2(fileno(log), 2);
+	ch = tcfg_open("kafka", kvs, err, sizeof(err));
+	if (ch) {
+		put(ch, "{\"a\":1}", "k");
+		for (int i = 0; i < 500 && !strstr(said, "Connect to "); i++) {
+			usleep(10000);
+			fflush(stderr);
+			rewind(log);
+			said[fread(said, 1, sizeof(said) - 1, log)] = '\0';
+		}
+		isp_channel_close(ch);
+	}
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	fclose(log);
+	ck_assert_msg(ch != NULL, "%s", err);
+	ck_assert_msg(strstr(said, want) != NULL, "expected '%s', said: %s", want, said);
+}
+
+/* Where the broker's address comes from, lowest first: intspect's
+ * default, properties-file, the named keys (brokers over hostname and
+ * port), property; an IPv6 hostname bracketed before its port. */
+START_TEST(test_broker_precedence)
+{
+	char path[] = "/tmp/check_kafka.XXXXXX", kv[64];
+	int fd = mkstemp(path);
+	FILE *f;
+
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	fputs("bootstrap.servers=127.0.0.1:2\n", f);
+	fclose(f);
+	snprintf(kv, sizeof(kv), "properties-file=%s", path);
+	expect_broker((const char *const[]){ kv, "shutdown-ms=0", NULL },
+		      "Connect to ipv4#127.0.0.1:2 failed");
+	expect_broker((const char *const[]){ kv, "hostname=127.0.0.1", "port=3", "shutdown-ms=0",
+					     NULL }, "Connect to ipv4#127.0.0.1:3 failed");
+	expect_broker((const char *const[]){ kv, "hostname=127.0.0.1", "port=3",
+					     "property.bootstrap.servers=127.0.0.1:4",
+					     "shutdown-ms=0", NULL },
+		      "Connect to ipv4#127.0.0.1:4 failed");
+	expect_broker((const char *const[]){ "hostname=127.0.0.1", "port=7", "brokers=127.0.0.1:6",
+					     "shutdown-ms=0", NULL },
+		      "Connect to ipv4#127.0.0.1:6 failed");
+	expect_broker((const char *const[]){ "hostname=::1", "port=5", "shutdown-ms=0", NULL },
+		      "Connect to ipv6#[::1]:5 failed");
+	unlink(path);
 }
 END_TEST
 
@@ -326,6 +390,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_property_errors);
 	tcase_add_test(tc, test_properties_file);
 	tcase_add_test(tc, test_open_all_keys);
+	tcase_add_test(tc, test_broker_precedence);
 	tcase_add_test(tc, test_dead_broker_timeout);
 	tcase_add_test(tc, test_dead_broker_deadline);
 	tcase_add_test(tc, test_mock_cluster_acked);
