@@ -4,7 +4,8 @@
  * series that chosen line-protocol records make (names, labels, per-hop
  * fields, escaping, updates), an expiry record removing its series,
  * max-series, the program's counters (isp_prom_set_self), the HTTP answers
- * (404, 405, 400, HEAD, a query string, another path), key errors with
+ * (404, 405, 400, HEAD, a query string, another path; one connection at
+ * a time, 5 s at most), key errors with
  * line:col, a port in use, and check mode binding nothing. The expected
  * exposition lines are written out by hand from the format's rules. The
  * real Prometheus is test/outputs/prometheus/run.sh's.
@@ -362,6 +363,35 @@ START_TEST(http_answers)
 }
 END_TEST
 
+/* One connection at a time, 5 s each at most: a client that connects
+ * and says nothing holds the server until it is closed at 5 s; a scrape
+ * that came meanwhile is answered then, and not before. */
+START_TEST(one_connection_at_a_time)
+{
+	unsigned port = free_port();
+	struct isp_channel *ch = open_at(port, NULL, NULL);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	int mute = socket(AF_INET, SOCK_STREAM, 0);
+	struct timespec t0, t1;
+	char c;
+
+	ck_assert_int_eq(connect(mute, (struct sockaddr *)&a, sizeof(a)), 0);
+	usleep(100000);                 /* taken by the server before the scrape */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	char *ans = scrape(port);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double waited = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+
+	ck_assert_msg(!strncmp(ans, "HTTP/1.1 200 ", 13), "%s", ans);
+	ck_assert_msg(waited > 4.5 && waited < 8.0, "the scrape waited %.2f s", waited);
+	ck_assert_int_eq(recv(mute, &c, 1, MSG_DONTWAIT), 0);   /* closed by the server */
+	free(ans);
+	close(mute);
+	isp_channel_close(ch);
+}
+END_TEST
+
 static void key_error(const char *kv1, const char *want)
 {
 	char err[512];
@@ -433,6 +463,7 @@ int main(void)
 	tcase_add_test(tc, max_series_refuses_the_rest);
 	tcase_add_test(tc, program_counters);
 	tcase_add_test(tc, http_answers);
+	tcase_add_test(tc, one_connection_at_a_time);
 	tcase_add_test(tc, key_errors);
 	tcase_add_test(tc, port_in_use_and_check_mode);
 	suite_add_tcase(s, tc);
