@@ -8,6 +8,7 @@
  *   dta_read shard N          keys on stdin: "KEY SHARD", the collector of
  *                             0..N-1 a client sends the key to (isp_dta_shard)
  *   dta_read kwx FILE         the same with keys as hex bytes (a rule's key)
+ *   dta_read kix FILE         keys as hex bytes on stdin: "KEY ESTIMATE"
  *   dta_read ki FILE          keys on stdin: "KEY ESTIMATE"
  *   dta_read sm FILE          keys on stdin: "KEY ESTIMATE" (newest epoch)
  *   dta_read card FILE        "CARDINALITY COMPLETE"
@@ -66,7 +67,7 @@ static uint64_t now_ms(void)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: dta_read kw|kwx|ki|sm|card|poll|watch FILE [MS] | dta_read shard N\n");
+		fprintf(stderr, "usage: dta_read kw|kwx|ki|kix|sm|card|poll|watch FILE [MS] | dta_read shard N\n");
 		return 2;
 	}
 	const char *cmd = argv[1];
@@ -84,13 +85,17 @@ int main(int argc, char **argv)
 	const struct isp_dta_header *h = map(argv[2]);
 	uint32_t w[ISP_DTA_MAX_WORDS];
 
-	if (!strcmp(cmd, "kwx")) {
+	if (!strcmp(cmd, "kwx") || !strcmp(cmd, "kix")) {
 		char hex[2100];
 		uint8_t key[1024];
 		while (scanf("%2099s", hex) == 1) {
 			size_t n = strlen(hex) / 2;
 			for (size_t i = 0; i < n; i++)
 				sscanf(hex + 2 * i, "%2hhx", &key[i]);
+			if (cmd[1] == 'i') {
+				printf("%s %" PRIu64 "\n", hex, isp_dta_ki_estimate(h, key, n));
+				continue;
+			}
 			unsigned c = isp_dta_kw_get(h, key, n, w);
 			printf("%s %u", hex, c);
 			for (unsigned i = 0; c && i < h->value_bytes / 4; i++)

@@ -239,6 +239,46 @@ print('%d flows: their last path' % len(last))
 EOF
 check $? "a rule-fed key-write store holds each flow's last path (int.hop_switch_ids)" "$tmp/paths.out"
 
+# ---- a rule-fed key-increment store beside the one of the DTA reports ----
+# `increment` adds a numeric attribute a packet (a per-hop one: its sum)
+# to the packet's key: against a model from --dump, the estimate of each
+# of the 40 flows is its sum of hop latencies (count-min never estimates
+# below the truth; 4 rows of 65536 columns leave 40 keys no cell to share
+# in every row). The store of the DTA reports gets none of these packets.
+# A second store of the kind that says dta-reports = false is accepted.
+cat >"$tmp/inc.conf" <<EOF
+dta-store cnt { type = key-increment; file = "$tmp/inc.cnt"; rows = 4; columns = 65536 }
+dta-store lat {
+  type = key-increment; file = "$tmp/inc.lat"; rows = 4; columns = 65536
+  key = {"ip.src", "ip.dst"}
+  increment = "int.hop_latencies"
+}
+dta-store spare { type = key-increment; file = "$tmp/inc.spare"; dta-reports = false }
+EOF
+"$bld/intspect" -C "$tmp/inc.conf" -r "$tmp/int.pcap" 2>"$tmp/inc.err" && sanitizer "$tmp/inc.err"
+rc=$?
+python3 - "$tmp/int.dump" "$reader" "$tmp/inc.lat" "$tmp/inc.cnt" >"$tmp/inc.out" 2>&1 <<'EOF'
+import ipaddress, json, subprocess, sys
+sums = {}
+for l in open(sys.argv[1]):
+    d = json.loads(l)
+    if 'int.hop_latencies' not in d:
+        continue
+    k = b''.join(int(ipaddress.ip_address(d[a])).to_bytes(8, 'big') for a in ('ip.src', 'ip.dst'))
+    sums[k.hex()] = sums.get(k.hex(), 0) + sum(d['int.hop_latencies'])
+def est(store):
+    out = subprocess.run([sys.argv[2], 'kix', store], input='\n'.join(sums) + '\n',
+                         capture_output=True, text=True).stdout.split()
+    return dict(zip(out[0::2], map(int, out[1::2])))
+got, other = est(sys.argv[3]), est(sys.argv[4])
+bad = [(k, got.get(k), v) for k, v in sums.items() if got.get(k) != v]
+assert len(sums) == 40 and not bad, bad[:3]
+assert not any(other.values()), 'the DTA reports store was written'
+print('%d flows: each the sum of its hop latencies' % len(sums))
+EOF
+[ "$rc" = 0 ] && grep -q . "$tmp/inc.out" && ! grep -q -i "error\|assert" "$tmp/inc.out"
+check $? "a rule-fed key-increment store adds each packet's hop latencies to its flow, beside the DTA reports' store and a spare one (dta-reports = false)" "$tmp/inc.out"
+
 # ---- a reader polling while intspect appends ----
 "$bld/intgen" --int-version 1.0 --hops 2 -n 150000 --seed 5 -o "$tmp/big.pcap" -e /dev/null
 cat >"$tmp/watch.conf" <<EOF
@@ -437,6 +477,8 @@ terr "must be a power of 2 (1024 or 2048)" 'dta-store a { type = key-write; slot
 terr "'rows' does not apply to a key-write store" 'dta-store a { type = key-write; rows = 2 }'
 terr "already takes the DTA key-write reports" 'dta-store a { type = key-write; file = "/tmp/x1" }
 dta-store b { type = key-write; file = "/tmp/x2" }'
+terr "already takes the DTA key-increment reports" 'dta-store a { type = key-increment; file = "/tmp/x1" }
+dta-store b { type = key-increment; file = "/tmp/x2" }'
 terr "needs sketch-id" 'dta-store s { type = sketch-merge }'
 terr "one row of registers" 'dta-store s { type = sketch-merge; sketch-id = 1; sketch = hll; rows = 4 }'
 terr "takes DTA reports only" 'dta-store s { type = sketch-merge; sketch-id = 1; key = {"ip.src"} }'
