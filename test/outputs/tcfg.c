@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAXKV 16
 
@@ -77,4 +78,48 @@ struct isp_channel *tcfg_open_with(const char *type, const char *first,
 		kvs[n++] = *extra;
 	kvs[n] = NULL;
 	return tcfg_open(type, kvs, err, errlen);
+}
+
+static int saved_err = -1;
+static char cap_path[64];
+
+void tcfg_stderr_begin(void)
+{
+	int fd;
+
+	snprintf(cap_path, sizeof(cap_path), "/tmp/tcfg_stderr.XXXXXX");
+	fd = mkstemp(cap_path);
+	if (fd < 0)
+		abort();
+	fflush(stderr);
+	saved_err = dup(2);
+	dup2(fd, 2);
+	close(fd);
+}
+
+void tcfg_stderr_peek(char *buf, size_t size)
+{
+	FILE *f;
+	size_t n = 0;
+
+	fflush(stderr);
+	if ((f = fopen(cap_path, "r"))) {
+		n = fread(buf, 1, size - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+}
+
+char *tcfg_stderr_end(void)
+{
+	char *s = malloc(1 << 16);
+
+	if (!s)
+		abort();
+	tcfg_stderr_peek(s, 1 << 16);
+	dup2(saved_err, 2);
+	close(saved_err);
+	unlink(cap_path);
+	fputs(s, stderr);       /* still shown in the test's log */
+	return s;
 }

@@ -22,4 +22,11 @@ struct isp_channel *tcfg_open_with(const char *type, const char *first,
 /* isp_channel_check of the same section: 0, or -1 with the message. */
 int tcfg_check(const char *type, const char *const *kvs, char *err, size_t errlen);
 
+/* What the code under test says on stderr, from tcfg_stderr_begin on: so
+ * far (tcfg_stderr_peek, into buf), or all of it when tcfg_stderr_end
+ * gives stderr back (malloc'd, and still shown in the test's log). */
+void tcfg_stderr_begin(void);
+void tcfg_stderr_peek(char *buf, size_t size);
+char *tcfg_stderr_end(void);
+
 #endif

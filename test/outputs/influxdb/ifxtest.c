@@ -308,40 +308,14 @@ struct isp_channel_stats stats(const struct isp_channel *ch)
 
 /* stderr into a file from here until cap_end, which returns what was
  * written (malloc'd). */
-static int saved_err = -1;
-static char cap_path[64];
-
 void cap_start(void)
 {
-	int fd;
-
-	snprintf(cap_path, sizeof(cap_path), "/tmp/check_influxdb.XXXXXX");
-	fd = mkstemp(cap_path);
-	ck_assert_int_ge(fd, 0);
-	fflush(stderr);
-	saved_err = dup(2);
-	dup2(fd, 2);
-	close(fd);
+	tcfg_stderr_begin();
 }
 
 char *cap_end(void)
 {
-	FILE *f;
-	char *s = calloc(1, 1 << 16);
-
-	fflush(stderr);
-	dup2(saved_err, 2);
-	close(saved_err);
-	f = fopen(cap_path, "r");
-	if (f) {
-		size_t n = fread(s, 1, (1 << 16) - 1, f);
-
-		s[n] = '\0';
-		fclose(f);
-	}
-	unlink(cap_path);
-	fputs(s, stderr);       /* still shown in the test's log */
-	return s;
+	return tcfg_stderr_end();
 }
 
 /* A port where nothing listens (bound, then closed). */

@@ -92,17 +92,27 @@ START_TEST(test_property_errors)
 }
 END_TEST
 
-START_TEST(test_properties_file)
+/* A properties-file of `text` at path (a mkstemp template), and its key
+ * in kv. */
+static void properties_file(char *path, const char *text, char *kv, size_t kvlen)
 {
-	char path[] = "/tmp/check_kafka.XXXXXX", kv[64];
 	int fd = mkstemp(path);
 	FILE *f;
 
 	ck_assert_int_ge(fd, 0);
 	f = fdopen(fd, "w");
-	fputs("# comment\n\n  linger.ms = 7\ncompression.type=lz4\nbatch.num.messages=oops\n", f);
+	fputs(text, f);
 	fclose(f);
-	snprintf(kv, sizeof(kv), "properties-file=%s", path);
+	snprintf(kv, kvlen, "properties-file=%s", path);
+}
+
+START_TEST(test_properties_file)
+{
+	char path[] = "/tmp/check_kafka.XXXXXX", kv[64];
+	FILE *f;
+
+	properties_file(path, "# comment\n\n  linger.ms = 7\ncompression.type=lz4\nbatch.num.messages=oops\n",
+			kv, sizeof(kv));
 	expect_error((const char *const[]){ DEAD, kv, NULL }, "test.conf:3:3: ");
 	ck_assert_msg(strstr(err, ":5: batch.num.messages: Invalid value") != NULL, "%s", err);
 
@@ -141,28 +151,19 @@ END_TEST
 static void expect_broker(const char *const *kvs, const char *want)
 {
 	char said[8192] = "";
-	FILE *log = tmpfile();
-	int saved = dup(2);
 	struct isp_channel *ch;
 
-	ck_assert(log && saved >= 0);
-	fflush(stderr);
-	dup2(fileno(log), 2);
+	tcfg_stderr_begin();
 	ch = tcfg_open("kafka", kvs, err, sizeof(err));
 	if (ch) {
 		put(ch, "{\"a\":1}", "k");
 		for (int i = 0; i < 500 && !strstr(said, "Connect to "); i++) {
 			usleep(10000);
-			fflush(stderr);
-			rewind(log);
-			said[fread(said, 1, sizeof(said) - 1, log)] = '\0';
+			tcfg_stderr_peek(said, sizeof(said));
 		}
 		isp_channel_close(ch);
 	}
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	fclose(log);
+	free(tcfg_stderr_end());
 	ck_assert_msg(ch != NULL, "%s", err);
 	ck_assert_msg(strstr(said, want) != NULL, "expected '%s', said: %s", want, said);
 }
@@ -173,14 +174,8 @@ static void expect_broker(const char *const *kvs, const char *want)
 START_TEST(test_broker_precedence)
 {
 	char path[] = "/tmp/check_kafka.XXXXXX", kv[64];
-	int fd = mkstemp(path);
-	FILE *f;
 
-	ck_assert_int_ge(fd, 0);
-	f = fdopen(fd, "w");
-	fputs("bootstrap.servers=127.0.0.1:2\n", f);
-	fclose(f);
-	snprintf(kv, sizeof(kv), "properties-file=%s", path);
+	properties_file(path, "bootstrap.servers=127.0.0.1:2\n", kv, sizeof(kv));
 	expect_broker((const char *const[]){ kv, "shutdown-ms=0", NULL },
 		      "Connect to ipv4#127.0.0.1:2 failed");
 	expect_broker((const char *const[]){ kv, "hostname=127.0.0.1", "port=3", "shutdown-ms=0",

@@ -152,17 +152,10 @@ static void noperm(void)
 	const char *kv[] = { "mode=rpush", "key=np-%r", "username=np", "password=pw", NULL };
 	struct isp_channel_stats st;
 	struct isp_channel *ch;
-	char why[300] = "", said[4096] = "";
-	FILE *log = tmpfile();
-	int saved = dup(2);
+	char why[300] = "", *said;
 
 	freeReplyObject(cmd("ACL SETUSER np on >pw ~np-good +@all"));
-	if (!log || saved < 0) {
-		result("noperm", "no temporary file");
-		return;
-	}
-	fflush(stderr);
-	dup2(fileno(log), 2);
+	tcfg_stderr_begin();
 	if ((ch = open_ch(kv))) {
 		for (int i = 0; i < 30; i++)
 			put(ch, i % 3 ? "good" : "bad", "rec", 3);
@@ -170,12 +163,7 @@ static void noperm(void)
 		isp_channel_get_stats(ch, &st);
 		isp_channel_close(ch);
 	}
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(log);
-	said[fread(said, 1, sizeof(said) - 1, log)] = '\0';
-	fclose(log);
+	said = tcfg_stderr_end();
 	if (!ch)
 		snprintf(why, sizeof(why), "%.200s", err);
 	else if (st.delivered != 20 || st.dropped != 10 || st.retried)
@@ -187,6 +175,7 @@ static void noperm(void)
 	else if (!strstr(said, "records refused (") || !strstr(said, "): NOPERM ") ||
 		 !strstr(said, ": 10 record(s) refused by the server in all (counted dropped)"))
 		snprintf(why, sizeof(why), "said: %.250s", said);
+	free(said);
 	result("noperm", why[0] ? why : NULL);
 }
 
