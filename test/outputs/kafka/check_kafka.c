@@ -111,8 +111,8 @@ START_TEST(test_properties_file)
 	char path[] = "/tmp/check_kafka.XXXXXX", kv[64];
 	FILE *f;
 
-	properties_file(path, "# comment\n\n  linger.ms = 7\ncompression.type=lz4\nbatch.num.messages=oops\n",
-			kv, sizeof(kv));
+	properties_file(path, "# comment\n\n  linger.ms = 7\ncompression.type=lz4\n"
+			"batch.num.messages=oops\n", kv, sizeof(kv));
 	expect_error((const char *const[]){ DEAD, kv, NULL }, "test.conf:3:3: ");
 	ck_assert_msg(strstr(err, ":5: batch.num.messages: Invalid value") != NULL, "%s", err);
 
