@@ -685,6 +685,8 @@ void isp_channel_drain(struct isp_channel *ch)
 	if (ch->started && !ch->joined) {
 		pthread_join(ch->thread, NULL);
 		ch->joined = true;
+		/* the counters final: nothing written after the kill uncounted */
+		isp_queue_settle(ch->q);
 	}
 }
 

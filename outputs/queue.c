@@ -136,10 +136,26 @@ struct isp_queue *isp_queue_new(size_t max_records, size_t max_bytes,
 	return q;
 }
 
+void isp_queue_settle(struct isp_queue *q)
+{
+	/* Records written in place since the consumer's last look (after
+	 * its kill, an idle lease with room takes them without the lock) are
+	 * counted, dropped, as every record still in the queue: none leaves
+	 * uncounted. */
+	pthread_mutex_lock(&q->mu);
+	queue_fold(q);
+	if (!q->dead && q->count)
+		atomic_fetch_add_explicit(&q->cnt->dropped, q->count, memory_order_release);
+	q->count = 0;
+	q->dead = true;
+	pthread_mutex_unlock(&q->mu);
+}
+
 void isp_queue_free(struct isp_queue *q)
 {
 	if (!q)
 		return;
+	isp_queue_settle(q);
 	pthread_cond_destroy(&q->data);
 	pthread_cond_destroy(&q->room);
 	pthread_mutex_destroy(&q->mu);

@@ -156,6 +156,11 @@ void isp_queue_kick(struct isp_queue *q);
  * later push and release blocked producers. Returns the number dropped. */
 size_t isp_queue_kill(struct isp_queue *q);
 
+/* Once no producer writes any more (and at free): what is still in the
+ * queue, and what a producer wrote in place after the kill, counted
+ * dropped. */
+void isp_queue_settle(struct isp_queue *q);
+
 /* Wake a waiting consumer only when this many records wait (default 1),
  * or as many bytes as its batch buffer holds; below that it waits until
  * its own deadline (flush-ms). */

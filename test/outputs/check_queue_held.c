@@ -153,6 +153,37 @@ START_TEST(run_refused_whole)
 }
 END_TEST
 
+/* After the consumer's kill, a producer whose idle lease has room still
+ * writes in place, a record or a held run, without the lock: those are
+ * counted when the queue is freed, queued and dropped, so that queued ==
+ * delivered + dropped holds at the end (they were lost before). */
+START_TEST(written_after_kill_counted)
+{
+	struct isp_counters cnt = { 0 };
+	struct isp_queue *q = isp_queue_new(100, 1u << 20, ISP_DROP_NEWEST, &cnt);
+	static struct held h;
+	static int owner;
+
+	ck_assert_ptr_nonnull(q);
+	char *at = isp_queue_reserve(q, &owner, "rep", 3, "", 0, 100);
+	ck_assert_ptr_nonnull(at);
+	memcpy(at, "before", 6);
+	isp_queue_commit(q, 6);
+	ck_assert_uint_eq(isp_queue_kill(q), 1);
+	h.len = h.n = 0;
+	hold(&h, "rep", "", "held1");
+	hold(&h, "rep", "", "held2");
+	isp_queue_write_held(q, &owner, h.buf, h.len, h.n);
+	at = isp_queue_reserve(q, &owner, "rep", 3, "", 0, 100);
+	if (at)
+		isp_queue_commit(q, 0);
+	const uint64_t after = 2 + (at != NULL);
+	isp_queue_free(q);
+	ck_assert_uint_eq(atomic_load(&cnt.queued), 1 + after);
+	ck_assert_uint_eq(atomic_load(&cnt.dropped), 1 + after);
+}
+END_TEST
+
 /* Two producers, one holding runs of 1 to 40 records, one pushing, while
  * the consumer takes: every record arrives once, each producer's in its
  * order; a refused run is pushed record by record, as a worker does. */
@@ -241,6 +272,7 @@ int main(void)
 	tcase_add_test(tc, run_in_order);
 	tcase_add_test(tc, run_as_lines);
 	tcase_add_test(tc, run_refused_whole);
+	tcase_add_test(tc, written_after_kill_counted);
 	tcase_add_test(tc, concurrent_runs);
 	suite_add_tcase(s, tc);
 	return check_run(s, CK_FORK_GETENV);
