@@ -461,8 +461,6 @@ size_t engine_key_text(struct isp_engine *e, const struct isp_packet *p, const i
 void engine_emit_begin(struct isp_engine *e, const char *report, size_t report_len,
 		       const char *key, size_t keylen, const int *channels, unsigned nchannels,
 		       const struct rule_formats *f, unsigned which);
-/* Send the record just written (e->rec) to the rule's channels that take
- * its encoding: f->list[which] (all of them when the rule has one format). */
 /* Does channel i of a rule take the encoding `which` of its formats? */
 static inline bool takes_encoding(const struct rule_formats *f, unsigned i, unsigned which)
 {
@@ -503,6 +501,8 @@ void engine_emit_copy(struct isp_engine *e, const char *report, size_t report_le
 		      size_t keylen, const char *rec, size_t len, const int *channels,
 		      unsigned nchannels, const struct rule_formats *f, unsigned which,
 		      struct rule_stats *st);
+/* Send the record just written (e->rec) to the rule's channels that take
+ * its encoding: f->list[which] (all of them when the rule has one format). */
 void engine_emit(struct isp_engine *e, const char *report, const char *key, size_t keylen,
 		 const int *channels, unsigned nchannels, const struct rule_formats *f,
 		 unsigned which, struct rule_stats *st);
