@@ -9,6 +9,11 @@
  * acknowledgements from librdkafka's in-process mock cluster. Also the
  * channel layer's hook for that (isp_channel_add_lost, ops.finish) with a
  * fake type. The broker tests are in run.sh.
+ *
+ * A fatal producer error cannot be caused from outside (a broken
+ * idempotence sequence), so the test links with --wrap=rd_kafka_new to
+ * hold the channel's producer and fabricates one with librdkafka's own
+ * rd_kafka_test_fatal_error.
  */
 #include <check.h>
 #include <stddef.h>
@@ -16,6 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <librdkafka/rdkafka.h>
+#include <pthread.h>
 
 #include "../../../outputs/channel.h"
 #include "../../../outputs/queue.h"
@@ -307,6 +315,98 @@ START_TEST(test_mock_cluster_acks0)
 }
 END_TEST
 
+/* ---- a fatal error: the producer is replaced (kafka.c, replace_producer) ---- */
+
+rd_kafka_t *__real_rd_kafka_new(rd_kafka_type_t type, rd_kafka_conf_t *conf,
+				char *errstr, size_t errstr_size);
+rd_kafka_t *__wrap_rd_kafka_new(rd_kafka_type_t type, rd_kafka_conf_t *conf,
+				char *errstr, size_t errstr_size);
+
+static pthread_mutex_t made_mu = PTHREAD_MUTEX_INITIALIZER;
+static rd_kafka_t *made_rk;     /* the newest producer */
+static int made;                /* producers made */
+
+rd_kafka_t *__wrap_rd_kafka_new(rd_kafka_type_t type, rd_kafka_conf_t *conf,
+				char *errstr, size_t errstr_size)
+{
+	rd_kafka_t *rk = __real_rd_kafka_new(type, conf, errstr, errstr_size);
+
+	pthread_mutex_lock(&made_mu);
+	if (rk) {
+		made_rk = rk;
+		made++;
+	}
+	pthread_mutex_unlock(&made_mu);
+	return rk;
+}
+
+static void put_many(struct isp_channel *ch, int from, int to)
+{
+	char text[32];
+
+	for (int i = from; i < to; i++) {
+		struct isp_record r = { .report = "r", .key = "k", .key_len = 1, .text = text };
+
+		r.len = (size_t)snprintf(text, sizeof(text), "{\"i\":%d}", i);
+		ck_assert(isp_channel_submit(ch, &r));
+	}
+}
+
+/* Wait up to 10 s for the channel's acks to reach n. */
+static void wait_acked(struct isp_channel *ch, uint64_t n)
+{
+	for (int k = 0; k < 1000 && stats(ch).acked < n; k++)
+		usleep(10000);
+	ck_assert_uint_eq(stats(ch).acked, n);
+}
+
+/* The producer hits a fatal error after 100 records are acknowledged: it
+ * is replaced once (a reconnect, said on stderr), and the 100 records
+ * written after reach the mock cluster through the new one. Nothing is
+ * lost, as the dead producer held nothing. */
+START_TEST(test_fatal_error_new_producer)
+{
+	struct isp_channel *ch;
+	struct isp_channel_stats st;
+	rd_kafka_t *rk;
+	char *said;
+
+	made = 0;
+	ch = tcfg_open("kafka", (const char *const[]){
+		"property.test.mock.num.brokers=1", "property.enable.idempotence=true",
+		"batch=10", NULL }, err, sizeof(err));
+	ck_assert_msg(ch != NULL, "%s", err);
+	put_many(ch, 0, 100);
+	wait_acked(ch, 100);
+	pthread_mutex_lock(&made_mu);
+	rk = made_rk;
+	ck_assert_int_eq(made, 1);
+	pthread_mutex_unlock(&made_mu);
+
+	tcfg_stderr_begin();
+	ck_assert_int_eq(rd_kafka_test_fatal_error(rk, RD_KAFKA_RESP_ERR_OUT_OF_ORDER_SEQUENCE_NUMBER,
+						   "sequence broken"),
+			 RD_KAFKA_RESP_ERR_NO_ERROR);
+	put_many(ch, 100, 200);
+	wait_acked(ch, 200);
+	isp_channel_drain(ch);
+	said = tcfg_stderr_end();
+	st = stats(ch);
+	pthread_mutex_lock(&made_mu);
+	ck_assert_int_eq(made, 2);
+	pthread_mutex_unlock(&made_mu);
+	ck_assert_uint_eq(st.reconnects, 1);
+	ck_assert_uint_eq(st.queued, 200);
+	ck_assert_uint_eq(st.delivered, 200);
+	ck_assert_uint_eq(st.acked, 200);
+	ck_assert_uint_eq(st.dropped, 0);
+	ck_assert_msg(strstr(said, "kafka: fatal error, new producer: ") &&
+		      strstr(said, "sequence broken"), "said: %s", said);
+	free(said);
+	isp_channel_close(ch);
+}
+END_TEST
+
 /* ---- the channel layer's hook, with a type that acknowledges later ---- */
 
 static int64_t fin_deadline;
@@ -390,6 +490,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_dead_broker_deadline);
 	tcase_add_test(tc, test_mock_cluster_acked);
 	tcase_add_test(tc, test_mock_cluster_acks0);
+	tcase_add_test(tc, test_fatal_error_new_producer);
 	tcase_add_test(tc, test_lost_hook);
 	suite_add_tcase(s, tc);
 	return s;
