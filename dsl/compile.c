@@ -404,7 +404,7 @@ static bool compile_query(struct compiler *c, const struct cfg_section *s)
 	reads_begin(c, &r.reads);
 	/* 0: MMT-Probe's "no period", one window to the end of the input */
 	if ((kv = find_kv(s, "ms-period")) && (ok &= get_number(c, kv, 0, 1e12, &d)))
-		r.period_ns = d > 0 ? (uint64_t)(d * 1e6) : UINT64_C(1) << 62;
+		r.period_ns = d > 0 ? (uint64_t)(d * 1e6) : ISP_PERIOD_WHOLE;
 	if ((kv = find_kv(s, "max-groups")) && (ok &= get_number(c, kv, 1, 1 << 26, &d)))
 		r.max_groups = (unsigned)d;
 	if ((kv = find_kv(s, "where")))

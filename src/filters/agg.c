@@ -411,6 +411,8 @@ static bool res_sum(const struct agg_state *s, const struct qitem *it, double wi
 static bool res_rate(const struct agg_state *s, const struct qitem *it, double window_s,
 		     struct xval *out)
 {
+	if (!(window_s > 0))    /* a whole-input window of one packet time */
+		return false;
 	out->k = XK_FLOAT;
 	out->u.f = (it->arg ? (s->is_float ? s->a.sum.u.f : (double)s->a.sum.u.i)
 			    : (double)s->n) / window_s;

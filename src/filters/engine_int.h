@@ -68,6 +68,11 @@ struct query_state {
 	struct table groups;
 	struct arena hops;      /* per-hop state arrays and sketches of the window */
 	uint64_t win_start, win_end;   /* current window [start, end), 0 = none */
+	/* a rule of one window for the whole input (ISP_PERIOD_WHOLE): the
+	 * packet times its window counted, [seen_lo, seen_hi] (seen_lo >
+	 * seen_hi: none), which its records give as the window */
+	bool whole;
+	uint64_t seen_lo, seen_hi;
 	uint64_t flushes;       /* MMT's report counter */
 	size_t entry_state;     /* bytes of per-group state */
 	uint32_t *cell_off;     /* per select item: where its cell is in the group */
@@ -93,6 +98,7 @@ struct query_state {
 	struct table done;
 	struct arena done_hops;
 	uint64_t done_start, done_end;
+	uint64_t done_lo, done_hi;      /* its seen_lo, seen_hi */
 	bool has_done;
 };
 
@@ -592,6 +598,44 @@ static inline void query_advance(struct isp_engine *e, unsigned i, uint64_t now)
 		query_flush(e, i);
 }
 void query_merge(struct isp_engine *m, unsigned i, struct isp_engine *const *w, unsigned n);
+
+/* The packet times of a whole-input window: none yet, and one more (or
+ * another window's, merged in). */
+static inline void query_span_reset(struct query_state *qs)
+{
+	qs->seen_lo = UINT64_MAX;
+	qs->seen_hi = 0;
+}
+
+static inline void query_span_add(struct query_state *qs, uint64_t lo, uint64_t hi)
+{
+	if (lo < qs->seen_lo)
+		qs->seen_lo = lo;
+	if (hi > qs->seen_hi)
+		qs->seen_hi = hi;
+}
+
+/* The window a record gives: [win_start, win_end), or for a whole-input
+ * window the first and last packet times it counted (its own bounds,
+ * [0, 2^62 ns), say nothing). */
+static inline uint64_t query_shown_start(const struct query_state *qs)
+{
+	return qs->whole && qs->seen_lo <= qs->seen_hi ? qs->seen_lo : qs->win_start;
+}
+
+static inline uint64_t query_shown_end(const struct query_state *qs)
+{
+	return qs->whole && qs->seen_lo <= qs->seen_hi ? qs->seen_hi : qs->win_end;
+}
+
+/* Seconds a rate is per: the period, or a whole-input window's span (0
+ * for one packet: no rate). */
+static inline double query_window_s(const struct query_state *qs, const struct qrule *r)
+{
+	if (qs->whole)
+		return (double)(query_shown_end(qs) - query_shown_start(qs)) / 1e9;
+	return (double)r->period_ns / 1e9;
+}
 int monitor_init(struct isp_engine *e, unsigned i);
 void monitor_free(struct isp_engine *e, unsigned i);
 void monitor_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p);

@@ -262,6 +262,12 @@ void partial_encode_group(struct isp_engine *e, unsigned i, struct qgroup *g,
 	put_u64(w, "window_start", qs->win_start);
 	put_u64(w, "window_end", qs->win_end);
 	put_u64(w, "first", g->first);
+	if (qs->whole && qs->seen_lo <= qs->seen_hi) {
+		/* the packet times of a whole-input window, which the merge
+		 * gives as its window */
+		put_u64(w, "seen_lo", qs->seen_lo);
+		put_u64(w, "seen_hi", qs->seen_hi);
+	}
 	/* the group's key bytes, which the merge stage groups by, then its
 	 * values for a reader */
 	struct tentry *te = (struct tentry *)((uint8_t *)g - sizeof(struct tentry));

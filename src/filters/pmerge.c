@@ -351,6 +351,16 @@ static bool member_u64(const json_t *o, const char *key, uint64_t *out)
 	return true;
 }
 
+/* A whole-input window's packet times, as the instance saw them so far
+ * (absent from other windows' records) */
+static void fold_span(struct isp_engine *e, unsigned i, const json_t *o)
+{
+	uint64_t lo, hi;
+
+	if (member_u64(o, "seen_lo", &lo) && member_u64(o, "seen_hi", &hi) && lo <= hi)
+		query_span_add(&e->q[i], lo, hi);
+}
+
 /* A group of a window already written: corrected (late = correct, the
  * window still kept) or dropped, counted either way. */
 static bool late(struct isp_pmerge *m, unsigned i, const json_t *o, uint64_t end)
@@ -370,6 +380,7 @@ static bool late(struct isp_pmerge *m, unsigned i, const json_t *o, uint64_t end
 			snprintf(m->why, sizeof(m->why), "%s", err);
 		return false;
 	}
+	fold_span(w->e, i, o);
 	if (g) {
 		query_write_correction(w->e, i, g);
 		isp_engine_flush(w->e);
@@ -474,6 +485,7 @@ static bool feed(struct isp_pmerge *m, const json_t *o, uint64_t now_ns)
 			snprintf(m->why, sizeof(m->why), "%s", err);
 		return false;
 	}
+	fold_span(w->e, (unsigned)i, o);
 	arena_reset(&m->scratch);
 	m->st.groups++;
 	unsigned k = 0;

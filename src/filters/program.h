@@ -72,10 +72,15 @@ struct rule_formats {
 	unsigned n;             /* 0 before binding: every channel, the rule's */
 };
 
+/* ms-period = 0 (MMT-Probe: no period): one window for the whole input,
+ * [0, 2^62 ns) inside; its records give the times of the first and last
+ * packets it counted instead (engine_int.h, query_shown_*). */
+#define ISP_PERIOD_WHOLE (UINT64_C(1) << 62)
+
 struct qrule {
 	char *name;
 	char *text;             /* its section, canonical (hot reload: unchanged?) */
-	uint64_t period_ns;     /* tumbling window length */
+	uint64_t period_ns;     /* tumbling window length; ISP_PERIOD_WHOLE: one */
 	struct cx *where;       /* NULL: every packet */
 	int *group_slots;
 	char **group_names;

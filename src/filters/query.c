@@ -197,6 +197,8 @@ int query_init(struct isp_engine *e, unsigned i)
 	}
 	qs->entry_state = off;
 	qs->ts_order = r->format == FMT_PARTIAL;
+	qs->whole = r->period_ns == ISP_PERIOD_WHOLE;
+	query_span_reset(qs);
 	if (plan_init(e, r, qs) != 0)
 		return -1;
 	size_t kmax = engine_key_max(e, r->group_slots, r->ngroup);
@@ -577,6 +579,8 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		}
 	}
 	qs->st.matched++;
+	if (__builtin_expect(qs->whole, 0))
+		query_span_add(qs, p->ts_ns, p->ts_ns);
 	size_t klen;
 	uint64_t h;
 	const uint8_t *key = engine_take_prepared(e, e->prog->nevents + i, &qs->st.ahead, &klen, &h);
@@ -686,8 +690,10 @@ void query_drain(struct isp_engine *e, unsigned i, bool final)
 	qs->drained[k].groups += qs->groups.count;
 	table_clear(&qs->groups);
 	arena_reset(&qs->hops);
-	if (final)
+	if (final) {
 		qs->win_end = 0;
+		query_span_reset(qs);
+	}
 }
 
 void query_flush(struct isp_engine *e, unsigned i)
@@ -705,6 +711,9 @@ void query_flush(struct isp_engine *e, unsigned i)
 	query_window_swap(&qs->done, &qs->done_hops, &qs->groups, &qs->hops);
 	qs->done_start = qs->win_start;
 	qs->done_end = qs->win_end;
+	qs->done_lo = qs->seen_lo;
+	qs->done_hi = qs->seen_hi;
+	query_span_reset(qs);
 	qs->has_done = true;
 	qs->win_end = 0;
 }

@@ -157,6 +157,7 @@ bool query_merge_groups(struct isp_engine *m, unsigned i, struct isp_engine *con
 		any = true;
 		mqs->win_start = wqs->done_start;
 		mqs->win_end = wqs->done_end;
+		query_span_add(mqs, wqs->done_lo, wqs->done_hi);
 		if (k != base)
 			fold(mqs, r, wqs);
 		mqs->st.matched += wqs->st.matched;
@@ -257,4 +258,5 @@ void query_forget(struct isp_engine *e, unsigned i)
 	table_clear(&qs->groups);
 	arena_reset(&qs->hops);
 	qs->win_end = 0;
+	query_span_reset(qs);
 }

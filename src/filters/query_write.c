@@ -49,9 +49,9 @@ static void encode_influx(struct isp_engine *e, unsigned i, struct qgroup *g,
 	const struct qrule *r = &e->prog->queries[i];
 	const struct query_state *qs = &e->q[i];
 	struct rec *rec = &e->rec;
-	double window_s = (double)r->period_ns / 1e9;
+	double window_s = query_window_s(qs, r);
 
-	rec_influx_begin(rec, r->name, qs->win_end);
+	rec_influx_begin(rec, r->name, query_shown_end(qs));
 	for (unsigned j = 0; j < ng; j++)
 		rec_influx_tag(rec, r->group_names[j], present[j] ? &vals[j] : NULL);
 	for (unsigned k = 0; k < r->nitems; k++) {
@@ -76,19 +76,20 @@ static void encode_influx(struct isp_engine *e, unsigned i, struct qgroup *g,
  * record). false when it does not fit (then written field by field). */
 static bool window_text(struct query_state *qs)
 {
-	if (qs->win_text_len && qs->win_text_start == qs->win_start &&
-	    qs->win_text_end == qs->win_end)
+	uint64_t start = query_shown_start(qs), end = query_shown_end(qs);
+
+	if (qs->win_text_len && qs->win_text_start == start && qs->win_text_end == end)
 		return true;
 	struct jsonw w;
 	jsonw_init(&w, qs->win_text, sizeof(qs->win_text));
 	w.need_comma = true;
 	jsonw_key3(&w, "window_start", NULL, NULL);
-	jsonw_time(&w, qs->win_start, 6);
+	jsonw_time(&w, start, 6);
 	jsonw_key3(&w, "window_end", NULL, NULL);
-	jsonw_time(&w, qs->win_end, 6);
+	jsonw_time(&w, end, 6);
 	qs->win_text_len = w.overflow ? 0 : w.len;
-	qs->win_text_start = qs->win_start;
-	qs->win_text_end = qs->win_end;
+	qs->win_text_start = start;
+	qs->win_text_end = end;
 	return !w.overflow;
 }
 
@@ -101,8 +102,8 @@ static void window_times(struct rec *rec, struct query_state *qs)
 		rec->w.need_comma = true;
 		return;
 	}
-	rec_time(rec, "window_start", qs->win_start);
-	rec_time(rec, "window_end", qs->win_end);
+	rec_time(rec, "window_start", query_shown_start(qs));
+	rec_time(rec, "window_end", query_shown_end(qs));
 }
 
 /* The record of one group of e's window in one format, into rec (e's,
@@ -115,7 +116,7 @@ static void encode_group(struct isp_engine *e, struct rec *rec, unsigned i, stru
 	const struct qrule *r = &e->prog->queries[i];
 	struct query_state *qs = &e->q[i];
 	const struct isp_program *prog = e->prog;
-	double window_s = (double)r->period_ns / 1e9;
+	double window_s = query_window_s(qs, r);
 	bool csv = format == FMT_CSV || format == FMT_CSV_CELLS;
 
 	if (format == FMT_INFLUX) {
@@ -127,7 +128,7 @@ static void encode_group(struct isp_engine *e, struct rec *rec, unsigned i, stru
 		return;
 	}
 	rec_begin(rec, rec_style_of(format), r->name, qs->correction ? "correction" : "query", 999, prog->probe_id,
-		  prog->source_name, qs->win_end);
+		  prog->source_name, query_shown_end(qs));
 	if (csv) {
 		char b[24];
 		/* MMT-Probe numbers its reports from 1 */
@@ -297,4 +298,5 @@ void query_window_done(struct isp_engine *e, unsigned i)
 	table_clear(&qs->groups);
 	arena_reset(&qs->hops);
 	qs->win_end = 0;
+	query_span_reset(qs);
 }

@@ -15,6 +15,10 @@
 #   2 files-3       split in 3; the three files merged
 #   3 stdin         the three instances' partials in one stream ('-',
 #                   merge { instances = 3 })
+#     diffends      diff() states as the window's ends, merged
+#     whole         ms-period = 0: the window's bounds are the first and
+#                   last packet times (against the capture's), the merge's
+#                   the instances' earliest and latest
 #     keys          groups keyed by two 32-hop arrays (268-byte keys),
 #                   split in 2 and merged
 #   4 correct       the same stream with instances = 1 and late = correct:
@@ -223,6 +227,59 @@ if ! sanitized "$tmp/diffends.err" && [ -s "$tmp/dsingle.json" ] &&
 else
 	bad diffends "merged records differ from one instance's"; sed 's/^/# /' "$tmp/diffends.err"
 	diff "$tmp/dsingle.json" "$tmp/dmerged.json" | head -4 | sed 's/^/# /'
+fi
+
+# ---- whole: ms-period = 0, one window for the whole input, which its
+# records give as the times of the first and last packets it counted: the
+# merge of 3 instances (one on 2 workers) takes the earliest and latest of
+# theirs, so its records are one instance's, bounds and rate() included
+whole_rules() { # OUTPUT-FORMAT-LINE CHANNEL-SECTION
+	cat <<EOF
+$2
+query-report qw {
+  ms-period = 0
+  select = {"count()", "rate()", "avg(int.latency)", "max(int.hop_latencies)"}
+  group-by = {"int.num_hop"}
+  output-channel = {out}
+  $1
+}
+EOF
+}
+whole_rules "" "$(file_out "$tmp/wsingle.json")" >"$tmp/wsingle.conf"
+whole_rules "" "$(file_out "$tmp/wmerged.json")" >"$tmp/wmerge.conf"
+"$bin" -r "$tmp/a.pcap" -C "$tmp/wsingle.conf" 2>/dev/null || bad whole "reference run"
+for k in 0 1 2; do
+	{ whole_rules "output-format = partial" "$(file_out "$tmp/wp$k.json")"; echo "probe-id = $((k + 1))"; } \
+		>"$tmp/wp$k.conf"
+	w=1; [ "$k" = 0 ] && w=2
+	"$bin" -r "$tmp/a.pcap" -C "$tmp/wp$k.conf" -w $w "ip[15] % 3 = $k" 2>/dev/null || bad whole "instance $k"
+done
+"$bin" -C "$tmp/wmerge.conf" --merge "$tmp/wp0.json" --merge "$tmp/wp1.json" --merge "$tmp/wp2.json" \
+	2>"$tmp/whole.err"
+# the reference's bounds, against the capture's own first and last times
+python3 - "$tmp/a.pcap" "$tmp/wsingle.json" >"$tmp/whole.out" 2>&1 <<'PYEOF'
+import json, struct, sys
+d = open(sys.argv[1], "rb").read()
+o, ts = 24, []
+while o < len(d):
+    s, u, incl = struct.unpack("<III", d[o:o + 12])
+    ts.append(s * 10**6 + u)
+    o += 16 + incl
+rs = [json.loads(l) for l in open(sys.argv[2])]
+assert rs and sum(r["count()"] for r in rs) == len(ts), (len(rs), len(ts))
+for r in rs:
+    assert round(r["window_start"] * 1e6) == min(ts), (r["window_start"], min(ts))
+    assert round(r["window_end"] * 1e6) == max(ts), (r["window_end"], max(ts))
+    span = (max(ts) - min(ts)) / 1e6
+    assert abs(r["rate()"] - r["count()"] / span) < 1e-6 * r["rate()"], r
+print("%d groups, window [%d, %d] us" % (len(rs), min(ts), max(ts)))
+PYEOF
+if [ $? = 0 ] && ! sanitized "$tmp/whole.err" && grep -q '"seen_lo":' "$tmp/wp1.json" &&
+	cmp -s "$tmp/wsingle.json" "$tmp/wmerged.json"; then
+	ok "whole ($(cat "$tmp/whole.out"))"
+else
+	bad whole "$(cat "$tmp/whole.out")"; sed 's/^/# /' "$tmp/whole.err"
+	diff "$tmp/wsingle.json" "$tmp/wmerged.json" | head -4 | sed 's/^/# /'
 fi
 
 # ---- keys: groups keyed by two 32-hop arrays (keys of 268 bytes: two

@@ -10,7 +10,8 @@
 # = the record's time in ns. Also: the rule's format without output-format
 # (its first channel's, else an output { format } section's); a query's
 # counter from 1 in MMT-Probe's CSV and from 0 in intspect's, var
-# truncated there but per hop; ms-period = 0 as one window.
+# truncated there but per hop; ms-period = 0 as one window between the
+# first and last packet times.
 set -u
 src=${top_srcdir:-.}
 bld=${top_builddir:-.}
@@ -106,17 +107,34 @@ print("%d rows: counters from 1 and 0, var truncated, per-hop var with decimals"
 EOF
 [ $? = 0 ] && ok "query rows: $(cat "$tmp/q.out")" || bad "query rows in both CSVs" "$tmp/q.out"
 
-# ms-period = 0: one window, [0, 2^62 ns), written when the input ends
-printf 'query-report all {\n  ms-period = 0\n  select = {"count()"}\n  output-channel = {"j"}\n}\nfile-output j { path = "%s/all.json" }\n' \
+# ms-period = 0: one window, written when the input ends, its bounds the
+# first and last packet times (read from the capture here); rate() per
+# that span, and none for a window of one packet time
+printf 'query-report all {\n  ms-period = 0\n  select = {"count()", "rate()"}\n  output-channel = {"j"}\n}\nfile-output j { path = "%s/all.json" }\n' \
 	"$tmp" >"$tmp/all.conf"
 "$bld/intspect" -C "$tmp/all.conf" -r "$tmp/in.pcap" 2>"$tmp/all.err"
 n=$(sed -n 's/^intspect: [0-9]* packets ([0-9]* bytes), \([0-9]*\) telemetry items.*/\1/p' "$tmp/all.err")
+python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); open(sys.argv[2], "wb").write(d[:24 + 16 + int.from_bytes(d[32:36], "little")])' \
+	"$tmp/in.pcap" "$tmp/one.pcap"
+sed "s|all.json|one.json|" "$tmp/all.conf" >"$tmp/one.conf"
+"$bld/intspect" -C "$tmp/one.conf" -r "$tmp/one.pcap" 2>/dev/null
 python3 -c '
-import json, sys
+import json, struct, sys
+d = open(sys.argv[3], "rb").read()
+o, ts = 24, []
+while o < len(d):
+    s, u, incl = struct.unpack("<III", d[o:o + 12])
+    ts.append(s * 10**6 + u)
+    o += 16 + incl
 r = [json.loads(l) for l in open(sys.argv[1])]
 assert len(r) == 1 and r[0]["count()"] == int(sys.argv[2]), (r, sys.argv[2])
-assert r[0]["window_start"] == 0 and r[0]["window_end"] == 4611686018.427387, r' "$tmp/all.json" "$n" 2>"$tmp/all.out" &&
-	ok "ms-period = 0: one window of the $n items, [0, 2^62 ns)" || bad "ms-period = 0" "$tmp/all.out"
+assert round(r[0]["window_start"] * 1e6) == min(ts) and round(r[0]["window_end"] * 1e6) == max(ts), (r, min(ts), max(ts))
+assert abs(r[0]["rate()"] - int(sys.argv[2]) / ((max(ts) - min(ts)) / 1e6)) < 1e-3, r
+one = [json.loads(l) for l in open(sys.argv[4])]
+assert len(one) == 1 and one[0]["window_start"] == one[0]["window_end"] == ts[0] / 1e6 and one[0]["rate()"] is None, one
+print(len(ts))' "$tmp/all.json" "$n" "$tmp/in.pcap" "$tmp/one.json" >"$tmp/all.out" 2>&1 &&
+	ok "ms-period = 0: one window of the $n items, between the first and last of $(cat "$tmp/all.out") packet times" ||
+	bad "ms-period = 0" "$(cat "$tmp/all.out")"
 
 # line protocol: a record with no field left (its event attribute a tag,
 # its attribute absent) is not written, and counted dropped by its rule
