@@ -210,23 +210,35 @@ query-report qd {
 }
 EOF
 }
-diff_rules "" "$(file_out "$tmp/dsingle.json")" >"$tmp/dsingle.conf"
-diff_rules "" "$(file_out "$tmp/dmerged.json")" >"$tmp/dmerge.conf"
-"$bin" -r "$tmp/a.pcap" -C "$tmp/dsingle.conf" 2>/dev/null || bad diffends "reference run"
-for k in 0 1 2; do
-	{ diff_rules "output-format = partial" "$(file_out "$tmp/dp$k.json")"; echo "probe-id = $((k + 1))"; } \
-		>"$tmp/dp$k.conf"
-	"$bin" -r "$tmp/a.pcap" -C "$tmp/dp$k.conf" "ip[15] % 3 = $k" 2>/dev/null || bad diffends "instance $k"
-done
-"$bin" -C "$tmp/dmerge.conf" --merge "$tmp/dp0.json" --merge "$tmp/dp1.json" --merge "$tmp/dp2.json" \
-	2>"$tmp/diffends.err"
-if ! sanitized "$tmp/diffends.err" && [ -s "$tmp/dsingle.json" ] &&
-	grep -q '"avg(diff(int.hop_latencies))":\[' "$tmp/dsingle.json" &&
-	grep -q '"o1":' "$tmp/dp0.json" && cmp -s "$tmp/dsingle.json" "$tmp/dmerged.json"; then
+# three_merged NAME P RULES-FN W: the reference ($tmp/${P}single.json)
+# and the merge ($tmp/${P}merged.json) of 3 instances split by flow, the
+# first on W workers (partials $tmp/${P}p0.json ...); true when the merge
+# said nothing of a sanitizer and wrote the reference's records
+three_merged() {
+	name=$1 p=$2 fn=$3 w0=$4
+	"$fn" "" "$(file_out "$tmp/${p}single.json")" >"$tmp/${p}single.conf"
+	"$fn" "" "$(file_out "$tmp/${p}merged.json")" >"$tmp/${p}merge.conf"
+	"$bin" -r "$tmp/a.pcap" -C "$tmp/${p}single.conf" 2>/dev/null || bad "$name" "reference run"
+	for k in 0 1 2; do
+		{ "$fn" "output-format = partial" "$(file_out "$tmp/${p}p$k.json")"; echo "probe-id = $((k + 1))"; } \
+			>"$tmp/${p}p$k.conf"
+		w=1; [ "$k" = 0 ] && w=$w0
+		"$bin" -r "$tmp/a.pcap" -C "$tmp/${p}p$k.conf" -w "$w" "ip[15] % 3 = $k" 2>/dev/null ||
+			bad "$name" "instance $k"
+	done
+	"$bin" -C "$tmp/${p}merge.conf" --merge "$tmp/${p}p0.json" --merge "$tmp/${p}p1.json" \
+		--merge "$tmp/${p}p2.json" 2>"$tmp/$name.err"
+	if sanitized "$tmp/$name.err" || ! cmp -s "$tmp/${p}single.json" "$tmp/${p}merged.json"; then
+		sed 's/^/# /' "$tmp/$name.err"
+		diff "$tmp/${p}single.json" "$tmp/${p}merged.json" | head -4 | sed 's/^/# /'
+		return 1
+	fi
+}
+if three_merged diffends d diff_rules 1 && [ -s "$tmp/dsingle.json" ] &&
+	grep -q '"avg(diff(int.hop_latencies))":\[' "$tmp/dsingle.json" && grep -q '"o1":' "$tmp/dp0.json"; then
 	ok diffends
 else
-	bad diffends "merged records differ from one instance's"; sed 's/^/# /' "$tmp/diffends.err"
-	diff "$tmp/dsingle.json" "$tmp/dmerged.json" | head -4 | sed 's/^/# /'
+	bad diffends "merged records differ from one instance's"
 fi
 
 # ---- whole: ms-period = 0, one window for the whole input, which its
@@ -245,41 +257,26 @@ query-report qw {
 }
 EOF
 }
-whole_rules "" "$(file_out "$tmp/wsingle.json")" >"$tmp/wsingle.conf"
-whole_rules "" "$(file_out "$tmp/wmerged.json")" >"$tmp/wmerge.conf"
-"$bin" -r "$tmp/a.pcap" -C "$tmp/wsingle.conf" 2>/dev/null || bad whole "reference run"
-for k in 0 1 2; do
-	{ whole_rules "output-format = partial" "$(file_out "$tmp/wp$k.json")"; echo "probe-id = $((k + 1))"; } \
-		>"$tmp/wp$k.conf"
-	w=1; [ "$k" = 0 ] && w=2
-	"$bin" -r "$tmp/a.pcap" -C "$tmp/wp$k.conf" -w $w "ip[15] % 3 = $k" 2>/dev/null || bad whole "instance $k"
-done
-"$bin" -C "$tmp/wmerge.conf" --merge "$tmp/wp0.json" --merge "$tmp/wp1.json" --merge "$tmp/wp2.json" \
-	2>"$tmp/whole.err"
+three_merged whole w whole_rules 2
+merged=$?
 # the reference's bounds, against the capture's own first and last times
-python3 - "$tmp/a.pcap" "$tmp/wsingle.json" >"$tmp/whole.out" 2>&1 <<'PYEOF'
-import json, struct, sys
-d = open(sys.argv[1], "rb").read()
-o, ts = 24, []
-while o < len(d):
-    s, u, incl = struct.unpack("<III", d[o:o + 12])
-    ts.append(s * 10**6 + u)
-    o += 16 + incl
-rs = [json.loads(l) for l in open(sys.argv[2])]
-assert rs and sum(r["count()"] for r in rs) == len(ts), (len(rs), len(ts))
+# shellcheck disable=SC2046
+python3 - "$tmp/wsingle.json" $(python3 "$src/test/tools/pcap_times.py" "$tmp/a.pcap") \
+	>"$tmp/whole.out" 2>&1 <<'PYEOF'
+import json, sys
+npk, lo, hi = (int(a) for a in sys.argv[2:5])
+rs = [json.loads(l) for l in open(sys.argv[1])]
+assert rs and sum(r["count()"] for r in rs) == npk, (len(rs), npk)
 for r in rs:
-    assert round(r["window_start"] * 1e6) == min(ts), (r["window_start"], min(ts))
-    assert round(r["window_end"] * 1e6) == max(ts), (r["window_end"], max(ts))
-    span = (max(ts) - min(ts)) / 1e6
-    assert abs(r["rate()"] - r["count()"] / span) < 1e-6 * r["rate()"], r
-print("%d groups, window [%d, %d] us" % (len(rs), min(ts), max(ts)))
+    assert round(r["window_start"] * 1e6) == lo, (r["window_start"], lo)
+    assert round(r["window_end"] * 1e6) == hi, (r["window_end"], hi)
+    assert abs(r["rate()"] - r["count()"] / ((hi - lo) / 1e6)) < 1e-6 * r["rate()"], r
+print("%d groups, window [%d, %d] us" % (len(rs), lo, hi))
 PYEOF
-if [ $? = 0 ] && ! sanitized "$tmp/whole.err" && grep -q '"seen_lo":' "$tmp/wp1.json" &&
-	cmp -s "$tmp/wsingle.json" "$tmp/wmerged.json"; then
+if [ $? = 0 ] && [ "$merged" = 0 ] && grep -q '"seen_lo":' "$tmp/wp1.json"; then
 	ok "whole ($(cat "$tmp/whole.out"))"
 else
-	bad whole "$(cat "$tmp/whole.out")"; sed 's/^/# /' "$tmp/whole.err"
-	diff "$tmp/wsingle.json" "$tmp/wmerged.json" | head -4 | sed 's/^/# /'
+	bad whole "$(cat "$tmp/whole.out")"
 fi
 
 # ---- keys: groups keyed by two 32-hop arrays (keys of 268 bytes: two
