@@ -15,10 +15,7 @@
 #   2 files-3       split in 3; the three files merged
 #   3 stdin         the three instances' partials in one stream ('-',
 #                   merge { instances = 3 })
-#     diffends      diff() states as the window's ends, merged
-#     whole         ms-period = 0: the window's bounds are the first and
-#                   last packet times (against the capture's), the merge's
-#                   the instances' earliest and latest
+#     (diffends and ms-period = 0 windows merged: windows.sh)
 #     keys          groups keyed by two 32-hop arrays (268-byte keys),
 #                   split in 2 and merged
 #   4 correct       the same stream with instances = 1 and late = correct:
@@ -192,92 +189,6 @@ cat "$tmp/p0-3.json" "$tmp/p1-3.json" "$tmp/p2-3.json" >"$tmp/all-3.json"
 cp "$tmp/merge.conf" "$tmp/merge-1.conf"
 echo "merge { instances = 3 }" >>"$tmp/merge.conf"
 merge_same stdin --merge - <"$tmp/all-3.json" && ok stdin
-
-# ---- diffends: sum, avg, count and rate of diff() travel as the window's
-# ends (dsl/README.md): 3 instances, split by flow, each group's packets
-# on all of them; their merge must give one instance's records
-diff_rules() {  # OUTPUT-FORMAT-LINE CHANNEL-SECTION
-	cat <<EOF
-$2
-query-report qd {
-  ms-period = 100
-  select = {"count()", "avg(diff(meta.timestamp))", "sum(diff(int.latency))",
-            "count(diff(int.hop_latencies))", "avg(diff(int.hop_latencies))",
-            "rate(diff(int.latency))"}
-  group-by = {"int.num_hop"}
-  output-channel = {out}
-  $1
-}
-EOF
-}
-# three_merged NAME P RULES-FN W: the reference ($tmp/${P}single.json)
-# and the merge ($tmp/${P}merged.json) of 3 instances split by flow, the
-# first on W workers (partials $tmp/${P}p0.json ...); true when the merge
-# said nothing of a sanitizer and wrote the reference's records
-three_merged() {
-	name=$1 p=$2 fn=$3 w0=$4
-	"$fn" "" "$(file_out "$tmp/${p}single.json")" >"$tmp/${p}single.conf"
-	"$fn" "" "$(file_out "$tmp/${p}merged.json")" >"$tmp/${p}merge.conf"
-	"$bin" -r "$tmp/a.pcap" -C "$tmp/${p}single.conf" 2>/dev/null || bad "$name" "reference run"
-	for k in 0 1 2; do
-		{ "$fn" "output-format = partial" "$(file_out "$tmp/${p}p$k.json")"; echo "probe-id = $((k + 1))"; } \
-			>"$tmp/${p}p$k.conf"
-		w=1; [ "$k" = 0 ] && w=$w0
-		"$bin" -r "$tmp/a.pcap" -C "$tmp/${p}p$k.conf" -w "$w" "ip[15] % 3 = $k" 2>/dev/null ||
-			bad "$name" "instance $k"
-	done
-	"$bin" -C "$tmp/${p}merge.conf" --merge "$tmp/${p}p0.json" --merge "$tmp/${p}p1.json" \
-		--merge "$tmp/${p}p2.json" 2>"$tmp/$name.err"
-	if sanitized "$tmp/$name.err" || ! cmp -s "$tmp/${p}single.json" "$tmp/${p}merged.json"; then
-		sed 's/^/# /' "$tmp/$name.err"
-		diff "$tmp/${p}single.json" "$tmp/${p}merged.json" | head -4 | sed 's/^/# /'
-		return 1
-	fi
-}
-if three_merged diffends d diff_rules 1 && [ -s "$tmp/dsingle.json" ] &&
-	grep -q '"avg(diff(int.hop_latencies))":\[' "$tmp/dsingle.json" && grep -q '"o1":' "$tmp/dp0.json"; then
-	ok diffends
-else
-	bad diffends "merged records differ from one instance's"
-fi
-
-# ---- whole: ms-period = 0, one window for the whole input, which its
-# records give as the times of the first and last packets it counted: the
-# merge of 3 instances (one on 2 workers) takes the earliest and latest of
-# theirs, so its records are one instance's, bounds and rate() included
-whole_rules() { # OUTPUT-FORMAT-LINE CHANNEL-SECTION
-	cat <<EOF
-$2
-query-report qw {
-  ms-period = 0
-  select = {"count()", "rate()", "avg(int.latency)", "max(int.hop_latencies)"}
-  group-by = {"int.num_hop"}
-  output-channel = {out}
-  $1
-}
-EOF
-}
-three_merged whole w whole_rules 2
-merged=$?
-# the reference's bounds, against the capture's own first and last times
-# shellcheck disable=SC2046
-python3 - "$tmp/wsingle.json" $(python3 "$src/test/tools/pcap_times.py" "$tmp/a.pcap") \
-	>"$tmp/whole.out" 2>&1 <<'PYEOF'
-import json, sys
-npk, lo, hi = (int(a) for a in sys.argv[2:5])
-rs = [json.loads(l) for l in open(sys.argv[1])]
-assert rs and sum(r["count()"] for r in rs) == npk, (len(rs), npk)
-for r in rs:
-    assert round(r["window_start"] * 1e6) == lo, (r["window_start"], lo)
-    assert round(r["window_end"] * 1e6) == hi, (r["window_end"], hi)
-    assert abs(r["rate()"] - r["count()"] / ((hi - lo) / 1e6)) < 1e-6 * r["rate()"], r
-print("%d groups, window [%d, %d] us" % (len(rs), lo, hi))
-PYEOF
-if [ $? = 0 ] && [ "$merged" = 0 ] && grep -q '"seen_lo":' "$tmp/wp1.json"; then
-	ok "whole ($(cat "$tmp/whole.out"))"
-else
-	bad whole "$(cat "$tmp/whole.out")"
-fi
 
 # ---- keys: groups keyed by two 32-hop arrays (keys of 268 bytes: two
 # arrays of 32 4-byte elements, each with its flag, count and mask)
