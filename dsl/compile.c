@@ -403,8 +403,14 @@ static bool compile_query(struct compiler *c, const struct cfg_section *s)
 	double d;
 	reads_begin(c, &r.reads);
 	/* 0: MMT-Probe's "no period", one window to the end of the input */
-	if ((kv = find_kv(s, "ms-period")) && (ok &= get_number(c, kv, 0, 1e12, &d)))
+	if ((kv = find_kv(s, "ms-period")) && (ok &= get_number(c, kv, 0, 1e12, &d))) {
 		r.period_ns = d > 0 ? (uint64_t)(d * 1e6) : ISP_PERIOD_WHOLE;
+		if (r.period_ns == 0) {         /* windows of 0 ns: none can be cut */
+			dsl_error(c->d, &kv->value->loc, "'ms-period' below 1 ns (0.000001): "
+				  "write 0 for one window of the whole input");
+			ok = false;
+		}
+	}
 	if ((kv = find_kv(s, "max-groups")) && (ok &= get_number(c, kv, 1, 1 << 26, &d)))
 		r.max_groups = (unsigned)d;
 	if ((kv = find_kv(s, "where")))

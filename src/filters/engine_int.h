@@ -632,8 +632,8 @@ static inline uint64_t query_shown_end(const struct query_state *qs)
  * for one packet: no rate). */
 static inline double query_window_s(const struct query_state *qs, const struct qrule *r)
 {
-	if (qs->whole)
-		return (double)(query_shown_end(qs) - query_shown_start(qs)) / 1e9;
+	if (qs->whole)  /* (no span: partials without one, from an older intspect) */
+		return qs->seen_lo <= qs->seen_hi ? (double)(qs->seen_hi - qs->seen_lo) / 1e9 : 0;
 	return (double)r->period_ns / 1e9;
 }
 int monitor_init(struct isp_engine *e, unsigned i);

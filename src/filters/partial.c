@@ -258,7 +258,7 @@ void partial_encode_group(struct isp_engine *e, unsigned i, struct qgroup *g,
 	struct query_state *qs = &e->q[i];
 	struct jsonw *w = &e->rec.w;
 
-	put_head(e, i, qs->win_end);
+	put_head(e, i, query_shown_end(qs));
 	put_u64(w, "window_start", qs->win_start);
 	put_u64(w, "window_end", qs->win_end);
 	put_u64(w, "first", g->first);

@@ -562,6 +562,7 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		 * the packet's window opens; the merge adds them up */
 		query_drain(e, i, false);
 		qs->win_end = 0;
+		query_span_reset(qs);
 	}
 	if (qs->win_end == 0) {
 		uint64_t t = p->ts_ns;
@@ -579,8 +580,6 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		}
 	}
 	qs->st.matched++;
-	if (__builtin_expect(qs->whole, 0))
-		query_span_add(qs, p->ts_ns, p->ts_ns);
 	size_t klen;
 	uint64_t h;
 	const uint8_t *key = engine_take_prepared(e, e->prog->nevents + i, &qs->st.ahead, &klen, &h);
@@ -597,6 +596,8 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		te = table_get_hashed(&qs->groups, key, klen, h, p->ts_ns, false, &created);
 	if (!te)
 		return;         /* max-groups reached: counted in overflows */
+	if (__builtin_expect(qs->whole, 0))
+		query_span_add(qs, p->ts_ns, p->ts_ns);
 	struct qgroup *g = tentry_state(te);
 	uint64_t order = order_of(qs, p);
 	/* (packet time from a Kafka input may step back within a window) */

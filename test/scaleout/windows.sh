@@ -10,6 +10,8 @@
 #             packet times (checked against the capture's own,
 #             test/tools/pcap_times.py), rate() per that span; the merge's
 #             are the instances' earliest and latest
+#   whole-shared  the same on 2 workers with 11,842 groups, written by
+#             both workers in slices: one worker's records
 set -u
 src=${top_srcdir:-.}
 bld=${top_builddir:-.}
@@ -112,10 +114,31 @@ for r in rs:
     assert abs(r["rate()"] - r["count()"] / ((hi - lo) / 1e6)) < 1e-6 * r["rate()"], r
 print("%d groups, window [%d, %d] us" % (len(rs), lo, hi))
 PYEOF
-if [ $? = 0 ] && [ "$merged" = 0 ] && grep -q '"seen_lo":' "$tmp/wp1.json"; then
+if [ $? = 0 ] && [ "$merged" = 0 ] && grep -q '"seen_lo":' "$tmp/wp0.json"; then
 	ok "whole ($(cat "$tmp/whole.out"))"
 else
 	bad whole "$(cat "$tmp/whole.out")"
+fi
+
+# ---- whole-shared: a whole-input window of 11,842 groups (by latency) on
+# 2 workers, whose records every worker writes a slice of (more than 4,096
+# groups: query_share.c): one worker's records, bounds and rates included
+printf 'query-report qs {\n  ms-period = 0\n  select = {"count()", "rate()"}\n  group-by = {"int.latency"}\n  output-channel = {stdout}\n}\n' \
+	>"$tmp/shared.conf"
+"$bin" -r "$tmp/a.pcap" -C "$tmp/shared.conf" -w 1 >"$tmp/shared1.json" 2>"$tmp/shared1.err"
+rc1=$?
+"$bin" -r "$tmp/a.pcap" -C "$tmp/shared.conf" -w 2 >"$tmp/shared2.json" 2>"$tmp/shared2.err"
+rc2=$?
+# shellcheck disable=SC2046
+set -- $(python3 "$src/test/tools/pcap_times.py" "$tmp/a.pcap")
+groups=$(wc -l <"$tmp/shared1.json")
+if [ "$rc1" = 0 ] && [ "$rc2" = 0 ] && ! sanitized "$tmp/shared1.err" "$tmp/shared2.err" &&
+	[ "$groups" -gt 4096 ] && cmp -s "$tmp/shared1.json" "$tmp/shared2.json" &&
+	[ "$(grep -c "\"window_start\":$(($2 / 1000000)).$(printf %06d $(($2 % 1000000))),\"window_end\":$(($3 / 1000000)).$(printf %06d $(($3 % 1000000)))," "$tmp/shared2.json")" = "$groups" ]; then
+	ok "whole-shared ($groups groups)"
+else
+	bad whole-shared "exits $rc1 $rc2, $groups groups, or records of 2 workers differ, or a window is not [$2, $3] us"
+	sed 's/^/# /' "$tmp/shared2.err"
 fi
 
 echo "windows: $pass passed, $fail failed"

@@ -117,7 +117,8 @@ n=$(sed -n 's/^intspect: [0-9]* packets ([0-9]* bytes), \([0-9]*\) telemetry ite
 python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); open(sys.argv[2], "wb").write(d[:24 + 16 + int.from_bytes(d[32:36], "little")])' \
 	"$tmp/in.pcap" "$tmp/one.pcap"
 sed "s|all.json|one.json|" "$tmp/all.conf" >"$tmp/one.conf"
-"$bld/intspect" -C "$tmp/one.conf" -r "$tmp/one.pcap" 2>/dev/null
+"$bld/intspect" -C "$tmp/one.conf" -r "$tmp/one.pcap" 2>"$tmp/one.err" ||
+	bad "ms-period = 0, one packet" "exit $?: $(cat "$tmp/one.err")"
 # shellcheck disable=SC2046
 python3 -c '
 import json, sys
