@@ -4,7 +4,8 @@
  * reads files and Kafka messages, and every line goes to a fresh merge of
  * query reports with every report function (per-hop ones, quantiles,
  * first/last of addresses and strings, the functions of diff() that keep
- * the window's ends), two periods and late = correct,
+ * the window's ends), two periods, one window of the whole input (its
+ * packet times carried as seen_lo/seen_hi) and late = correct,
  * with a clock that moves by a millisecond a line so that lateness closes
  * windows too. Then the merge ends (every window written) and is freed.
  * The records go to a channel of nothing (counted as dropped): what is
@@ -49,6 +50,12 @@ static const char conf[] =
 	"  select = {\"count()\", \"avg(diff(meta.timestamp))\", \"sum(diff(int.latency))\","
 	" \"count(diff(int.hop_latencies))\", \"avg(diff(int.hop_latencies))\","
 	" \"rate(diff(int.latency))\"}\n"
+	"  group-by = {\"int.num_hop\"}\n"
+	"}\n"
+	"query-report qw {\n"
+	"  ms-period = 0\n"
+	"  max-groups = 64\n"
+	"  select = {\"count()\", \"rate()\", \"avg(int.latency)\"}\n"
 	"  group-by = {\"int.num_hop\"}\n"
 	"}\n";
 
