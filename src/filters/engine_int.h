@@ -615,25 +615,39 @@ static inline void query_span_add(struct query_state *qs, uint64_t lo, uint64_t 
 		qs->seen_hi = hi;
 }
 
+/* A whole-input window that counted packets (partials of an older
+ * intspect carry no span) */
+static inline bool query_span_known(const struct query_state *qs)
+{
+	return qs->whole && qs->seen_lo <= qs->seen_hi;
+}
+
+/* The window ends: none open, and no packet time counted */
+static inline void query_window_clear(struct query_state *qs)
+{
+	qs->win_end = 0;
+	query_span_reset(qs);
+}
+
 /* The window a record gives: [win_start, win_end), or for a whole-input
  * window the first and last packet times it counted (its own bounds,
  * [0, 2^62 ns), say nothing). */
 static inline uint64_t query_shown_start(const struct query_state *qs)
 {
-	return qs->whole && qs->seen_lo <= qs->seen_hi ? qs->seen_lo : qs->win_start;
+	return query_span_known(qs) ? qs->seen_lo : qs->win_start;
 }
 
 static inline uint64_t query_shown_end(const struct query_state *qs)
 {
-	return qs->whole && qs->seen_lo <= qs->seen_hi ? qs->seen_hi : qs->win_end;
+	return query_span_known(qs) ? qs->seen_hi : qs->win_end;
 }
 
 /* Seconds a rate is per: the period, or a whole-input window's span (0
- * for one packet: no rate). */
+ * for one packet time or none: no rate). */
 static inline double query_window_s(const struct query_state *qs, const struct qrule *r)
 {
-	if (qs->whole)  /* (no span: partials without one, from an older intspect) */
-		return qs->seen_lo <= qs->seen_hi ? (double)(qs->seen_hi - qs->seen_lo) / 1e9 : 0;
+	if (qs->whole)
+		return query_span_known(qs) ? (double)(qs->seen_hi - qs->seen_lo) / 1e9 : 0;
 	return (double)r->period_ns / 1e9;
 }
 int monitor_init(struct isp_engine *e, unsigned i);

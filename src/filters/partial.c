@@ -262,7 +262,7 @@ void partial_encode_group(struct isp_engine *e, unsigned i, struct qgroup *g,
 	put_u64(w, "window_start", qs->win_start);
 	put_u64(w, "window_end", qs->win_end);
 	put_u64(w, "first", g->first);
-	if (qs->whole && qs->seen_lo <= qs->seen_hi) {
+	if (query_span_known(qs)) {
 		/* the packet times of a whole-input window, which the merge
 		 * gives as its window */
 		put_u64(w, "seen_lo", qs->seen_lo);

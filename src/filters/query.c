@@ -561,8 +561,7 @@ void query_packet(struct isp_engine *e, unsigned i, const struct isp_packet *p)
 		 * Kafka partition late): the open one is written as it is and
 		 * the packet's window opens; the merge adds them up */
 		query_drain(e, i, false);
-		qs->win_end = 0;
-		query_span_reset(qs);
+		query_window_clear(qs);
 	}
 	if (qs->win_end == 0) {
 		uint64_t t = p->ts_ns;
@@ -691,10 +690,8 @@ void query_drain(struct isp_engine *e, unsigned i, bool final)
 	qs->drained[k].groups += qs->groups.count;
 	table_clear(&qs->groups);
 	arena_reset(&qs->hops);
-	if (final) {
-		qs->win_end = 0;
-		query_span_reset(qs);
-	}
+	if (final)
+		query_window_clear(qs);
 }
 
 void query_flush(struct isp_engine *e, unsigned i)
@@ -714,9 +711,8 @@ void query_flush(struct isp_engine *e, unsigned i)
 	qs->done_end = qs->win_end;
 	qs->done_lo = qs->seen_lo;
 	qs->done_hi = qs->seen_hi;
-	query_span_reset(qs);
 	qs->has_done = true;
-	qs->win_end = 0;
+	query_window_clear(qs);
 }
 
 /* ---- for query_merge.c (query_int.h) ---- */

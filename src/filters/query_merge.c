@@ -257,6 +257,5 @@ void query_forget(struct isp_engine *e, unsigned i)
 
 	table_clear(&qs->groups);
 	arena_reset(&qs->hops);
-	qs->win_end = 0;
-	query_span_reset(qs);
+	query_window_clear(qs);
 }

@@ -297,6 +297,5 @@ void query_window_done(struct isp_engine *e, unsigned i)
 	qs->st.windows++;
 	table_clear(&qs->groups);
 	arena_reset(&qs->hops);
-	qs->win_end = 0;
-	query_span_reset(qs);
+	query_window_clear(qs);
 }
