@@ -14,7 +14,10 @@
 # runs of the same rule at once (their summed rate over the repetition's
 # one-worker run), measured in the same repetitions: the ceiling of the
 # 2-worker figure beside it (on 2 CPUs a rule that writes many records
-# has its output's thread besides, in both).
+# has its output's thread besides, in both). Each goal is also printed
+# as that share of the ceiling (1.8x of 2x: 90%), the median of the
+# per-repetition shares: on a VM whose second CPU gives less than a
+# whole one, that is the figure the workers control.
 #
 #   ./setup.sh build && bench/workers.sh [PACKETS] [REPS]
 set -eu
@@ -32,7 +35,7 @@ mkdir -p "$tmp"
 pair() {
 	label=$1 goal=$2
 	shift 2
-	: >"$tmp/r1"; : >"$tmp/r2"; : >"$tmp/ratio"; : >"$tmp/m"
+	: >"$tmp/r1"; : >"$tmp/r2"; : >"$tmp/ratio"; : >"$tmp/m"; : >"$tmp/share"
 	i=0
 	while [ "$i" -lt "$reps" ]; do
 		one=$(pps "$@" -w 1)
@@ -45,14 +48,23 @@ pair() {
 		awk -v a="$one" -v b="$two" 'BEGIN { printf "%.4f\n", b / a }' >>"$tmp/ratio"
 		awk -v a="$one" -v x="$(cat "$tmp/m1")" -v y="$both" \
 			'BEGIN { printf "%.4f\n", (x + y) / a }' >>"$tmp/m"
+		# the 2 workers' rate over the 2 runs' at once, this repetition
+		awk -v t="$two" -v x="$(cat "$tmp/m1")" -v y="$both" \
+			'BEGIN { printf "%.4f\n", t / (x + y) }' >>"$tmp/share"
 		i=$((i + 1))
 	done
 	awk -v l="$label" -v o="$(median <"$tmp/r1")" -v t="$(median <"$tmp/r2")" \
 	    -v r="$(median <"$tmp/ratio")" -v g="$goal" -v m="$(median <"$tmp/m")" \
+    -v s="$(median <"$tmp/share")" \
 		'BEGIN { printf "  %-30s %6.2f -> %6.2f Mpps   %5.2fx", l, o / 1e6, t / 1e6, r
 			 if (g == "-") printf " (no goal)"
 			 else printf " (goal %.1fx: %s)", g, (r >= g ? "met" : "not met")
-			 printf "; 2 runs at once %.2fx\n", m }'
+			 printf "; 2 runs at once %.2fx\n", m
+			 # the goal read on this machine: a share of what two
+			 # independent runs reach at once (1.8x of 2.0x: 90%)
+			 if (g != "-")
+				 printf "  %-30s 2 workers = %.0f%% of 2 runs at once (goal %.0f%%: %s)\n", "",
+					100 * s, 50 * g, (s >= g / 2 ? "met" : "not met") }'
 	# how the items were split: by the keys' owners for rules whose state
 	# goes to an owner (what that split alone allows: every item's work
 	# on its owner, nothing else shared), by who read which batch for
