@@ -96,6 +96,10 @@ run_tests() {
 	build rel CFLAGS="-O2 -g"
 	sh test/alloc/run.sh build/rel >build/rel/alloc.out 2>&1 || status=1
 	cat build/rel/alloc.out
+	# every benchmark once at a small size: the scripts still run and
+	# print every figure (the campaigns themselves are not part of this)
+	sh test/bench/smoke.sh build/rel >build/rel/bench-smoke.out 2>&1 || status=1
+	cat build/rel/bench-smoke.out
 	# the threads under ThreadSanitizer (only what they need is built)
 	build_some tsan "intspect intspect-ctl intgen test/unit/check_pipeline test/outputs/check_queue test/outputs/check_queue_wake test/outputs/check_queue_held" \
 		CFLAGS="-O1 -g -fsanitize=thread" LDFLAGS=-fsanitize=thread
@@ -152,7 +156,7 @@ run_tests() {
 	grep -E '^(ok|FAIL|package:|skip)' build/rel/package.out
 	# one closing line over every test case: script cases and Check tests
 	counts=$(cat $(find build/asan/test -name '*.log' ! -name test-suite.log) build/rel/alloc.out \
-		build/tsan/tsan.out build/fuzz-smoke.out build/rel/distcheck.out build/rel/package.out 2>/dev/null |
+		build/rel/bench-smoke.out build/tsan/tsan.out build/fuzz-smoke.out build/rel/distcheck.out build/rel/package.out 2>/dev/null |
 		awk '/^[0-9]+%: Checks:/ { gsub(",", ""); p += $3 - $5 - $7; f += $5 + $7 }
 		     / passed, [0-9]+ failed$/ { p += $(NF-3); f += $(NF-1) }
 		     END { printf "%d %d", p, f }')
